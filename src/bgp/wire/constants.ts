@@ -1,0 +1,188 @@
+/**
+ * BGP protocol numbers, spelled as the RFCs and IANA registries spell them.
+ * Each table is `as const`; reverse lookups for logs are derived, never hand-written.
+ */
+
+/** Builds `{value: NAME}` from `{NAME: value}` for log and error text. */
+function reverse<T extends Record<string, number>>(table: T): Record<number, keyof T & string> {
+  const out: Record<number, keyof T & string> = {};
+  for (const [name, value] of Object.entries(table)) out[value] = name as keyof T & string;
+  return out;
+}
+
+export const BGP_PORT = 179;
+export const BGP_VERSION = 4;
+export const HEADER_LENGTH = 19;
+export const MARKER_LENGTH = 16;
+/** RFC 4271 section 4.1. */
+export const MAX_MESSAGE_LENGTH = 4096;
+/** RFC 8654: once the Extended Message capability is exchanged both ways. */
+export const MAX_EXTENDED_MESSAGE_LENGTH = 65535;
+/** RFC 6793: stands in for a 4-octet AS number in 2-octet fields. */
+export const AS_TRANS = 23456;
+
+export const MessageType = {
+  OPEN: 1,
+  UPDATE: 2,
+  NOTIFICATION: 3,
+  KEEPALIVE: 4,
+  ROUTE_REFRESH: 5,
+} as const;
+export type MessageTypeCode = (typeof MessageType)[keyof typeof MessageType];
+export const messageTypeName = reverse(MessageType);
+
+export const Afi = { IPV4: 1, IPV6: 2 } as const;
+export type AfiCode = (typeof Afi)[keyof typeof Afi];
+export const Safi = { UNICAST: 1, MULTICAST: 2 } as const;
+export const afiName = reverse(Afi);
+export const safiName = reverse(Safi);
+
+/** RFC 4271 section 4.3: Attribute Flags bits. */
+export const AttrFlag = {
+  OPTIONAL: 0x80,
+  TRANSITIVE: 0x40,
+  PARTIAL: 0x20,
+  EXTENDED_LENGTH: 0x10,
+} as const;
+
+/** IANA BGP Path Attributes registry. */
+export const AttrType = {
+  ORIGIN: 1,
+  AS_PATH: 2,
+  NEXT_HOP: 3,
+  MULTI_EXIT_DISC: 4,
+  LOCAL_PREF: 5,
+  ATOMIC_AGGREGATE: 6,
+  AGGREGATOR: 7,
+  COMMUNITIES: 8,
+  ORIGINATOR_ID: 9,
+  CLUSTER_LIST: 10,
+  MP_REACH_NLRI: 14,
+  MP_UNREACH_NLRI: 15,
+  EXTENDED_COMMUNITIES: 16,
+  AS4_PATH: 17,
+  AS4_AGGREGATOR: 18,
+  IPV6_EXTENDED_COMMUNITIES: 25,
+  LARGE_COMMUNITY: 32,
+} as const;
+export const attrTypeName = reverse(AttrType);
+
+export const Origin = { IGP: 0, EGP: 1, INCOMPLETE: 2 } as const;
+export const originName = reverse(Origin);
+
+/** AS_PATH segment types: RFC 4271 section 4.3 and RFC 5065. */
+export const AsPathSegmentType = {
+  AS_SET: 1,
+  AS_SEQUENCE: 2,
+  AS_CONFED_SEQUENCE: 3,
+  AS_CONFED_SET: 4,
+} as const;
+
+/** IANA Capability Codes registry (the ones we speak; others are kept raw). */
+export const CapabilityCode = {
+  MULTIPROTOCOL: 1,
+  ROUTE_REFRESH: 2,
+  EXTENDED_NEXT_HOP: 5,
+  EXTENDED_MESSAGE: 6,
+  GRACEFUL_RESTART: 64,
+  FOUR_OCTET_AS: 65,
+  ADD_PATH: 69,
+  ENHANCED_ROUTE_REFRESH: 70,
+  FQDN: 73,
+} as const;
+export const capabilityName = reverse(CapabilityCode);
+
+/** OPEN optional parameter types: RFC 5492 (capabilities) and RFC 9072 (extended length marker). */
+export const OptParamType = {
+  CAPABILITIES: 2,
+  EXTENDED_LENGTH: 255,
+} as const;
+
+/** RFC 7911 Send/Receive field. */
+export const AddPathMode = { RECEIVE: 1, SEND: 2, BOTH: 3 } as const;
+
+/** NOTIFICATION error codes: RFC 4271 section 4.5, RFC 7313, RFC 6608. */
+export const ErrorCode = {
+  MESSAGE_HEADER: 1,
+  OPEN_MESSAGE: 2,
+  UPDATE_MESSAGE: 3,
+  HOLD_TIMER_EXPIRED: 4,
+  FSM: 5,
+  CEASE: 6,
+  ROUTE_REFRESH_MESSAGE: 7,
+} as const;
+export const errorCodeName = reverse(ErrorCode);
+
+export const HeaderSubcode = {
+  CONNECTION_NOT_SYNCHRONIZED: 1,
+  BAD_MESSAGE_LENGTH: 2,
+  BAD_MESSAGE_TYPE: 3,
+} as const;
+
+export const OpenSubcode = {
+  UNSUPPORTED_VERSION_NUMBER: 1,
+  BAD_PEER_AS: 2,
+  BAD_BGP_IDENTIFIER: 3,
+  UNSUPPORTED_OPTIONAL_PARAMETER: 4,
+  UNACCEPTABLE_HOLD_TIME: 6,
+  UNSUPPORTED_CAPABILITY: 7,
+  ROLE_MISMATCH: 11,
+} as const;
+
+export const UpdateSubcode = {
+  MALFORMED_ATTRIBUTE_LIST: 1,
+  UNRECOGNIZED_WELL_KNOWN_ATTRIBUTE: 2,
+  MISSING_WELL_KNOWN_ATTRIBUTE: 3,
+  ATTRIBUTE_FLAGS_ERROR: 4,
+  ATTRIBUTE_LENGTH_ERROR: 5,
+  INVALID_ORIGIN_ATTRIBUTE: 6,
+  INVALID_NEXT_HOP_ATTRIBUTE: 8,
+  OPTIONAL_ATTRIBUTE_ERROR: 9,
+  INVALID_NETWORK_FIELD: 10,
+  MALFORMED_AS_PATH: 11,
+} as const;
+
+/** RFC 6608. */
+export const FsmSubcode = {
+  UNSPECIFIED: 0,
+  UNEXPECTED_MESSAGE_IN_OPENSENT: 1,
+  UNEXPECTED_MESSAGE_IN_OPENCONFIRM: 2,
+  UNEXPECTED_MESSAGE_IN_ESTABLISHED: 3,
+} as const;
+
+/** RFC 4486. */
+export const CeaseSubcode = {
+  MAXIMUM_NUMBER_OF_PREFIXES_REACHED: 1,
+  ADMINISTRATIVE_SHUTDOWN: 2,
+  PEER_DE_CONFIGURED: 3,
+  ADMINISTRATIVE_RESET: 4,
+  CONNECTION_REJECTED: 5,
+  OTHER_CONFIGURATION_CHANGE: 6,
+  CONNECTION_COLLISION_RESOLUTION: 7,
+  OUT_OF_RESOURCES: 8,
+  HARD_RESET: 9,
+  BFD_DOWN: 10,
+} as const;
+
+/** RFC 7313. */
+export const RouteRefreshSubcode = { INVALID_MESSAGE_LENGTH: 1 } as const;
+
+/** RFC 7313 ROUTE-REFRESH "Message Subtype" (the reserved octet in RFC 2918). */
+export const RouteRefreshSubtype = { NORMAL: 0, BORR: 1, EORR: 2 } as const;
+
+/** Subcode names per error code, for logs and CLI output. */
+export const subcodeName: Record<number, Record<number, string>> = {
+  [ErrorCode.MESSAGE_HEADER]: reverse(HeaderSubcode),
+  [ErrorCode.OPEN_MESSAGE]: reverse(OpenSubcode),
+  [ErrorCode.UPDATE_MESSAGE]: reverse(UpdateSubcode),
+  [ErrorCode.FSM]: reverse(FsmSubcode),
+  [ErrorCode.CEASE]: reverse(CeaseSubcode),
+  [ErrorCode.ROUTE_REFRESH_MESSAGE]: reverse(RouteRefreshSubcode),
+};
+
+/** "UPDATE_MESSAGE/MALFORMED_AS_PATH (3/11)" for logs. */
+export function describeError(code: number, subcode: number): string {
+  const c = errorCodeName[code] ?? 'UNKNOWN';
+  const s = subcodeName[code]?.[subcode] ?? (subcode === 0 ? 'UNSPECIFIC' : 'UNKNOWN');
+  return `${c}/${s} (${code}/${subcode})`;
+}
