@@ -1,0 +1,149 @@
+import { AS_TRANS, AsPathSegmentType } from '../constants.js';
+import type { Writer } from '../writer.js';
+import type { Aggregator, AsPathSegment } from './types.js';
+
+/**
+ * AS_PATH / AS4_PATH value: segments of (type u8, count u8, count x ASN of 2 or 4 octets).
+ * Returns null when malformed (RFC 7606 section 7.2: an unknown segment type, a zero segment
+ * length, or a segment that overruns the attribute).
+ */
+export function decodeAsPath(
+  buf: Uint8Array,
+  pos: number,
+  end: number,
+  asSize: 2 | 4,
+): AsPathSegment[] | null {
+  const segments: AsPathSegment[] = [];
+  while (pos < end) {
+    if (end - pos < 2) return null;
+    const type = buf[pos];
+    const count = buf[pos + 1];
+    pos += 2;
+    if (type < AsPathSegmentType.AS_SET || type > AsPathSegmentType.AS_CONFED_SET || count === 0) return null;
+    if (pos + count * asSize > end) return null;
+    const asns = new Array<number>(count);
+    for (let i = 0; i < count; i++) {
+      asns[i] =
+        asSize === 4
+          ? ((buf[pos] << 24) | (buf[pos + 1] << 16) | (buf[pos + 2] << 8) | buf[pos + 3]) >>> 0
+          : (buf[pos] << 8) | buf[pos + 1];
+      pos += asSize;
+    }
+    segments.push({ type, asns });
+  }
+  return segments;
+}
+
+/**
+ * Writes segments with 2- or 4-octet ASNs. In 2-octet form an ASN above 65535 becomes AS_TRANS
+ * (RFC 6793 section 4.2.2). Segments longer than 255 ASNs are split.
+ */
+export function encodeAsPath(w: Writer, segments: readonly AsPathSegment[], asSize: 2 | 4): void {
+  for (const seg of segments) {
+    for (let from = 0; from < seg.asns.length; from += 255) {
+      const part = Math.min(255, seg.asns.length - from);
+      w.u8(seg.type).u8(part);
+      for (let i = from; i < from + part; i++) {
+        const asn = seg.asns[i];
+        if (asSize === 4) w.u32(asn);
+        else w.u16(asn > 0xffff ? AS_TRANS : asn);
+      }
+    }
+  }
+}
+
+export function asPathByteLength(segments: readonly AsPathSegment[], asSize: 2 | 4): number {
+  let n = 0;
+  for (const seg of segments) n += Math.ceil(seg.asns.length / 255) * 2 + seg.asns.length * asSize;
+  return n;
+}
+
+/** Path length for the decision process: a SET counts 1, confederation segments 0 (RFC 4271 9.1.2.2 a, RFC 5065). */
+export function asPathLength(segments: readonly AsPathSegment[] | undefined): number {
+  if (!segments) return 0;
+  let n = 0;
+  for (const seg of segments) {
+    if (seg.type === AsPathSegmentType.AS_SEQUENCE) n += seg.asns.length;
+    else if (seg.type === AsPathSegmentType.AS_SET) n += 1;
+  }
+  return n;
+}
+
+export function hasConfedSegment(segments: readonly AsPathSegment[]): boolean {
+  return segments.some(
+    (s) => s.type === AsPathSegmentType.AS_CONFED_SEQUENCE || s.type === AsPathSegmentType.AS_CONFED_SET,
+  );
+}
+
+/**
+ * RFC 6793 section 4.2.3: the path a 2-octet speaker meant. If AGGREGATOR names an AS other
+ * than AS_TRANS, AS4_PATH and AS4_AGGREGATOR are ignored; if AS_PATH is shorter than AS4_PATH,
+ * AS4_PATH is ignored; otherwise the leading ASNs of AS_PATH that AS4_PATH lacks are put in
+ * front of AS4_PATH.
+ */
+export function mergeAs4Path(
+  asPath: readonly AsPathSegment[],
+  as4Path: readonly AsPathSegment[] | undefined,
+  aggregator?: Aggregator,
+): readonly AsPathSegment[] {
+  if (!as4Path) return asPath;
+  if (aggregator && aggregator.as !== AS_TRANS) return asPath;
+  const n2 = asPathLength(asPath);
+  const n4 = asPathLength(as4Path);
+  if (n2 < n4) return asPath;
+  let keep = n2 - n4;
+  const out: AsPathSegment[] = [];
+  for (const seg of asPath) {
+    if (keep === 0) break;
+    if (seg.type === AsPathSegmentType.AS_SEQUENCE) {
+      const take = Math.min(keep, seg.asns.length);
+      out.push({ type: seg.type, asns: seg.asns.slice(0, take) });
+      keep -= take;
+    } else if (seg.type === AsPathSegmentType.AS_SET) {
+      out.push(seg);
+      keep -= 1;
+    } else {
+      out.push(seg);
+    }
+  }
+  for (const seg of as4Path) {
+    const last = out[out.length - 1];
+    if (last && last.type === AsPathSegmentType.AS_SEQUENCE && seg.type === AsPathSegmentType.AS_SEQUENCE) {
+      out[out.length - 1] = { type: last.type, asns: [...last.asns, ...seg.asns] };
+    } else out.push(seg);
+  }
+  return out;
+}
+
+/** The effective aggregator per RFC 6793 section 4.2.3. */
+export function mergeAs4Aggregator(
+  aggregator?: Aggregator,
+  as4Aggregator?: Aggregator,
+): Aggregator | undefined {
+  if (aggregator && as4Aggregator && aggregator.as === AS_TRANS) return as4Aggregator;
+  return aggregator;
+}
+
+/** "65001 65002 {65003,65004} (65005)" as FRR and BIRD print paths. */
+export function formatAsPath(segments: readonly AsPathSegment[] | undefined): string {
+  if (!segments) return '';
+  return segments
+    .map((s) => {
+      const list = s.asns.join(
+        s.type === AsPathSegmentType.AS_SEQUENCE || s.type === AsPathSegmentType.AS_CONFED_SEQUENCE
+          ? ' '
+          : ',',
+      );
+      switch (s.type) {
+        case AsPathSegmentType.AS_SET:
+          return `{${list}}`;
+        case AsPathSegmentType.AS_CONFED_SEQUENCE:
+          return `(${list})`;
+        case AsPathSegmentType.AS_CONFED_SET:
+          return `[${list}]`;
+        default:
+          return list;
+      }
+    })
+    .join(' ');
+}

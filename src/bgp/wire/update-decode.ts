@@ -1,0 +1,443 @@
+import { hasConfedSegment } from './attributes/as-path.js';
+import type { AttrInterner, InternedAttributes } from './attributes/interner.js';
+import { ATTR_BY_CODE, type AttrContext, type MutableAttributes } from './attributes/table.js';
+import type { PathAttributes, UpdateAction, UpdateIssue } from './attributes/types.js';
+import {
+  Afi,
+  type AfiCode,
+  AttrFlag,
+  AttrType,
+  attrTypeName,
+  ErrorCode,
+  Safi,
+  UpdateSubcode,
+} from './constants.js';
+import { BgpError } from './errors.js';
+import { decodeNlri } from './nlri.js';
+import { PrefixList } from './prefix-list.js';
+import type { MpUnreach, UpdateMessage } from './update.js';
+
+/** What decoding an UPDATE needs from the session (see negotiate). */
+export interface UpdateContext extends AttrContext {
+  /** RFC 7911: we negotiated to receive path identifiers for IPv4 / IPv6 unicast. */
+  readonly addPathIpv4: boolean;
+  readonly addPathIpv6: boolean;
+  /** eBGP: LOCAL_PREF is discarded (RFC 7606 section 7.5), confederation segments are malformed (7.2). */
+  readonly ebgp: boolean;
+}
+
+export const DEFAULT_UPDATE_CONTEXT: UpdateContext = {
+  as4: true,
+  addPathIpv4: false,
+  addPathIpv6: false,
+  ebgp: true,
+};
+
+const MAX_ATTRS = 256;
+const MP_MIN_REACH = 5; // AFI(2) SAFI(1) next-hop length(1) reserved(1)
+const MP_MIN_UNREACH = 3;
+const SEVERITY: Record<UpdateAction, number> = { ok: 0, 'attribute-discard': 1, 'treat-as-withdraw': 2 };
+
+export interface UpdateDecoderOptions {
+  /** Share decoded attribute sets between UPDATEs (hash-consing). */
+  interner?: AttrInterner;
+  /**
+   * Decode prefixes into lists owned by the decoder and reused by the next call: nothing is
+   * allocated per prefix, but the caller must consume (or clone) them before decoding again.
+   */
+  reuseLists?: boolean;
+}
+
+/**
+ * Decodes UPDATE bodies (RFC 4271 section 4.3) with RFC 7606 error handling: the result
+ * carries the routes and the worst outcome (ok, attribute-discard, treat-as-withdraw);
+ * errors that reset the session are thrown as BgpError.
+ */
+export class UpdateDecoder {
+  readonly ctx: UpdateContext;
+  private readonly interner: AttrInterner | undefined;
+  private readonly reuse: boolean;
+  // Pass-1 scratch: one slot per attribute, reused across calls.
+  private readonly slotType = new Uint8Array(MAX_ATTRS);
+  private readonly slotFlags = new Uint8Array(MAX_ATTRS);
+  private readonly slotStart = new Uint32Array(MAX_ATTRS); // value start
+  private readonly slotEnd = new Uint32Array(MAX_ATTRS);
+  private readonly slotDup = new Uint8Array(MAX_ATTRS);
+  private readonly seen = new Uint32Array(256);
+  private generation = 0;
+  private key = new Uint8Array(1024);
+  private readonly lists: PrefixList[];
+
+  constructor(ctx: UpdateContext = DEFAULT_UPDATE_CONTEXT, options: UpdateDecoderOptions = {}) {
+    this.ctx = ctx;
+    this.interner = options.interner;
+    this.reuse = options.reuseLists ?? false;
+    this.lists = [
+      new PrefixList(Afi.IPV4, ctx.addPathIpv4, 64),
+      new PrefixList(Afi.IPV4, ctx.addPathIpv4, 64),
+      new PrefixList(Afi.IPV6, ctx.addPathIpv6, 64),
+      new PrefixList(Afi.IPV6, ctx.addPathIpv6, 64),
+    ];
+  }
+
+  private list(index: number, afi: AfiCode): PrefixList {
+    const addPath = afi === Afi.IPV4 ? this.ctx.addPathIpv4 : this.ctx.addPathIpv6;
+    if (!this.reuse) return new PrefixList(afi, addPath);
+    return this.lists[index].reset(afi, addPath);
+  }
+
+  /** Decodes the body buf[start, end) of an UPDATE (after the 19-byte header). */
+  decode(buf: Uint8Array, start: number, end: number): UpdateMessage {
+    const ctx = this.ctx;
+    // RFC 4271 section 6.3: lengths that exceed the message are a Malformed Attribute List.
+    if (end - start < 4) throw malformedList('update-too-short');
+    const withdrawnLen = (buf[start] << 8) | buf[start + 1];
+    const withdrawnEnd = start + 2 + withdrawnLen;
+    if (withdrawnEnd + 2 > end) throw malformedList('withdrawn-length-overrun');
+    const attrLen = (buf[withdrawnEnd] << 8) | buf[withdrawnEnd + 1];
+    const attrStart = withdrawnEnd + 2;
+    const attrEnd = attrStart + attrLen;
+    if (attrEnd > end) throw malformedList('attribute-length-overrun');
+
+    const withdrawn = this.list(0, Afi.IPV4);
+    if (!decodeNlri(buf, start + 2, withdrawnEnd, withdrawn)) throw invalidNetwork('withdrawn-malformed');
+    const nlri = this.list(1, Afi.IPV4);
+    // RFC 7606 section 5.3: an NLRI field that does not parse resets the session.
+    if (!decodeNlri(buf, attrEnd, end, nlri)) throw invalidNetwork('nlri-malformed');
+
+    // Pass 1: walk the attribute headers; find duplicates and the MP attributes.
+    const gen = ++this.generation;
+    let n = 0;
+    let pos = attrStart;
+    let overrun = false;
+    let mpReachSlot = -1;
+    let mpUnreachSlot = -1;
+    while (pos < attrEnd) {
+      // RFC 7606 section 4: an attribute header or value that overruns the attribute field
+      // is treat-as-withdraw; Total Attribute Length still locates the NLRI.
+      if (attrEnd - pos < 3) {
+        overrun = true;
+        break;
+      }
+      const flags = buf[pos];
+      const type = buf[pos + 1];
+      const ext = (flags & AttrFlag.EXTENDED_LENGTH) !== 0;
+      if (ext && attrEnd - pos < 4) {
+        overrun = true;
+        break;
+      }
+      const len = ext ? (buf[pos + 2] << 8) | buf[pos + 3] : buf[pos + 2];
+      const valueStart = pos + (ext ? 4 : 3);
+      if (valueStart + len > attrEnd) {
+        overrun = true;
+        break;
+      }
+      if (n === MAX_ATTRS) throw malformedList('too-many-attributes');
+      this.slotType[n] = type;
+      this.slotFlags[n] = flags;
+      this.slotStart[n] = valueStart;
+      this.slotEnd[n] = valueStart + len;
+      const dup = this.seen[type] === gen;
+      this.slotDup[n] = dup ? 1 : 0;
+      if (dup && (type === AttrType.MP_REACH_NLRI || type === AttrType.MP_UNREACH_NLRI)) {
+        // RFC 7606 section 3 (g): a repeated MP attribute is a Malformed Attribute List.
+        throw malformedList('mp-attribute-repeated');
+      }
+      this.seen[type] = gen;
+      if (type === AttrType.MP_REACH_NLRI) mpReachSlot = n;
+      else if (type === AttrType.MP_UNREACH_NLRI) mpUnreachSlot = n;
+      n++;
+      pos = valueStart + len;
+    }
+
+    // MP_UNREACH_NLRI: its own family and withdrawn prefixes, outside the interned attributes.
+    let mpUnreach: MpUnreach | null = null;
+    if (mpUnreachSlot >= 0) mpUnreach = this.decodeMpUnreach(buf, mpUnreachSlot);
+    // An MP attribute of a family we do not decode stays in the key whole, as an unknown attribute.
+    const unreachSlot = mpUnreach ? mpUnreachSlot : -1;
+
+    // MP_REACH_NLRI's NLRI lies outside the key; its header (family, next hop) is inside.
+    let mpNlriStart = -1;
+    let mpReachEnd = -1;
+    let mpAfi: AfiCode = Afi.IPV4;
+    if (mpReachSlot >= 0 && isUnicastFamily(buf, this.slotStart[mpReachSlot], this.slotEnd[mpReachSlot])) {
+      checkMpFlags(this.slotFlags[mpReachSlot], AttrType.MP_REACH_NLRI);
+      const s = this.slotStart[mpReachSlot];
+      mpReachEnd = this.slotEnd[mpReachSlot];
+      if (mpReachEnd - s < MP_MIN_REACH) throw mpError('mp-reach-malformed');
+      mpAfi = buf[s + 1] as AfiCode;
+      const nhLen = buf[s + 3];
+      if (s + 4 + nhLen + 1 > mpReachEnd || !validNextHopLength(mpAfi, nhLen)) {
+        // RFC 7606 section 7.11: the NLRI cannot be located reliably.
+        throw mpError('mp-reach-next-hop-length');
+      }
+      mpNlriStart = s + 4 + nhLen + 1;
+    }
+
+    let attrs: PathAttributes | null = null;
+    let issues: readonly UpdateIssue[] = NO_ISSUES;
+    if (n > 0 || overrun) {
+      const keyLen = this.buildKey(buf, n, mpReachSlot, mpNlriStart, unreachSlot);
+      const hash = fnv1a(this.key, keyLen);
+      let interned = this.interner?.get(hash, this.key, keyLen);
+      if (interned === undefined) {
+        interned = this.decodeAttributes(buf, n, mpReachSlot, mpNlriStart, unreachSlot);
+        this.interner?.put(hash, this.key, keyLen, interned);
+      }
+      attrs = interned.attrs;
+      issues = interned.issues;
+    }
+
+    let mpNlri: PrefixList | null = null;
+    if (mpNlriStart >= 0) {
+      mpNlri = this.list(2, mpAfi);
+      if (!decodeNlri(buf, mpNlriStart, mpReachEnd, mpNlri)) throw mpError('mp-reach-nlri-malformed');
+    }
+
+    // Checks that depend on this UPDATE's NLRI, not only on its attribute bytes.
+    let extra: UpdateIssue[] | null = null;
+    if (overrun)
+      extra = [issue('attribute-overrun', 'treat-as-withdraw', 0, UpdateSubcode.MALFORMED_ATTRIBUTE_LIST)];
+    const reach = nlri.count > 0 || (mpNlri !== null && mpNlri.count > 0);
+    if (reach && !overrun && attrs) {
+      // RFC 7606 section 3 (d): a missing well-known mandatory attribute is treat-as-withdraw.
+      const missing = (type: number) => {
+        extra ??= [];
+        extra.push(
+          issue(
+            `missing-${attrTypeName[type]}`,
+            'treat-as-withdraw',
+            type,
+            UpdateSubcode.MISSING_WELL_KNOWN_ATTRIBUTE,
+          ),
+        );
+      };
+      if (attrs.origin === undefined && !discarded(issues, AttrType.ORIGIN)) missing(AttrType.ORIGIN);
+      if (attrs.asPath === undefined && !discarded(issues, AttrType.AS_PATH)) missing(AttrType.AS_PATH);
+      if (nlri.count > 0 && attrs.nextHop === undefined && !discarded(issues, AttrType.NEXT_HOP))
+        missing(AttrType.NEXT_HOP);
+      if (!ctx.ebgp && attrs.localPref === undefined && !discarded(issues, AttrType.LOCAL_PREF))
+        missing(AttrType.LOCAL_PREF);
+    } else if (reach && !attrs) {
+      extra = [
+        issue('missing-attributes', 'treat-as-withdraw', 0, UpdateSubcode.MISSING_WELL_KNOWN_ATTRIBUTE),
+      ];
+    }
+    if (extra) issues = [...issues, ...extra];
+
+    let action: UpdateAction = 'ok';
+    for (const i of issues) if (SEVERITY[i.action] > SEVERITY[action]) action = i.action;
+    return { type: 'update', withdrawn, attrs, nlri, mpNlri, mpUnreach, action, issues };
+  }
+
+  private decodeMpUnreach(buf: Uint8Array, slot: number): MpUnreach | null {
+    const s = this.slotStart[slot];
+    const e = this.slotEnd[slot];
+    if (!isUnicastFamily(buf, s, e)) return null; // kept as an unknown attribute instead
+    checkMpFlags(this.slotFlags[slot], AttrType.MP_UNREACH_NLRI);
+    if (e - s < MP_MIN_UNREACH) throw mpError('mp-unreach-malformed');
+    const afi = buf[s + 1] as AfiCode;
+    const withdrawn = this.list(3, afi);
+    if (!decodeNlri(buf, s + 3, e, withdrawn)) throw mpError('mp-unreach-nlri-malformed');
+    // Where it stood among the attributes that are re-encoded (duplicates are dropped).
+    let position = 0;
+    for (let i = 0; i < slot; i++) if (!this.slotDup[i]) position++;
+    return { afi, safi: buf[s + 2], withdrawn, flags: this.slotFlags[slot], position };
+  }
+
+  /**
+   * The interning key: the attribute bytes in order, less MP_UNREACH_NLRI and less the NLRI
+   * part of MP_REACH_NLRI (whose header keeps only flags and type, not its length).
+   */
+  private buildKey(
+    buf: Uint8Array,
+    n: number,
+    reachSlot: number,
+    reachNlri: number,
+    unreachSlot: number,
+  ): number {
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      const isUnreach = i === unreachSlot;
+      const isReach = i === reachSlot && reachNlri >= 0;
+      const headerStart = this.slotStart[i] - ((this.slotFlags[i] & AttrFlag.EXTENDED_LENGTH) !== 0 ? 4 : 3);
+      let from = headerStart;
+      let to = this.slotEnd[i];
+      if (isUnreach) {
+        // Position and flags only: they shape re-encoding, the contents do not.
+        to = headerStart + 2;
+      } else if (isReach) {
+        to = reachNlri;
+      }
+      const need = k + (to - from) + 1;
+      if (need > this.key.length) {
+        const bigger = new Uint8Array(Math.max(need, this.key.length * 2));
+        bigger.set(this.key.subarray(0, k));
+        this.key = bigger;
+      }
+      const key = this.key;
+      if (isReach) {
+        // Flags and type, then the value from AFI on: the length field covers the NLRI.
+        key[k++] = buf[from];
+        key[k++] = buf[from + 1];
+        from = this.slotStart[i];
+      }
+      for (; from < to; from++) key[k++] = buf[from];
+    }
+    return k;
+  }
+
+  /** Pass 2: decode each attribute's value through the table. */
+  private decodeAttributes(
+    buf: Uint8Array,
+    n: number,
+    reachSlot: number,
+    reachNlri: number,
+    unreachSlot: number,
+  ): InternedAttributes {
+    const ctx = this.ctx;
+    const a: MutableAttributes = {};
+    const issues: UpdateIssue[] = [];
+    const layout: { type: number; flags: number }[] = [];
+    let unknown: { type: number; flags: number; value: Uint8Array }[] | undefined;
+
+    for (let i = 0; i < n; i++) {
+      const type = this.slotType[i];
+      const flags = this.slotFlags[i];
+      const s = this.slotStart[i];
+      const e = this.slotEnd[i];
+      if (i === unreachSlot) continue;
+      if (this.slotDup[i]) {
+        // RFC 7606 section 3 (g): keep the first, discard the rest.
+        issues.push(
+          issue(
+            `duplicate-${attrTypeName[type] ?? type}`,
+            'attribute-discard',
+            type,
+            UpdateSubcode.MALFORMED_ATTRIBUTE_LIST,
+          ),
+        );
+        continue;
+      }
+      if (i === reachSlot && reachNlri >= 0) {
+        const nhLen = buf[s + 3];
+        a.mpReach = {
+          afi: (buf[s] << 8) | buf[s + 1],
+          safi: buf[s + 2],
+          nextHop: buf.slice(s + 4, s + 4 + nhLen),
+          reserved: buf[s + 4 + nhLen],
+        };
+        layout.push({ type, flags });
+        continue;
+      }
+      const d = ATTR_BY_CODE[type];
+      if (d === undefined || type === AttrType.MP_REACH_NLRI || type === AttrType.MP_UNREACH_NLRI) {
+        if ((flags & AttrFlag.OPTIONAL) === 0) {
+          // RFC 4271 section 6.3, unchanged by RFC 7606: an unrecognized well-known attribute.
+          throw new BgpError(
+            'unrecognized-well-known-attribute',
+            ErrorCode.UPDATE_MESSAGE,
+            UpdateSubcode.UNRECOGNIZED_WELL_KNOWN_ATTRIBUTE,
+            buf.slice(s - ((flags & AttrFlag.EXTENDED_LENGTH) !== 0 ? 4 : 3), e),
+          );
+        }
+        unknown ??= [];
+        unknown.push({ type, flags, value: buf.slice(s, e) });
+        layout.push({ type, flags });
+        continue;
+      }
+      // RFC 7606 section 3 (c): Optional/Transitive bits in conflict make the attribute malformed;
+      // RFC 4271 section 4.3: Partial is only for optional transitive attributes.
+      const flagsWrong =
+        (flags & (AttrFlag.OPTIONAL | AttrFlag.TRANSITIVE)) !== d.flags ||
+        ((flags & AttrFlag.PARTIAL) !== 0 && d.flags !== (AttrFlag.OPTIONAL | AttrFlag.TRANSITIVE));
+      if (flagsWrong || !d.decode(buf, s, e, a, ctx)) {
+        const kind = `${d.name.toLowerCase().replaceAll('_', '-')}-${flagsWrong ? 'flags' : 'malformed'}`;
+        const subcode = flagsWrong ? UpdateSubcode.ATTRIBUTE_FLAGS_ERROR : d.subcode;
+        if (d.onMalformed === 'session-reset') throw new BgpError(kind, ErrorCode.UPDATE_MESSAGE, subcode);
+        issues.push(issue(kind, d.onMalformed, type, subcode));
+        continue;
+      }
+      if (type === AttrType.LOCAL_PREF && ctx.ebgp) {
+        // RFC 7606 section 7.5: LOCAL_PREF from an external neighbor is discarded.
+        a.localPref = undefined;
+        issues.push(
+          issue('local-pref-from-ebgp', 'attribute-discard', type, UpdateSubcode.ATTRIBUTE_FLAGS_ERROR),
+        );
+        continue;
+      }
+      if (type === AttrType.AS_PATH && ctx.ebgp && hasConfedSegment(a.asPath!)) {
+        // RFC 7606 section 7.2: confederation segments from a peer outside the confederation.
+        issues.push(
+          issue('as-path-confed-from-ebgp', 'treat-as-withdraw', type, UpdateSubcode.MALFORMED_AS_PATH),
+        );
+      }
+      layout.push({ type, flags });
+    }
+    if (unknown) a.unknown = unknown;
+    a.layout = layout;
+    return { attrs: a, issues: issues.length ? issues : NO_ISSUES };
+  }
+}
+
+const NO_ISSUES: readonly UpdateIssue[] = Object.freeze([]);
+
+function issue(
+  kind: string,
+  action: Exclude<UpdateAction, 'ok'>,
+  attrType: number,
+  subcode: number,
+): UpdateIssue {
+  return { kind, action, attrType, subcode };
+}
+
+function discarded(issues: readonly UpdateIssue[], type: number): boolean {
+  return issues.some((i) => i.attrType === type);
+}
+
+/** We decode MP attributes for IPv4/IPv6 unicast and multicast; other families travel as unknown attributes. */
+function isUnicastFamily(buf: Uint8Array, s: number, e: number): boolean {
+  if (e - s < 3) return true; // too short to tell: let the MP checks report it
+  const afi = (buf[s] << 8) | buf[s + 1];
+  const safi = buf[s + 2];
+  return (afi === Afi.IPV4 || afi === Afi.IPV6) && (safi === Safi.UNICAST || safi === Safi.MULTICAST);
+}
+
+/** RFC 4760 section 3 and RFC 8950: IPv4 4 (or 16/32 with extended next hop), IPv6 16 or 32. */
+function validNextHopLength(afi: number, len: number): boolean {
+  if (afi === Afi.IPV4) return len === 4 || len === 16 || len === 32;
+  return len === 16 || len === 32;
+}
+
+/** MP attributes are optional non-transitive; wrong flags make them malformed, which resets (RFC 7606 section 7.11). */
+function checkMpFlags(flags: number, type: number): void {
+  if (
+    (flags & (AttrFlag.OPTIONAL | AttrFlag.TRANSITIVE)) !== AttrFlag.OPTIONAL ||
+    (flags & AttrFlag.PARTIAL) !== 0
+  ) {
+    throw new BgpError(
+      `${type === AttrType.MP_REACH_NLRI ? 'mp-reach' : 'mp-unreach'}-flags`,
+      ErrorCode.UPDATE_MESSAGE,
+      UpdateSubcode.ATTRIBUTE_FLAGS_ERROR,
+    );
+  }
+}
+
+function malformedList(kind: string): BgpError {
+  return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.MALFORMED_ATTRIBUTE_LIST);
+}
+
+function invalidNetwork(kind: string): BgpError {
+  return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.INVALID_NETWORK_FIELD);
+}
+
+function mpError(kind: string): BgpError {
+  return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.OPTIONAL_ATTRIBUTE_ERROR);
+}
+
+/** FNV-1a, 32 bits: cheap and good enough to spread attribute blocks. */
+function fnv1a(bytes: Uint8Array, len: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < len; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  return h >>> 0;
+}
