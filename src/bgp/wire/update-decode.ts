@@ -1,7 +1,9 @@
-import { hasConfedSegment } from './attributes/as-path.js';
-import type { AttrInterner, InternedAttributes } from './attributes/interner.js';
-import { ATTR_BY_CODE, type AttrContext, type MutableAttributes } from './attributes/table.js';
+import { hasConfedSegmentRaw } from './attributes/as-path.js';
+import { ByteArena } from './attributes/byte-arena.js';
+import type { AttrInterner } from './attributes/interner.js';
+import { ATTR_BY_CODE, type AttrContext } from './attributes/table.js';
 import type { PathAttributes, UpdateAction, UpdateIssue } from './attributes/types.js';
+import { MP_REACH_DECODED, MP_UNREACH_DECODED, WireAttributes } from './attributes/wire-attributes.js';
 import {
   Afi,
   type AfiCode,
@@ -66,6 +68,7 @@ export class UpdateDecoder {
   private readonly seen = new Uint32Array(256);
   private generation = 0;
   private key = new Uint8Array(1024);
+  private readonly arena = new ByteArena();
   private readonly lists: PrefixList[];
 
   constructor(ctx: UpdateContext = DEFAULT_UPDATE_CONTEXT, options: UpdateDecoderOptions = {}) {
@@ -181,10 +184,11 @@ export class UpdateDecoder {
       const hash = fnv1a(this.key, keyLen);
       let interned = this.interner?.get(hash, this.key, keyLen);
       if (interned === undefined) {
-        interned = this.decodeAttributes(buf, n, mpReachSlot, mpNlriStart, unreachSlot);
-        this.interner?.put(hash, this.key, keyLen, interned);
+        const mp = (mpNlriStart >= 0 ? MP_REACH_DECODED : 0) | (unreachSlot >= 0 ? MP_UNREACH_DECODED : 0);
+        interned = this.validate(keyLen, mp);
+        this.interner?.put(hash, interned);
       }
-      attrs = interned.attrs;
+      attrs = interned;
       issues = interned.issues;
     }
 
@@ -199,31 +203,29 @@ export class UpdateDecoder {
     if (overrun)
       extra = [issue('attribute-overrun', 'treat-as-withdraw', 0, UpdateSubcode.MALFORMED_ATTRIBUTE_LIST)];
     const reach = nlri.count > 0 || (mpNlri !== null && mpNlri.count > 0);
-    if (reach && !overrun && attrs) {
+    if (reach && !overrun) {
       // RFC 7606 section 3 (d): a missing well-known mandatory attribute is treat-as-withdraw.
-      const missing = (type: number) => {
-        extra ??= [];
-        extra.push(
-          issue(
-            `missing-${attrTypeName[type]}`,
-            'treat-as-withdraw',
-            type,
-            UpdateSubcode.MISSING_WELL_KNOWN_ATTRIBUTE,
-          ),
-        );
-      };
-      if (attrs.origin === undefined && !discarded(issues, AttrType.ORIGIN)) missing(AttrType.ORIGIN);
-      if (attrs.asPath === undefined && !discarded(issues, AttrType.AS_PATH)) missing(AttrType.AS_PATH);
-      if (nlri.count > 0 && attrs.nextHop === undefined && !discarded(issues, AttrType.NEXT_HOP))
-        missing(AttrType.NEXT_HOP);
-      if (!ctx.ebgp && attrs.localPref === undefined && !discarded(issues, AttrType.LOCAL_PREF))
-        missing(AttrType.LOCAL_PREF);
-    } else if (reach && !attrs) {
-      extra = [
-        issue('missing-attributes', 'treat-as-withdraw', 0, UpdateSubcode.MISSING_WELL_KNOWN_ATTRIBUTE),
-      ];
+      let required = (1 << AttrType.ORIGIN) | (1 << AttrType.AS_PATH);
+      if (nlri.count > 0) required |= 1 << AttrType.NEXT_HOP;
+      if (!ctx.ebgp) required |= 1 << AttrType.LOCAL_PREF;
+      const missing = required & ~(attrs ? (attrs as WireAttributes).sent : 0);
+      if (missing !== 0) {
+        extra = [];
+        for (const type of MANDATORY) {
+          if (missing & (1 << type)) {
+            extra.push(
+              issue(
+                `missing-${attrTypeName[type]}`,
+                'treat-as-withdraw',
+                type,
+                UpdateSubcode.MISSING_WELL_KNOWN_ATTRIBUTE,
+              ),
+            );
+          }
+        }
+      }
     }
-    if (extra) issues = [...issues, ...extra];
+    if (extra) issues = issues.length ? [...issues, ...extra] : extra;
 
     let action: UpdateAction = 'ok';
     for (const i of issues) if (SEVERITY[i.action] > SEVERITY[action]) action = i.action;
@@ -246,8 +248,9 @@ export class UpdateDecoder {
   }
 
   /**
-   * The interning key: the attribute bytes in order, less MP_UNREACH_NLRI and less the NLRI
-   * part of MP_REACH_NLRI (whose header keeps only flags and type, not its length).
+   * The interning key, which is also what WireAttributes keeps: the attribute block as received,
+   * except that MP_REACH_NLRI keeps only its header (its length field re-written to cover just
+   * that) and MP_UNREACH_NLRI only its flags and type with length zero. Walkable like the original.
    */
   private buildKey(
     buf: Uint8Array,
@@ -258,58 +261,53 @@ export class UpdateDecoder {
   ): number {
     let k = 0;
     for (let i = 0; i < n; i++) {
-      const isUnreach = i === unreachSlot;
-      const isReach = i === reachSlot && reachNlri >= 0;
-      const headerStart = this.slotStart[i] - ((this.slotFlags[i] & AttrFlag.EXTENDED_LENGTH) !== 0 ? 4 : 3);
-      let from = headerStart;
-      let to = this.slotEnd[i];
-      if (isUnreach) {
-        // Position and flags only: they shape re-encoding, the contents do not.
-        to = headerStart + 2;
-      } else if (isReach) {
-        to = reachNlri;
-      }
-      const need = k + (to - from) + 1;
+      const flags = this.slotFlags[i];
+      const ext = (flags & AttrFlag.EXTENDED_LENGTH) !== 0;
+      const valueStart = this.slotStart[i];
+      let valueEnd = this.slotEnd[i];
+      if (i === unreachSlot) valueEnd = valueStart;
+      else if (i === reachSlot && reachNlri >= 0) valueEnd = reachNlri;
+      const len = valueEnd - valueStart;
+      const need = k + 4 + len;
       if (need > this.key.length) {
         const bigger = new Uint8Array(Math.max(need, this.key.length * 2));
         bigger.set(this.key.subarray(0, k));
         this.key = bigger;
       }
       const key = this.key;
-      if (isReach) {
-        // Flags and type, then the value from AFI on: the length field covers the NLRI.
-        key[k++] = buf[from];
-        key[k++] = buf[from + 1];
-        from = this.slotStart[i];
-      }
-      for (; from < to; from++) key[k++] = buf[from];
+      key[k++] = flags;
+      key[k++] = this.slotType[i];
+      if (ext) key[k++] = len >> 8;
+      key[k++] = len;
+      for (let p = valueStart; p < valueEnd; p++) key[k++] = buf[p];
     }
     return k;
   }
 
-  /** Pass 2: decode each attribute's value through the table. */
-  private decodeAttributes(
-    buf: Uint8Array,
-    n: number,
-    reachSlot: number,
-    reachNlri: number,
-    unreachSlot: number,
-  ): InternedAttributes {
+  /**
+   * Checks every attribute of a new attribute set through the table and decodes its scalars;
+   * the rest is decoded on first read. RFC 7606 outcomes are collected, worst decided later.
+   */
+  private validate(keyLen: number, mp: number): WireAttributes {
     const ctx = this.ctx;
-    const a: MutableAttributes = {};
-    const issues: UpdateIssue[] = [];
-    const layout: { type: number; flags: number }[] = [];
-    let unknown: { type: number; flags: number; value: Uint8Array }[] | undefined;
-
-    for (let i = 0; i < n; i++) {
-      const type = this.slotType[i];
-      const flags = this.slotFlags[i];
-      const s = this.slotStart[i];
-      const e = this.slotEnd[i];
-      if (i === unreachSlot) continue;
-      if (this.slotDup[i]) {
+    const start = this.arena.store(this.key, keyLen);
+    const raw = this.arena.chunk;
+    const end = start + keyLen;
+    const a = new WireAttributes(raw, start, end, ctx, mp);
+    let issues: UpdateIssue[] | null = null;
+    const gen = ++this.generation;
+    let present = 0;
+    let pos = start;
+    while (pos < end) {
+      const flags = raw[pos];
+      const type = raw[pos + 1];
+      const header = (flags & AttrFlag.EXTENDED_LENGTH) !== 0 ? 4 : 3;
+      const s = pos + header;
+      const e = s + (header === 4 ? (raw[pos + 2] << 8) | raw[pos + 3] : raw[pos + 2]);
+      pos = e;
+      if (this.seen[type] === gen) {
         // RFC 7606 section 3 (g): keep the first, discard the rest.
-        issues.push(
+        (issues ??= []).push(
           issue(
             `duplicate-${attrTypeName[type] ?? type}`,
             'attribute-discard',
@@ -319,17 +317,10 @@ export class UpdateDecoder {
         );
         continue;
       }
-      if (i === reachSlot && reachNlri >= 0) {
-        const nhLen = buf[s + 3];
-        a.mpReach = {
-          afi: (buf[s] << 8) | buf[s + 1],
-          safi: buf[s + 2],
-          nextHop: buf.slice(s + 4, s + 4 + nhLen),
-          reserved: buf[s + 4 + nhLen],
-        };
-        layout.push({ type, flags });
-        continue;
-      }
+      this.seen[type] = gen;
+      if (type < 32) present |= 1 << type;
+      if (type === AttrType.MP_REACH_NLRI && mp & MP_REACH_DECODED) continue;
+      if (type === AttrType.MP_UNREACH_NLRI && mp & MP_UNREACH_DECODED) continue;
       const d = ATTR_BY_CODE[type];
       if (d === undefined || type === AttrType.MP_REACH_NLRI || type === AttrType.MP_UNREACH_NLRI) {
         if ((flags & AttrFlag.OPTIONAL) === 0) {
@@ -338,12 +329,9 @@ export class UpdateDecoder {
             'unrecognized-well-known-attribute',
             ErrorCode.UPDATE_MESSAGE,
             UpdateSubcode.UNRECOGNIZED_WELL_KNOWN_ATTRIBUTE,
-            buf.slice(s - ((flags & AttrFlag.EXTENDED_LENGTH) !== 0 ? 4 : 3), e),
+            raw.slice(s - header, e),
           );
         }
-        unknown ??= [];
-        unknown.push({ type, flags, value: buf.slice(s, e) });
-        layout.push({ type, flags });
         continue;
       }
       // RFC 7606 section 3 (c): Optional/Transitive bits in conflict make the attribute malformed;
@@ -351,36 +339,39 @@ export class UpdateDecoder {
       const flagsWrong =
         (flags & (AttrFlag.OPTIONAL | AttrFlag.TRANSITIVE)) !== d.flags ||
         ((flags & AttrFlag.PARTIAL) !== 0 && d.flags !== (AttrFlag.OPTIONAL | AttrFlag.TRANSITIVE));
-      if (flagsWrong || !d.decode(buf, s, e, a, ctx)) {
+      if (flagsWrong || !d.check(raw, s, e, ctx)) {
         const kind = `${d.name.toLowerCase().replaceAll('_', '-')}-${flagsWrong ? 'flags' : 'malformed'}`;
         const subcode = flagsWrong ? UpdateSubcode.ATTRIBUTE_FLAGS_ERROR : d.subcode;
         if (d.onMalformed === 'session-reset') throw new BgpError(kind, ErrorCode.UPDATE_MESSAGE, subcode);
-        issues.push(issue(kind, d.onMalformed, type, subcode));
+        (issues ??= []).push(issue(kind, d.onMalformed, type, subcode));
+        a.hide(type);
         continue;
       }
       if (type === AttrType.LOCAL_PREF && ctx.ebgp) {
         // RFC 7606 section 7.5: LOCAL_PREF from an external neighbor is discarded.
-        a.localPref = undefined;
-        issues.push(
+        (issues ??= []).push(
           issue('local-pref-from-ebgp', 'attribute-discard', type, UpdateSubcode.ATTRIBUTE_FLAGS_ERROR),
         );
+        a.hide(type);
         continue;
       }
-      if (type === AttrType.AS_PATH && ctx.ebgp && hasConfedSegment(a.asPath!)) {
+      if (type === AttrType.AS_PATH && ctx.ebgp && hasConfedSegmentRaw(raw, s, e, ctx.as4 ? 4 : 2)) {
         // RFC 7606 section 7.2: confederation segments from a peer outside the confederation.
-        issues.push(
+        (issues ??= []).push(
           issue('as-path-confed-from-ebgp', 'treat-as-withdraw', type, UpdateSubcode.MALFORMED_AS_PATH),
         );
       }
-      layout.push({ type, flags });
+      if (!d.lazy) d.decode(raw, s, e, a, ctx);
     }
-    if (unknown) a.unknown = unknown;
-    a.layout = layout;
-    return { attrs: a, issues: issues.length ? issues : NO_ISSUES };
+    a.sent = present;
+    a.present = present & ~a.hiddenMask;
+    if (issues) a.issues = issues;
+    return a;
   }
 }
 
 const NO_ISSUES: readonly UpdateIssue[] = Object.freeze([]);
+const MANDATORY = [AttrType.ORIGIN, AttrType.AS_PATH, AttrType.NEXT_HOP, AttrType.LOCAL_PREF] as const;
 
 function issue(
   kind: string,
@@ -389,10 +380,6 @@ function issue(
   subcode: number,
 ): UpdateIssue {
   return { kind, action, attrType, subcode };
-}
-
-function discarded(issues: readonly UpdateIssue[], type: number): boolean {
-  return issues.some((i) => i.attrType === type);
 }
 
 /** We decode MP attributes for IPv4/IPv6 unicast and multicast; other families travel as unknown attributes. */

@@ -1,5 +1,5 @@
 import { ATTR_BY_CODE, ATTRS, type AttrContext } from './attributes/table.js';
-import type { PathAttributes, UpdateAction, UpdateIssue } from './attributes/types.js';
+import type { AttrSlot, MpReach, PathAttributes, UpdateAction, UpdateIssue } from './attributes/types.js';
 import { Afi, type AfiCode, AttrFlag, AttrType, Safi } from './constants.js';
 import { encodeNlri } from './nlri.js';
 import { PrefixList } from './prefix-list.js';
@@ -50,8 +50,6 @@ export interface UpdateInput {
   readonly mpUnreach?: MpUnreach | null;
 }
 
-const MP_FIRST = [AttrType.MP_UNREACH_NLRI, AttrType.MP_REACH_NLRI] as const;
-
 /** Writes an UPDATE body. Attributes follow their received layout, else canonical order. */
 export function encodeUpdate(w: Writer, u: UpdateInput, ctx: AttrContext): void {
   const lenAt = w.mark();
@@ -60,86 +58,135 @@ export function encodeUpdate(w: Writer, u: UpdateInput, ctx: AttrContext): void 
   w.patch16(lenAt, w.pos - lenAt - 2);
   const attrAt = w.mark();
   w.u16(0);
-  encodeAttributes(w, u, ctx);
+  const a = u.attrs ?? null;
+  if (a?.layout) encodeInLayout(w, u, a, a.layout, ctx);
+  else encodeCanonical(w, u, a, ctx);
   w.patch16(attrAt, w.pos - attrAt - 2);
   if (u.nlri) encodeNlri(w, u.nlri);
 }
 
-function encodeAttributes(w: Writer, u: UpdateInput, ctx: AttrContext): void {
-  const a = u.attrs ?? null;
-  const unreach = u.mpUnreach ?? null;
-  const done = new Set<number>();
-  let written = 0;
-  const unreachAt = unreach?.position ?? 0;
-  const writeUnreachIfDue = () => {
-    if (unreach && !done.has(AttrType.MP_UNREACH_NLRI) && written >= unreachAt) {
-      writeAttribute(w, AttrType.MP_UNREACH_NLRI, unreach.flags ?? AttrFlag.OPTIONAL, () => {
-        w.u16(unreach.afi).u8(unreach.safi);
-        encodeNlri(w, unreach.withdrawn);
-      });
-      done.add(AttrType.MP_UNREACH_NLRI);
-    }
-  };
-  const writeOne = (type: number, flags: number | undefined) => {
-    if (done.has(type) || !a) return;
-    if (type === AttrType.MP_REACH_NLRI) {
-      const r = a.mpReach;
-      if (!r) return;
-      writeAttribute(w, type, flags ?? AttrFlag.OPTIONAL, () => {
-        w.u16(r.afi).u8(r.safi).u8(r.nextHop.length).bytes(r.nextHop).u8(r.reserved);
-        if (u.mpNlri) encodeNlri(w, u.mpNlri);
-      });
-    } else {
-      const d = ATTR_BY_CODE[type];
-      const raw = a.unknown?.find((x) => x.type === type);
-      if (raw) writeAttribute(w, type, flags ?? raw.flags, () => w.bytes(raw.value));
-      else if (d?.has(a)) writeAttribute(w, type, flags ?? d.flags, () => d.encode(w, a, ctx));
-      else return;
-    }
-    done.add(type);
-    written++;
-  };
+/** MP attributes first (RFC 7606 section 5.1), then the rest by type code, unknown ones last. */
+function encodeCanonical(w: Writer, u: UpdateInput, a: PathAttributes | null, ctx: AttrContext): void {
+  if (u.mpUnreach) writeMpUnreach(w, u.mpUnreach, u.mpUnreach.flags ?? AttrFlag.OPTIONAL);
+  if (!a) return;
+  if (a.mpReach) writeMpReach(w, a.mpReach, u.mpNlri ?? null, AttrFlag.OPTIONAL);
+  for (const d of ATTRS) {
+    if (!d.has(a)) continue;
+    const at = beginAttribute(w, d.code, d.flags);
+    d.encode(w, a, ctx);
+    endAttribute(w, at);
+  }
+  for (const raw of a.unknown ?? []) writeRaw(w, raw.type, raw.flags, raw.value);
+}
 
-  writeUnreachIfDue();
-  if (a?.layout) {
-    for (const slot of a.layout) {
-      writeOne(slot.type, slot.flags);
-      writeUnreachIfDue();
+/** The sender's order and flags; attributes added since go after, canonically. */
+function encodeInLayout(
+  w: Writer,
+  u: UpdateInput,
+  a: PathAttributes,
+  layout: readonly AttrSlot[],
+  ctx: AttrContext,
+) {
+  const unreach = u.mpUnreach ?? null;
+  const unreachAt = unreach ? (unreach.position ?? 0) : -1;
+  const placed = new Uint8Array(256);
+  let written = 0;
+  for (let k = 0; k <= layout.length; k++) {
+    if (written === unreachAt && unreach && !placed[AttrType.MP_UNREACH_NLRI]) {
+      writeMpUnreach(w, unreach, unreach.flags ?? AttrFlag.OPTIONAL);
+      placed[AttrType.MP_UNREACH_NLRI] = 1;
+    }
+    if (k === layout.length) break;
+    const { type, flags } = layout[k];
+    if (placed[type]) continue;
+    if (writeField(w, u, a, type, flags, ctx)) {
+      placed[type] = 1;
+      written++;
     }
   }
-  // Canonical order for anything not placed by a layout: MP attributes first, then by type code.
-  if (unreach && !done.has(AttrType.MP_UNREACH_NLRI)) {
-    written = unreachAt;
-    writeUnreachIfDue();
+  if (unreach && !placed[AttrType.MP_UNREACH_NLRI])
+    writeMpUnreach(w, unreach, unreach.flags ?? AttrFlag.OPTIONAL);
+  if (a.mpReach && !placed[AttrType.MP_REACH_NLRI])
+    writeMpReach(w, a.mpReach, u.mpNlri ?? null, AttrFlag.OPTIONAL);
+  for (const d of ATTRS) if (!placed[d.code]) writeField(w, u, a, d.code, undefined, ctx);
+  for (const raw of a.unknown ?? []) if (!placed[raw.type]) writeRaw(w, raw.type, raw.flags, raw.value);
+}
+
+/** Writes attribute `type` if `a` has it; false if it has not. */
+function writeField(
+  w: Writer,
+  u: UpdateInput,
+  a: PathAttributes,
+  type: number,
+  flags: number | undefined,
+  ctx: AttrContext,
+) {
+  if (type === AttrType.MP_REACH_NLRI && a.mpReach) {
+    writeMpReach(w, a.mpReach, u.mpNlri ?? null, flags ?? AttrFlag.OPTIONAL);
+    return true;
   }
-  for (const type of MP_FIRST) writeOne(type, undefined);
-  for (const d of ATTRS) writeOne(d.code, undefined);
-  for (const raw of a?.unknown ?? []) writeOne(raw.type, undefined);
+  const raw = a.unknown?.find((x) => x.type === type);
+  if (raw) {
+    writeRaw(w, type, flags ?? raw.flags, raw.value);
+    return true;
+  }
+  const d = ATTR_BY_CODE[type];
+  if (!d?.has(a)) return false;
+  const at = beginAttribute(w, type, flags ?? d.flags);
+  d.encode(w, a, ctx);
+  endAttribute(w, at);
+  return true;
+}
+
+function writeMpReach(w: Writer, r: MpReach, nlri: PrefixList | null, flags: number): void {
+  const at = beginAttribute(w, AttrType.MP_REACH_NLRI, flags);
+  w.u16(r.afi).u8(r.safi).u8(r.nextHop.length).bytes(r.nextHop).u8(r.reserved);
+  if (nlri) encodeNlri(w, nlri);
+  endAttribute(w, at);
+}
+
+function writeMpUnreach(w: Writer, m: MpUnreach, flags: number): void {
+  const at = beginAttribute(w, AttrType.MP_UNREACH_NLRI, flags);
+  w.u16(m.afi).u8(m.safi);
+  encodeNlri(w, m.withdrawn);
+  endAttribute(w, at);
+}
+
+function writeRaw(w: Writer, type: number, flags: number, value: Uint8Array): void {
+  const at = beginAttribute(w, type, flags);
+  w.bytes(value);
+  endAttribute(w, at);
 }
 
 /**
- * Writes one attribute: flags, type, length (1 octet, or 2 with Extended Length), value.
- * A value that outgrows one length octet gets the Extended Length bit and a second octet.
+ * Writes an attribute's flags, type and a placeholder length (1 octet, or 2 with Extended
+ * Length); `endAttribute` fills it in. A value that outgrows one octet gets the Extended
+ * Length bit and a second octet.
  */
-export function writeAttribute(w: Writer, type: number, flags: number, body: () => void): void {
-  const flagsAt = w.mark();
-  const ext = (flags & AttrFlag.EXTENDED_LENGTH) !== 0;
+export function beginAttribute(w: Writer, type: number, flags: number): number {
+  const at = w.mark();
   w.u8(flags).u8(type);
-  const lenAt = w.pos;
-  if (ext) w.u16(0);
+  if (flags & AttrFlag.EXTENDED_LENGTH) w.u16(0);
   else w.u8(0);
-  const valueAt = w.pos;
-  body();
-  const len = w.pos - valueAt;
-  if (ext) w.patch16(lenAt, len);
-  else if (len <= 255) w.patch8(lenAt, len);
-  else {
-    w.ensure(1);
-    w.buf.copyWithin(valueAt + 1, valueAt, w.pos);
-    w.pos++;
-    w.buf[flagsAt] = flags | AttrFlag.EXTENDED_LENGTH;
-    w.patch16(lenAt, len);
+  return at;
+}
+
+export function endAttribute(w: Writer, at: number): void {
+  const flags = w.buf[at];
+  if (flags & AttrFlag.EXTENDED_LENGTH) {
+    w.patch16(at + 2, w.pos - at - 4);
+    return;
   }
+  const len = w.pos - at - 3;
+  if (len <= 255) {
+    w.patch8(at + 2, len);
+    return;
+  }
+  w.ensure(1);
+  w.buf.copyWithin(at + 4, at + 3, w.pos);
+  w.pos++;
+  w.buf[at] = flags | AttrFlag.EXTENDED_LENGTH;
+  w.patch16(at + 2, len);
 }
 
 /** RFC 4724 section 2: End-of-RIB is an empty UPDATE (IPv4) or an empty MP_UNREACH_NLRI. */
@@ -153,9 +200,7 @@ export function endOfRib(u: UpdateMessage): { afi: AfiCode; safi: number } | nul
 }
 
 function isEmptyAttributes(a: PathAttributes): boolean {
-  return Object.entries(a).every(
-    ([k, v]) => v === undefined || (k === 'layout' && (v as unknown[]).length === 0),
-  );
+  return !a.mpReach && !a.unknown?.length && ATTRS.every((d) => !d.has(a));
 }
 
 /** The End-of-RIB marker for a family. */

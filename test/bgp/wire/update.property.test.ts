@@ -122,11 +122,29 @@ function encode(input: UpdateInput, ctx: UpdateContext): Uint8Array {
   return w.finish();
 }
 
-const strip = (a: PathAttributes | null | undefined) => {
-  if (!a) return a;
-  const { layout: _layout, ...rest } = a;
-  return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-};
+const FIELDS: readonly (keyof PathAttributes)[] = [
+  'origin',
+  'asPath',
+  'nextHop',
+  'med',
+  'localPref',
+  'atomicAggregate',
+  'aggregator',
+  'communities',
+  'originatorId',
+  'clusterList',
+  'mpReach',
+  'extCommunities',
+  'as4Path',
+  'as4Aggregator',
+  'ipv6ExtCommunities',
+  'largeCommunities',
+  'unknown',
+];
+
+/** The values, whether held as plain fields or decoded on read. */
+const strip = (a: PathAttributes | null | undefined) =>
+  a && Object.fromEntries(FIELDS.map((f) => [f, a[f]]).filter(([, v]) => v !== undefined));
 
 describe('UPDATE properties', () => {
   it('decode is the inverse of encode, and re-encoding is byte-identical', () => {

@@ -456,7 +456,7 @@ const MALFORMED: { name: string; ctx?: UpdateContext; body: Uint8Array; expect: 
   {
     name: 'NLRI without any attribute',
     body: body({ nlri: NLRI_24 }),
-    expect: { action: 'treat-as-withdraw', kind: 'missing-attributes' },
+    expect: { action: 'treat-as-withdraw', kind: 'missing-NEXT_HOP' },
   },
   // RFC 7606 section 3 (g): other duplicates keep the first
   {

@@ -4,23 +4,28 @@ import type { Aggregator, AsPathSegment } from './types.js';
 
 /**
  * AS_PATH / AS4_PATH value: segments of (type u8, count u8, count x ASN of 2 or 4 octets).
- * Returns null when malformed (RFC 7606 section 7.2: an unknown segment type, a zero segment
- * length, or a segment that overruns the attribute).
+ * Malformed per RFC 7606 section 7.2: an unknown segment type, a zero segment length, or a
+ * segment that overruns the attribute. Checked without allocating.
  */
-export function decodeAsPath(
-  buf: Uint8Array,
-  pos: number,
-  end: number,
-  asSize: 2 | 4,
-): AsPathSegment[] | null {
+export function isValidAsPath(buf: Uint8Array, pos: number, end: number, asSize: 2 | 4): boolean {
+  while (pos < end) {
+    if (end - pos < 2) return false;
+    const type = buf[pos];
+    const count = buf[pos + 1];
+    if (type < AsPathSegmentType.AS_SET || type > AsPathSegmentType.AS_CONFED_SET || count === 0)
+      return false;
+    pos += 2 + count * asSize;
+  }
+  return pos === end;
+}
+
+/** Decodes a value that isValidAsPath accepted. */
+export function decodeAsPath(buf: Uint8Array, pos: number, end: number, asSize: 2 | 4): AsPathSegment[] {
   const segments: AsPathSegment[] = [];
   while (pos < end) {
-    if (end - pos < 2) return null;
     const type = buf[pos];
     const count = buf[pos + 1];
     pos += 2;
-    if (type < AsPathSegmentType.AS_SET || type > AsPathSegmentType.AS_CONFED_SET || count === 0) return null;
-    if (pos + count * asSize > end) return null;
     const asns = new Array<number>(count);
     for (let i = 0; i < count; i++) {
       asns[i] =
@@ -32,6 +37,17 @@ export function decodeAsPath(
     segments.push({ type, asns });
   }
   return segments;
+}
+
+/** True if the (valid) value holds AS_CONFED_SEQUENCE or AS_CONFED_SET segments. */
+export function hasConfedSegmentRaw(buf: Uint8Array, pos: number, end: number, asSize: 2 | 4): boolean {
+  while (pos < end) {
+    const type = buf[pos];
+    if (type === AsPathSegmentType.AS_CONFED_SEQUENCE || type === AsPathSegmentType.AS_CONFED_SET)
+      return true;
+    pos += 2 + buf[pos + 1] * asSize;
+  }
+  return false;
 }
 
 /**

@@ -1,6 +1,6 @@
-import { AttrFlag, AttrType, Origin, UpdateSubcode } from '../constants.js';
+import { AS_TRANS, AttrFlag, AttrType, Origin, UpdateSubcode } from '../constants.js';
 import type { Writer } from '../writer.js';
-import { decodeAsPath, encodeAsPath } from './as-path.js';
+import { decodeAsPath, encodeAsPath, isValidAsPath } from './as-path.js';
 import type { Aggregator, PathAttributes, UpdateAction } from './types.js';
 
 /** What decoding an attribute needs to know about the session. */
@@ -20,13 +20,23 @@ export type MutableAttributes = Mutable<PathAttributes>;
 export interface AttrDescriptor {
   readonly code: number;
   readonly name: string;
+  /** The field of PathAttributes it fills. */
+  readonly field: keyof PathAttributes;
   /** The Optional and Transitive bits this attribute must carry (RFC 4271 section 5). */
   readonly flags: number;
   /** RFC 7606 section 7: what a malformed instance costs. MP_REACH/UNREACH reset the session. */
   readonly onMalformed: Exclude<UpdateAction, 'ok'> | 'session-reset';
   /** RFC 4271 section 6.3 subcode for the issue record or the NOTIFICATION. */
   readonly subcode: number;
-  decode(buf: Uint8Array, pos: number, end: number, a: MutableAttributes, ctx: AttrContext): boolean;
+  /**
+   * Scalars are decoded as soon as an attribute set is first seen; lists and paths only when
+   * somebody reads them (most are never read before the next hop decides the route).
+   */
+  readonly lazy: boolean;
+  /** True when the value is well-formed. Allocates nothing. */
+  check(buf: Uint8Array, pos: number, end: number, ctx: AttrContext): boolean;
+  /** Sets the field from a value that `check` accepted. */
+  decode(buf: Uint8Array, pos: number, end: number, a: MutableAttributes, ctx: AttrContext): void;
   has(a: PathAttributes): boolean;
   /** Writes the value (not the attribute header). */
   encode(w: Writer, a: PathAttributes, ctx: AttrContext): void;
@@ -48,15 +58,14 @@ function u32List(buf: Uint8Array, pos: number, end: number): number[] {
 }
 
 /** AGGREGATOR is 6 octets from a 2-octet speaker, 8 from a 4-octet one (RFC 6793 section 4.1). */
-function decodeAggregator(buf: Uint8Array, pos: number, end: number, asSize: 2 | 4): Aggregator | null {
-  if (end - pos !== asSize + 4) return null;
+function decodeAggregator(buf: Uint8Array, pos: number, asSize: 2 | 4): Aggregator {
   const as = asSize === 4 ? u32(buf, pos) : (buf[pos] << 8) | buf[pos + 1];
   return { as, address: u32(buf, pos + asSize) };
 }
 
 function encodeAggregator(w: Writer, g: Aggregator, asSize: 2 | 4): void {
   if (asSize === 4) w.u32(g.as);
-  else w.u16(g.as > 0xffff ? 23456 : g.as);
+  else w.u16(g.as > 0xffff ? AS_TRANS : g.as);
   w.u32(g.address);
 }
 
@@ -71,230 +80,200 @@ function isMartianNextHop(v: number): boolean {
   return v === 0 || v === 0xffffffff || v >>> 28 === 0xe;
 }
 
+const asSizeOf = (ctx: AttrContext): 2 | 4 => (ctx.as4 ? 4 : 2);
+const isFour = (_buf: Uint8Array, pos: number, end: number) => end - pos === 4;
+
+/** A row for a 4-octet scalar attribute. */
+function u32Attr(
+  code: number,
+  name: string,
+  field: 'med' | 'localPref' | 'originatorId',
+  flags: number,
+  subcode: number,
+): AttrDescriptor {
+  return {
+    code,
+    name,
+    field,
+    flags,
+    onMalformed: 'treat-as-withdraw', // RFC 7606 sections 7.4, 7.5, 7.9
+    subcode,
+    lazy: false,
+    check: isFour,
+    decode(buf, pos, _end, a) {
+      a[field] = u32(buf, pos);
+    },
+    has: (a) => a[field] !== undefined,
+    encode: (w, a) => void w.u32(a[field]!),
+  };
+}
+
+/** A row for a list of u32 values (communities, cluster list, large communities). */
+function u32ListAttr(
+  code: number,
+  name: string,
+  field: 'communities' | 'clusterList' | 'largeCommunities',
+  flags: number,
+  unit: number,
+): AttrDescriptor {
+  return {
+    code,
+    name,
+    field,
+    flags,
+    onMalformed: 'treat-as-withdraw', // RFC 7606 sections 7.8, 7.10; RFC 8092 section 6
+    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
+    lazy: true,
+    check: (_buf, pos, end) => isListLength(pos, end, unit),
+    decode(buf, pos, end, a) {
+      a[field] = u32List(buf, pos, end);
+    },
+    has: (a) => a[field] !== undefined,
+    encode(w, a) {
+      for (const c of a[field]!) w.u32(c);
+    },
+  };
+}
+
+/** A row for opaque fixed-unit lists kept as bytes (extended communities). */
+function bytesListAttr(
+  code: number,
+  name: string,
+  field: 'extCommunities' | 'ipv6ExtCommunities',
+  unit: number,
+): AttrDescriptor {
+  return {
+    code,
+    name,
+    field,
+    flags: OPTIONAL_TRANSITIVE,
+    onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.14, RFC 5701
+    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
+    lazy: true,
+    check: (_buf, pos, end) => isListLength(pos, end, unit),
+    decode(buf, pos, end, a) {
+      a[field] = buf.slice(pos, end);
+    },
+    has: (a) => a[field] !== undefined,
+    encode: (w, a) => void w.bytes(a[field]!),
+  };
+}
+
+function aggregatorAttr(
+  code: number,
+  name: string,
+  field: 'aggregator' | 'as4Aggregator',
+  four: boolean,
+): AttrDescriptor {
+  const size = (ctx: AttrContext) => (four ? 4 : asSizeOf(ctx));
+  return {
+    code,
+    name,
+    field,
+    flags: OPTIONAL_TRANSITIVE,
+    onMalformed: 'attribute-discard', // RFC 7606 section 7.7, RFC 6793 section 6
+    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
+    lazy: true,
+    check: (_buf, pos, end, ctx) => end - pos === size(ctx) + 4,
+    decode(buf, pos, _end, a, ctx) {
+      a[field] = decodeAggregator(buf, pos, size(ctx));
+    },
+    has: (a) => a[field] !== undefined,
+    encode: (w, a, ctx) => encodeAggregator(w, a[field]!, size(ctx)),
+  };
+}
+
+function pathAttr(code: number, name: string, field: 'asPath' | 'as4Path', four: boolean): AttrDescriptor {
+  const size = (ctx: AttrContext) => (four ? 4 : asSizeOf(ctx));
+  return {
+    code,
+    name,
+    field,
+    flags: four ? OPTIONAL_TRANSITIVE : WELL_KNOWN,
+    // RFC 7606 section 7.2; AS4_PATH: RFC 6793 section 6 discards and keeps the route.
+    onMalformed: four ? 'attribute-discard' : 'treat-as-withdraw',
+    subcode: S.MALFORMED_AS_PATH,
+    lazy: true,
+    check: (buf, pos, end, ctx) => isValidAsPath(buf, pos, end, size(ctx)),
+    decode(buf, pos, end, a, ctx) {
+      a[field] = decodeAsPath(buf, pos, end, size(ctx));
+    },
+    has: (a) => a[field] !== undefined,
+    encode: (w, a, ctx) => encodeAsPath(w, a[field]!, size(ctx)),
+  };
+}
+
 export const ATTRS: readonly AttrDescriptor[] = [
   {
     code: AttrType.ORIGIN,
     name: 'ORIGIN',
+    field: 'origin',
     flags: WELL_KNOWN,
     onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.1
     subcode: S.INVALID_ORIGIN_ATTRIBUTE,
-    decode(buf, pos, end, a) {
-      if (end - pos !== 1 || buf[pos] > Origin.INCOMPLETE) return false;
+    lazy: false,
+    check: (buf, pos, end) => end - pos === 1 && buf[pos] <= Origin.INCOMPLETE,
+    decode(buf, pos, _end, a) {
       a.origin = buf[pos];
-      return true;
     },
     has: (a) => a.origin !== undefined,
     encode: (w, a) => void w.u8(a.origin!),
   },
-  {
-    code: AttrType.AS_PATH,
-    name: 'AS_PATH',
-    flags: WELL_KNOWN,
-    onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.2
-    subcode: S.MALFORMED_AS_PATH,
-    decode(buf, pos, end, a, ctx) {
-      const path = decodeAsPath(buf, pos, end, ctx.as4 ? 4 : 2);
-      if (!path) return false;
-      a.asPath = path;
-      return true;
-    },
-    has: (a) => a.asPath !== undefined,
-    encode: (w, a, ctx) => encodeAsPath(w, a.asPath!, ctx.as4 ? 4 : 2),
-  },
+  pathAttr(AttrType.AS_PATH, 'AS_PATH', 'asPath', false),
   {
     code: AttrType.NEXT_HOP,
     name: 'NEXT_HOP',
+    field: 'nextHop',
     flags: WELL_KNOWN,
     onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.3
     subcode: S.INVALID_NEXT_HOP_ATTRIBUTE,
-    decode(buf, pos, end, a) {
-      if (end - pos !== 4) return false;
-      const v = u32(buf, pos);
-      if (isMartianNextHop(v)) return false;
-      a.nextHop = v;
-      return true;
+    lazy: false,
+    check: (buf, pos, end) => end - pos === 4 && !isMartianNextHop(u32(buf, pos)),
+    decode(buf, pos, _end, a) {
+      a.nextHop = u32(buf, pos);
     },
     has: (a) => a.nextHop !== undefined,
     encode: (w, a) => void w.u32(a.nextHop!),
   },
-  {
-    code: AttrType.MULTI_EXIT_DISC,
-    name: 'MULTI_EXIT_DISC',
-    flags: OPTIONAL_NON_TRANSITIVE,
-    onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.4
-    subcode: S.ATTRIBUTE_LENGTH_ERROR,
-    decode(buf, pos, end, a) {
-      if (end - pos !== 4) return false;
-      a.med = u32(buf, pos);
-      return true;
-    },
-    has: (a) => a.med !== undefined,
-    encode: (w, a) => void w.u32(a.med!),
-  },
-  {
-    code: AttrType.LOCAL_PREF,
-    name: 'LOCAL_PREF',
-    flags: WELL_KNOWN,
-    onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.5 (from an eBGP peer: discarded by the caller)
-    subcode: S.ATTRIBUTE_LENGTH_ERROR,
-    decode(buf, pos, end, a) {
-      if (end - pos !== 4) return false;
-      a.localPref = u32(buf, pos);
-      return true;
-    },
-    has: (a) => a.localPref !== undefined,
-    encode: (w, a) => void w.u32(a.localPref!),
-  },
+  u32Attr(
+    AttrType.MULTI_EXIT_DISC,
+    'MULTI_EXIT_DISC',
+    'med',
+    OPTIONAL_NON_TRANSITIVE,
+    S.ATTRIBUTE_LENGTH_ERROR,
+  ),
+  // From an eBGP peer LOCAL_PREF is discarded by the caller (RFC 7606 section 7.5).
+  u32Attr(AttrType.LOCAL_PREF, 'LOCAL_PREF', 'localPref', WELL_KNOWN, S.ATTRIBUTE_LENGTH_ERROR),
   {
     code: AttrType.ATOMIC_AGGREGATE,
     name: 'ATOMIC_AGGREGATE',
+    field: 'atomicAggregate',
     flags: WELL_KNOWN,
     onMalformed: 'attribute-discard', // RFC 7606 section 7.6
     subcode: S.ATTRIBUTE_LENGTH_ERROR,
-    decode(_buf, pos, end, a) {
-      if (end !== pos) return false;
+    lazy: false,
+    check: (_buf, pos, end) => end === pos,
+    decode(_buf, _pos, _end, a) {
       a.atomicAggregate = true;
-      return true;
     },
     has: (a) => a.atomicAggregate === true,
     encode: () => {},
   },
-  {
-    code: AttrType.AGGREGATOR,
-    name: 'AGGREGATOR',
-    flags: OPTIONAL_TRANSITIVE,
-    onMalformed: 'attribute-discard', // RFC 7606 section 7.7
-    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
-    decode(buf, pos, end, a, ctx) {
-      const g = decodeAggregator(buf, pos, end, ctx.as4 ? 4 : 2);
-      if (!g) return false;
-      a.aggregator = g;
-      return true;
-    },
-    has: (a) => a.aggregator !== undefined,
-    encode: (w, a, ctx) => encodeAggregator(w, a.aggregator!, ctx.as4 ? 4 : 2),
-  },
-  {
-    code: AttrType.COMMUNITIES,
-    name: 'COMMUNITIES',
-    flags: OPTIONAL_TRANSITIVE,
-    onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.8
-    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
-    decode(buf, pos, end, a) {
-      if (!isListLength(pos, end, 4)) return false;
-      a.communities = u32List(buf, pos, end);
-      return true;
-    },
-    has: (a) => a.communities !== undefined,
-    encode(w, a) {
-      for (const c of a.communities!) w.u32(c);
-    },
-  },
-  {
-    code: AttrType.ORIGINATOR_ID,
-    name: 'ORIGINATOR_ID',
-    flags: OPTIONAL_NON_TRANSITIVE,
-    onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.9
-    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
-    decode(buf, pos, end, a) {
-      if (end - pos !== 4) return false;
-      a.originatorId = u32(buf, pos);
-      return true;
-    },
-    has: (a) => a.originatorId !== undefined,
-    encode: (w, a) => void w.u32(a.originatorId!),
-  },
-  {
-    code: AttrType.CLUSTER_LIST,
-    name: 'CLUSTER_LIST',
-    flags: OPTIONAL_NON_TRANSITIVE,
-    onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.10
-    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
-    decode(buf, pos, end, a) {
-      if (!isListLength(pos, end, 4)) return false;
-      a.clusterList = u32List(buf, pos, end);
-      return true;
-    },
-    has: (a) => a.clusterList !== undefined,
-    encode(w, a) {
-      for (const c of a.clusterList!) w.u32(c);
-    },
-  },
-  {
-    code: AttrType.EXTENDED_COMMUNITIES,
-    name: 'EXTENDED_COMMUNITIES',
-    flags: OPTIONAL_TRANSITIVE,
-    onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.14
-    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
-    decode(buf, pos, end, a) {
-      if (!isListLength(pos, end, 8)) return false;
-      a.extCommunities = buf.slice(pos, end);
-      return true;
-    },
-    has: (a) => a.extCommunities !== undefined,
-    encode: (w, a) => void w.bytes(a.extCommunities!),
-  },
-  {
-    code: AttrType.AS4_PATH,
-    name: 'AS4_PATH',
-    flags: OPTIONAL_TRANSITIVE,
-    // RFC 6793 section 6 (and RFC 7606 section 7.2's reference to it): discard, keep the route.
-    onMalformed: 'attribute-discard',
-    subcode: S.MALFORMED_AS_PATH,
-    decode(buf, pos, end, a) {
-      const path = decodeAsPath(buf, pos, end, 4);
-      if (!path) return false;
-      a.as4Path = path;
-      return true;
-    },
-    has: (a) => a.as4Path !== undefined,
-    encode: (w, a) => encodeAsPath(w, a.as4Path!, 4),
-  },
-  {
-    code: AttrType.AS4_AGGREGATOR,
-    name: 'AS4_AGGREGATOR',
-    flags: OPTIONAL_TRANSITIVE,
-    onMalformed: 'attribute-discard', // RFC 6793 section 6
-    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
-    decode(buf, pos, end, a) {
-      const g = decodeAggregator(buf, pos, end, 4);
-      if (!g) return false;
-      a.as4Aggregator = g;
-      return true;
-    },
-    has: (a) => a.as4Aggregator !== undefined,
-    encode: (w, a) => encodeAggregator(w, a.as4Aggregator!, 4),
-  },
-  {
-    code: AttrType.IPV6_EXTENDED_COMMUNITIES,
-    name: 'IPV6_EXTENDED_COMMUNITIES',
-    flags: OPTIONAL_TRANSITIVE,
-    onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.15 (as for extended communities)
-    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
-    decode(buf, pos, end, a) {
-      if (!isListLength(pos, end, 20)) return false;
-      a.ipv6ExtCommunities = buf.slice(pos, end);
-      return true;
-    },
-    has: (a) => a.ipv6ExtCommunities !== undefined,
-    encode: (w, a) => void w.bytes(a.ipv6ExtCommunities!),
-  },
-  {
-    code: AttrType.LARGE_COMMUNITY,
-    name: 'LARGE_COMMUNITY',
-    flags: OPTIONAL_TRANSITIVE,
-    onMalformed: 'treat-as-withdraw', // RFC 8092 section 6
-    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
-    decode(buf, pos, end, a) {
-      if (!isListLength(pos, end, 12)) return false;
-      a.largeCommunities = u32List(buf, pos, end);
-      return true;
-    },
-    has: (a) => a.largeCommunities !== undefined,
-    encode(w, a) {
-      for (const c of a.largeCommunities!) w.u32(c);
-    },
-  },
+  aggregatorAttr(AttrType.AGGREGATOR, 'AGGREGATOR', 'aggregator', false),
+  u32ListAttr(AttrType.COMMUNITIES, 'COMMUNITIES', 'communities', OPTIONAL_TRANSITIVE, 4),
+  u32Attr(
+    AttrType.ORIGINATOR_ID,
+    'ORIGINATOR_ID',
+    'originatorId',
+    OPTIONAL_NON_TRANSITIVE,
+    S.OPTIONAL_ATTRIBUTE_ERROR,
+  ),
+  u32ListAttr(AttrType.CLUSTER_LIST, 'CLUSTER_LIST', 'clusterList', OPTIONAL_NON_TRANSITIVE, 4),
+  bytesListAttr(AttrType.EXTENDED_COMMUNITIES, 'EXTENDED_COMMUNITIES', 'extCommunities', 8),
+  pathAttr(AttrType.AS4_PATH, 'AS4_PATH', 'as4Path', true),
+  aggregatorAttr(AttrType.AS4_AGGREGATOR, 'AS4_AGGREGATOR', 'as4Aggregator', true),
+  bytesListAttr(AttrType.IPV6_EXTENDED_COMMUNITIES, 'IPV6_EXTENDED_COMMUNITIES', 'ipv6ExtCommunities', 20),
+  u32ListAttr(AttrType.LARGE_COMMUNITY, 'LARGE_COMMUNITY', 'largeCommunities', OPTIONAL_TRANSITIVE, 12),
 ];
 
 /** Descriptors by type code; undefined for attributes we do not interpret. */

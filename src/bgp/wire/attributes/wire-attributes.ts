@@ -1,0 +1,207 @@
+import { AttrFlag, AttrType } from '../constants.js';
+import { ATTR_BY_CODE, type AttrContext, type MutableAttributes } from './table.js';
+import type {
+  Aggregator,
+  AsPathSegment,
+  AttrSlot,
+  MpReach,
+  PathAttributes,
+  RawAttribute,
+  UpdateIssue,
+} from './types.js';
+
+const NO_ISSUES: readonly UpdateIssue[] = Object.freeze([]);
+
+/** Which MP attributes in `raw` are decoded ones (not unknown families). */
+export const MP_REACH_DECODED = 1;
+export const MP_UNREACH_DECODED = 2;
+
+/**
+ * Path attributes backed by their received bytes: the scalars the decision process reads
+ * first are decoded when the set is first seen; paths, lists and the layout are decoded on
+ * first read and remembered. `raw` is a walkable attribute block — the received one, except
+ * that MP_REACH_NLRI holds only its header (family, next hop, reserved) and MP_UNREACH_NLRI
+ * only its flags and type — so it doubles as the interning key.
+ */
+export class WireAttributes implements PathAttributes {
+  origin?: number;
+  nextHop?: number;
+  med?: number;
+  localPref?: number;
+  atomicAggregate?: boolean;
+  originatorId?: number;
+
+  /** The block lives in raw[rawStart, rawEnd) (a shared arena chunk). */
+  readonly raw: Uint8Array;
+  readonly rawStart: number;
+  readonly rawEnd: number;
+  /** Bit t set when attribute type t (< 32) is present and kept: presence without decoding. */
+  present = 0;
+  /** Bit t set when type t (< 32) was in the UPDATE at all, kept or not. */
+  sent = 0;
+  /** RFC 7606 findings about these bytes (empty when clean); the same for every UPDATE carrying them. */
+  issues: readonly UpdateIssue[] = NO_ISSUES;
+  private readonly ctx: AttrContext;
+  private readonly mp: number;
+  /** Types whose value must not be seen: discarded or malformed (RFC 7606). Null when none. */
+  private hidden: Uint8Array | null = null;
+  private memo: MutableAttributes | null = null;
+
+  constructor(raw: Uint8Array, rawStart: number, rawEnd: number, ctx: AttrContext, mp: number) {
+    this.raw = raw;
+    this.rawStart = rawStart;
+    this.rawEnd = rawEnd;
+    this.ctx = ctx;
+    this.mp = mp;
+  }
+
+  /** Called while validating: this type's value is discarded or malformed. */
+  hide(type: number): void {
+    this.hidden ??= new Uint8Array(256);
+    this.hidden[type] = 1;
+  }
+
+  /** Hidden types below 32 as a bit mask. */
+  get hiddenMask(): number {
+    let m = 0;
+    if (this.hidden) for (let t = 0; t < 32; t++) if (this.hidden[t]) m |= 1 << t;
+    return m;
+  }
+
+  /** Whether the attribute is there and kept, without decoding it. */
+  has(type: number): boolean {
+    if (type < 32) return (this.present & (1 << type)) !== 0;
+    let found = false;
+    this.walk((t) => {
+      found = t === type && !this.hidden?.[type];
+      return !found && t !== type;
+    });
+    return found;
+  }
+
+  /** The attribute block, as a view. */
+  bytes(): Uint8Array {
+    return this.raw.subarray(this.rawStart, this.rawEnd);
+  }
+
+  get asPath(): readonly AsPathSegment[] | undefined {
+    return this.load(AttrType.AS_PATH).asPath;
+  }
+  get aggregator(): Aggregator | undefined {
+    return this.load(AttrType.AGGREGATOR).aggregator;
+  }
+  get communities(): readonly number[] | undefined {
+    return this.load(AttrType.COMMUNITIES).communities;
+  }
+  get clusterList(): readonly number[] | undefined {
+    return this.load(AttrType.CLUSTER_LIST).clusterList;
+  }
+  get extCommunities(): Uint8Array | undefined {
+    return this.load(AttrType.EXTENDED_COMMUNITIES).extCommunities;
+  }
+  get as4Path(): readonly AsPathSegment[] | undefined {
+    return this.load(AttrType.AS4_PATH).as4Path;
+  }
+  get as4Aggregator(): Aggregator | undefined {
+    return this.load(AttrType.AS4_AGGREGATOR).as4Aggregator;
+  }
+  get ipv6ExtCommunities(): Uint8Array | undefined {
+    return this.load(AttrType.IPV6_EXTENDED_COMMUNITIES).ipv6ExtCommunities;
+  }
+  get largeCommunities(): readonly number[] | undefined {
+    return this.load(AttrType.LARGE_COMMUNITY).largeCommunities;
+  }
+
+  get mpReach(): MpReach | undefined {
+    if ((this.mp & MP_REACH_DECODED) === 0) return undefined;
+    const memo = (this.memo ??= {});
+    if (!('mpReach' in memo)) {
+      let value: MpReach | undefined;
+      this.walk((type, _flags, s) => {
+        if (type !== AttrType.MP_REACH_NLRI) return true;
+        const raw = this.raw;
+        const nhLen = raw[s + 3];
+        value = {
+          afi: (raw[s] << 8) | raw[s + 1],
+          safi: raw[s + 2],
+          nextHop: raw.slice(s + 4, s + 4 + nhLen),
+          reserved: raw[s + 4 + nhLen],
+        };
+        return false;
+      });
+      memo.mpReach = value;
+    }
+    return memo.mpReach;
+  }
+
+  get unknown(): readonly RawAttribute[] | undefined {
+    const memo = (this.memo ??= {});
+    if (!('unknown' in memo)) {
+      const out: RawAttribute[] = [];
+      this.walkKept((type, flags, s, e) => {
+        if (!this.isDecoded(type)) out.push({ type, flags, value: this.raw.slice(s, e) });
+      });
+      memo.unknown = out.length ? out : undefined;
+    }
+    return memo.unknown;
+  }
+
+  get layout(): readonly AttrSlot[] {
+    const memo = (this.memo ??= {});
+    if (!memo.layout) {
+      const out: AttrSlot[] = [];
+      this.walkKept((type, flags) => {
+        if (!(type === AttrType.MP_UNREACH_NLRI && this.mp & MP_UNREACH_DECODED)) out.push({ type, flags });
+      });
+      memo.layout = out;
+    }
+    return memo.layout;
+  }
+
+  private isDecoded(type: number): boolean {
+    if (type === AttrType.MP_REACH_NLRI) return (this.mp & MP_REACH_DECODED) !== 0;
+    if (type === AttrType.MP_UNREACH_NLRI) return (this.mp & MP_UNREACH_DECODED) !== 0;
+    return ATTR_BY_CODE[type] !== undefined;
+  }
+
+  /** Decodes the first instance of a lazy attribute into the memo. */
+  private load(type: number): MutableAttributes {
+    const memo = (this.memo ??= {});
+    const d = ATTR_BY_CODE[type]!;
+    if (d.field in memo) return memo;
+    (memo as Record<string, unknown>)[d.field] = undefined;
+    if (this.hidden?.[type]) return memo;
+    this.walk((t, _flags, s, e) => {
+      if (t !== type) return true;
+      d.decode(this.raw, s, e, memo, this.ctx);
+      return false;
+    });
+    return memo;
+  }
+
+  /** Visits each attribute header in order until `visit` returns false. */
+  walk(visit: (type: number, flags: number, start: number, end: number) => boolean): void {
+    const raw = this.raw;
+    const end = this.rawEnd;
+    let pos = this.rawStart;
+    while (pos < end) {
+      const flags = raw[pos];
+      const type = raw[pos + 1];
+      const ext = (flags & AttrFlag.EXTENDED_LENGTH) !== 0;
+      const len = ext ? (raw[pos + 2] << 8) | raw[pos + 3] : raw[pos + 2];
+      const s = pos + (ext ? 4 : 3);
+      if (!visit(type, flags, s, s + len)) return;
+      pos = s + len;
+    }
+  }
+
+  /** Visits the attributes that count: first instances only, hidden ones left out. */
+  private walkKept(visit: (type: number, flags: number, start: number, end: number) => void): void {
+    const seen = new Uint8Array(256);
+    this.walk((type, flags, s, e) => {
+      if (!seen[type] && !this.hidden?.[type]) visit(type, flags, s, e);
+      seen[type] = 1;
+      return true;
+    });
+  }
+}
