@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 [ -d node_modules ] || npm ci
 bash scripts/deps.sh
 npx tsc -p tsconfig.json --noEmit
-npx biome check src test bench
+npx biome check src test bench frr-interop
 npx vitest run --project unit
 if [ "$(id -u)" = 0 ]; then
   npx vitest run --project interop --passWithNoTests
