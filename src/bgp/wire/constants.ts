@@ -89,6 +89,8 @@ export const CapabilityCode = {
   ADD_PATH: 69,
   ENHANCED_ROUTE_REFRESH: 70,
   FQDN: 73,
+  /** Pre-standard route refresh (deprecated in the IANA registry); decoded as a raw capability. */
+  PRESTANDARD_ROUTE_REFRESH: 128,
 } as const;
 export const capabilityName = reverse(CapabilityCode);
 
@@ -186,3 +188,31 @@ export function describeError(code: number, subcode: number): string {
   const s = subcodeName[code]?.[subcode] ?? (subcode === 0 ? 'UNSPECIFIC' : 'UNKNOWN');
   return `${c}/${s} (${code}/${subcode})`;
 }
+
+/** RFC 4271 section 6: Error Subcode 0 is "Unspecific" under every Error Code. */
+export const UNSPECIFIC_SUBCODE = 0;
+
+/** RFC 4271 section 4.2: Version(1) My AS(2) Hold Time(2) BGP Identifier(4) Opt Parm Len(1). */
+export const OPEN_FIXED_LENGTH = 10;
+/** RFC 4271 section 4.2: a Hold Time is zero or at least three seconds. */
+export const MIN_HOLD_TIME = 3;
+/** RFC 4271 section 4.4: the keepalive interval is one third of the Hold Time. */
+export const KEEPALIVE_HOLD_TIME_RATIO = 3;
+/** RFC 9072 section 2: "Non-Ext OP Len." sent with the extended Optional Parameters format. */
+export const NON_EXT_OP_LEN_EXTENDED = 255;
+
+/** RFC 4271 section 4.5: Error code(1) Error subcode(1). */
+export const NOTIFICATION_FIXED_LENGTH = 2;
+/** RFC 9003 section 2: the Shutdown Communication is at most 255 octets of UTF-8. */
+export const SHUTDOWN_COMMUNICATION_MAX_LENGTH = 255;
+
+/** RFC 2918 section 3: AFI(2) Reserved / RFC 7313 Message Subtype(1) SAFI(1). */
+export const ROUTE_REFRESH_LENGTH = 4;
+
+/** RFC 4724 section 3 Restart Flags (the top 4 bits of the first 16-bit field) and RFC 8538 N bit. */
+export const GracefulRestartFlag = { RESTART_STATE: 0x8, NOTIFICATION: 0x4 } as const;
+/** RFC 4724 section 3: Restart Time is the low 12 bits; the flags sit above them. */
+export const GRACEFUL_RESTART_TIME_BITS = 12;
+export const GRACEFUL_RESTART_TIME_MAX = 0x0fff;
+/** RFC 4724 section 3: "Flags for Address Family". */
+export const GracefulRestartAfFlag = { FORWARDING_STATE: 0x80 } as const;
