@@ -17,7 +17,7 @@ export class Framer {
   maxLength: number;
   private chunk: Uint8Array = new Uint8Array(0);
   private pos = 0;
-  private pending: Uint8Array = new Uint8Array(MAX_MESSAGE_LENGTH);
+  private pending: Uint8Array = new Uint8Array(0);
   private pendingLen = 0;
 
   constructor(maxLength = MAX_MESSAGE_LENGTH) {
@@ -80,7 +80,7 @@ export class Framer {
 
   private append(bytes: Uint8Array): void {
     if (this.pendingLen + bytes.length > this.pending.length) {
-      const bigger = new Uint8Array(Math.max(this.pending.length * 2, this.pendingLen + bytes.length));
+      const bigger = new Uint8Array(Math.max(this.pending.length * 2, this.pendingLen + bytes.length, 4096));
       bigger.set(this.pending.subarray(0, this.pendingLen));
       this.pending = bigger;
     }
