@@ -1,4 +1,4 @@
-import type { PathAttributes } from '../../src/bgp/wire/attributes/types.js';
+import { makeAttributes, type PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
 import { PrefixList } from '../../src/bgp/wire/prefix-list.js';
 
@@ -136,10 +136,10 @@ function randomAttributes(
           )
         : undefined,
   };
-  if (v4) return { ...attrs, nextHop: nextHop as number };
+  if (v4) return makeAttributes({ ...attrs, nextHop: nextHop as number });
   const nh =
     nextHop instanceof Uint8Array
       ? nextHop
       : Uint8Array.from(Buffer.from('20010db8000100000000000000000001', 'hex'));
-  return { ...attrs, mpReach: { afi: Afi.IPV6, safi: 1, nextHop: nh, reserved: 0 } };
+  return makeAttributes({ ...attrs, mpReach: { afi: Afi.IPV6, safi: 1, nextHop: nh, reserved: 0 } });
 }

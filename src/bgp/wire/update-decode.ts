@@ -67,7 +67,6 @@ export class UpdateDecoder {
   private readonly slotDup = new Uint8Array(MAX_ATTRS);
   private readonly seen = new Uint32Array(256);
   private generation = 0;
-  private key = new Uint8Array(1024);
   private readonly arena = new ByteArena();
   private readonly lists: PrefixList[];
 
@@ -180,12 +179,16 @@ export class UpdateDecoder {
     let attrs: PathAttributes | null = null;
     let issues: readonly UpdateIssue[] = NO_ISSUES;
     if (n > 0 || overrun) {
-      const keyLen = this.buildKey(buf, n, mpReachSlot, mpNlriStart, unreachSlot);
-      const hash = fnv1a(this.key, keyLen);
-      let interned = this.interner?.get(hash, this.key, keyLen);
+      // The key is written straight into the arena: kept if new, overwritten next time if not.
+      const keyAt = this.arena.reserve(attrEnd - attrStart);
+      const keyLen = this.buildKey(buf, n, mpReachSlot, mpNlriStart, unreachSlot, keyAt);
+      const key = this.arena.chunk;
+      const hash = fnv1a(key, keyAt, keyAt + keyLen);
+      let interned = this.interner?.get(hash, key, keyAt, keyLen);
       if (interned === undefined) {
         const mp = (mpNlriStart >= 0 ? MP_REACH_DECODED : 0) | (unreachSlot >= 0 ? MP_UNREACH_DECODED : 0);
-        interned = this.validate(keyLen, mp);
+        interned = this.validate(keyAt, keyLen, mp);
+        this.arena.commit(keyLen);
         this.interner?.put(hash, interned);
       }
       attrs = interned;
@@ -258,39 +261,32 @@ export class UpdateDecoder {
     reachSlot: number,
     reachNlri: number,
     unreachSlot: number,
+    at: number,
   ): number {
-    let k = 0;
+    const key = this.arena.chunk;
+    let k = at;
     for (let i = 0; i < n; i++) {
       const flags = this.slotFlags[i];
-      const ext = (flags & AttrFlag.EXTENDED_LENGTH) !== 0;
       const valueStart = this.slotStart[i];
       let valueEnd = this.slotEnd[i];
       if (i === unreachSlot) valueEnd = valueStart;
       else if (i === reachSlot && reachNlri >= 0) valueEnd = reachNlri;
       const len = valueEnd - valueStart;
-      const need = k + 4 + len;
-      if (need > this.key.length) {
-        const bigger = new Uint8Array(Math.max(need, this.key.length * 2));
-        bigger.set(this.key.subarray(0, k));
-        this.key = bigger;
-      }
-      const key = this.key;
       key[k++] = flags;
       key[k++] = this.slotType[i];
-      if (ext) key[k++] = len >> 8;
+      if ((flags & AttrFlag.EXTENDED_LENGTH) !== 0) key[k++] = len >> 8;
       key[k++] = len;
       for (let p = valueStart; p < valueEnd; p++) key[k++] = buf[p];
     }
-    return k;
+    return k - at;
   }
 
   /**
    * Checks every attribute of a new attribute set through the table and decodes its scalars;
    * the rest is decoded on first read. RFC 7606 outcomes are collected, worst decided later.
    */
-  private validate(keyLen: number, mp: number): WireAttributes {
+  private validate(start: number, keyLen: number, mp: number): WireAttributes {
     const ctx = this.ctx;
-    const start = this.arena.store(this.key, keyLen);
     const raw = this.arena.chunk;
     const end = start + keyLen;
     const a = new WireAttributes(raw, start, end, ctx, mp);
@@ -423,8 +419,8 @@ function mpError(kind: string): BgpError {
 }
 
 /** FNV-1a, 32 bits: cheap and good enough to spread attribute blocks. */
-function fnv1a(bytes: Uint8Array, len: number): number {
+function fnv1a(bytes: Uint8Array, from: number, to: number): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < len; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
   return h >>> 0;
 }

@@ -4,7 +4,7 @@ import { Afi, AttrFlag, AttrType, HEADER_LENGTH, MAX_MESSAGE_LENGTH, MessageType
 import { finishHeader, startHeader } from './header.js';
 import { encodeNlriAt, nlriSize } from './nlri.js';
 import type { PrefixList } from './prefix-list.js';
-import { encodeUpdate } from './update.js';
+import { encodeCanonical, type UpdateInput } from './update.js';
 import { Writer } from './writer.js';
 
 /**
@@ -19,6 +19,8 @@ export interface PreparedAttributes {
   /** AFI, SAFI, next-hop length, next hop, reserved: the start of MP_REACH_NLRI's value. */
   readonly mpHeader: Uint8Array | null;
 }
+
+const NO_NLRI: UpdateInput = {};
 
 /**
  * Packs prefixes into as few UPDATEs as fit the size limit (4096, or 65535 with RFC 8654),
@@ -38,9 +40,8 @@ export class UpdatePacker {
   prepare(attrs: PathAttributes): PreparedAttributes {
     const reach = attrs.mpReach;
     const w = this.scratch.reset();
-    encodeUpdate(w, { attrs: reach ? { ...attrs, mpReach: undefined } : attrs }, this.ctx);
-    // encodeUpdate wrote withdrawn length (2), attribute length (2), then the attributes.
-    const rest = w.buf.slice(4, w.pos);
+    encodeCanonical(w, NO_NLRI, attrs, this.ctx, false);
+    const rest = w.buf.slice(0, w.pos);
     if (!reach) return { afi: Afi.IPV4, rest, mpHeader: null };
     const mp = new Writer(64);
     mp.u16(reach.afi).u8(reach.safi).u8(reach.nextHop.length).bytes(reach.nextHop).u8(reach.reserved);

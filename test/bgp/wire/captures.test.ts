@@ -34,7 +34,9 @@ const captures: Capture[] = readdirSync(DIR)
  * The context the receiving side decodes a sender's messages with: derived from both OPENs
  * exactly as a session would, or the defaults before (or without) a successful negotiation.
  */
-function contexts(c: Capture): { decode(from: 'a' | 'b', bytes: Uint8Array): { msg: BgpMessage; ctx: MessageContext } } {
+function contexts(c: Capture): {
+  decode(from: 'a' | 'b', bytes: Uint8Array): { msg: BgpMessage; ctx: MessageContext };
+} {
   const opens: Partial<Record<'a' | 'b', OpenMessage>> = {};
   const ctx: Partial<Record<'a' | 'b', MessageContext>> = {};
   const other = (s: 'a' | 'b') => (s === 'a' ? 'b' : 'a');
@@ -50,7 +52,10 @@ function contexts(c: Capture): { decode(from: 'a' | 'b', bytes: Uint8Array): { m
           const remote = opens[sender];
           if (!local || !remote) continue;
           try {
-            const n = negotiate(local, remote, { expectedRemoteAs: c.endpoints[sender].as, localAs: c.endpoints[receiver].as });
+            const n = negotiate(local, remote, {
+              expectedRemoteAs: c.endpoints[sender].as,
+              localAs: c.endpoints[receiver].as,
+            });
             ctx[sender] = messageContextOf(n, c.endpoints[sender].as !== c.endpoints[receiver].as);
           } catch (e) {
             if (!(e instanceof BgpError)) throw e; // a rejected OPEN: the session ends with a NOTIFICATION

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ATTRS } from '../../../src/bgp/wire/attributes/table.js';
 import type { PathAttributes } from '../../../src/bgp/wire/attributes/types.js';
 import { Afi, type AfiCode } from '../../../src/bgp/wire/constants.js';
 import { BgpError } from '../../../src/bgp/wire/errors.js';
 import { PrefixList } from '../../../src/bgp/wire/prefix-list.js';
-import { encodeUpdate, type UpdateInput } from '../../../src/bgp/wire/update.js';
+import { encodeUpdate, presentFields, type UpdateInput } from '../../../src/bgp/wire/update.js';
 import { type UpdateContext, UpdateDecoder } from '../../../src/bgp/wire/update-decode.js';
 import { Writer } from '../../../src/bgp/wire/writer.js';
 
@@ -217,5 +218,17 @@ describe('UPDATE properties', () => {
       IBGP,
     );
     expect(new UpdateDecoder(IBGP).decode(bytes, 0, bytes.length).action).toBe('treat-as-withdraw');
+  });
+});
+
+describe('canonical encoding', () => {
+  it('presentFields agrees with every descriptor of the attribute table', () => {
+    fc.assert(
+      fc.property(attributes, (a) => {
+        const mask = presentFields(a);
+        ATTRS.forEach((d, i) => expect(((mask >> i) & 1) === 1, d.name).toBe(d.has(a)));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

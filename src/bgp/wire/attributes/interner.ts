@@ -22,14 +22,14 @@ export class AttrInterner {
     return this.entries.length;
   }
 
-  get(hash: number, key: Uint8Array, keyLen: number): WireAttributes | undefined {
+  get(hash: number, key: Uint8Array, keyAt: number, keyLen: number): WireAttributes | undefined {
     const mask = this.slots.length - 1;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
       const e = this.slots[i];
       if (e === 0) return undefined;
       if (this.hashes[i] === hash) {
         const attrs = this.entries[e - 1];
-        if (sameKey(attrs, key, keyLen)) return attrs;
+        if (sameKey(attrs, key, keyAt, keyLen)) return attrs;
       }
     }
   }
@@ -64,10 +64,10 @@ export class AttrInterner {
   }
 }
 
-function sameKey(attrs: WireAttributes, key: Uint8Array, len: number): boolean {
+function sameKey(attrs: WireAttributes, key: Uint8Array, keyAt: number, len: number): boolean {
   const start = attrs.rawStart;
   if (attrs.rawEnd - start !== len) return false;
   const raw = attrs.raw;
-  for (let i = 0; i < len; i++) if (raw[start + i] !== key[i]) return false;
+  for (let i = 0; i < len; i++) if (raw[start + i] !== key[keyAt + i]) return false;
   return true;
 }

@@ -74,3 +74,31 @@ export interface UpdateIssue {
   /** The RFC 4271 section 6.3 subcode this would have been a NOTIFICATION with. */
   readonly subcode: number;
 }
+
+/**
+ * Path attributes built locally (configuration, policy, tests), every field present in one
+ * fixed order. One shape for all of them keeps the encoder's field reads monomorphic; objects
+ * that lack fields make each read of an absent one a slow lookup.
+ */
+export function makeAttributes(init: PathAttributes): PathAttributes {
+  return {
+    origin: init.origin,
+    asPath: init.asPath,
+    nextHop: init.nextHop,
+    med: init.med,
+    localPref: init.localPref,
+    atomicAggregate: init.atomicAggregate,
+    aggregator: init.aggregator,
+    communities: init.communities,
+    originatorId: init.originatorId,
+    clusterList: init.clusterList,
+    mpReach: init.mpReach,
+    extCommunities: init.extCommunities,
+    as4Path: init.as4Path,
+    as4Aggregator: init.as4Aggregator,
+    ipv6ExtCommunities: init.ipv6ExtCommunities,
+    largeCommunities: init.largeCommunities,
+    unknown: init.unknown,
+    layout: init.layout,
+  };
+}

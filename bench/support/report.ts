@@ -1,0 +1,20 @@
+import { cpus, totalmem } from 'node:os';
+
+/** One line naming the machine, printed with every benchmark so figures carry their context. */
+export function machineLine(): string {
+  const c = cpus();
+  return `${c.length} x ${c[0]?.model ?? 'unknown cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`;
+}
+
+export function rate(perSecond: number): string {
+  if (perSecond >= 1e6) return `${(perSecond / 1e6).toFixed(2)} M`;
+  if (perSecond >= 1e3) return `${(perSecond / 1e3).toFixed(1)} k`;
+  return perSecond.toFixed(0);
+}
+
+/** A plain text table: the first row is the header. */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const line = (r: readonly string[]) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ');
+  return [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
