@@ -1,0 +1,23 @@
+/** The BGP-4 message codec: the public surface of src/bgp/wire. */
+export * from './attributes/as-path.js';
+export { AttrInterner } from './attributes/interner.js';
+export { ATTR_BY_CODE, ATTRS, type AttrContext, type AttrDescriptor } from './attributes/table.js';
+export * from './attributes/types.js';
+export { WireAttributes } from './attributes/wire-attributes.js';
+export * from './capabilities.js';
+export * from './constants.js';
+export * from './errors.js';
+export { Framer } from './framer.js';
+export { checkHeader } from './header.js';
+export * from './keepalive.js';
+export * from './message.js';
+export * from './negotiate.js';
+export * from './notification.js';
+export * from './open.js';
+export * from './prefix-list.js';
+export { Reader } from './reader.js';
+export * from './route-refresh.js';
+export * from './update.js';
+export { DEFAULT_UPDATE_CONTEXT, type UpdateContext, UpdateDecoder } from './update-decode.js';
+export { type PreparedAttributes, UpdatePacker } from './update-packer.js';
+export { Writer } from './writer.js';
