@@ -303,7 +303,8 @@ export class UpdateDecoder {
       pos = e;
       if (this.seen[type] === gen) {
         // RFC 7606 section 3 (g): keep the first, discard the rest.
-        (issues ??= []).push(
+        issues = append(
+          issues,
           issue(
             `duplicate-${attrTypeName[type] ?? type}`,
             'attribute-discard',
@@ -339,13 +340,14 @@ export class UpdateDecoder {
         const kind = `${d.name.toLowerCase().replaceAll('_', '-')}-${flagsWrong ? 'flags' : 'malformed'}`;
         const subcode = flagsWrong ? UpdateSubcode.ATTRIBUTE_FLAGS_ERROR : d.subcode;
         if (d.onMalformed === 'session-reset') throw new BgpError(kind, ErrorCode.UPDATE_MESSAGE, subcode);
-        (issues ??= []).push(issue(kind, d.onMalformed, type, subcode));
+        issues = append(issues, issue(kind, d.onMalformed, type, subcode));
         a.hide(type);
         continue;
       }
       if (type === AttrType.LOCAL_PREF && ctx.ebgp) {
         // RFC 7606 section 7.5: LOCAL_PREF from an external neighbor is discarded.
-        (issues ??= []).push(
+        issues = append(
+          issues,
           issue('local-pref-from-ebgp', 'attribute-discard', type, UpdateSubcode.ATTRIBUTE_FLAGS_ERROR),
         );
         a.hide(type);
@@ -353,7 +355,8 @@ export class UpdateDecoder {
       }
       if (type === AttrType.AS_PATH && ctx.ebgp && hasConfedSegmentRaw(raw, s, e, ctx.as4 ? 4 : 2)) {
         // RFC 7606 section 7.2: confederation segments from a peer outside the confederation.
-        (issues ??= []).push(
+        issues = append(
+          issues,
           issue('as-path-confed-from-ebgp', 'treat-as-withdraw', type, UpdateSubcode.MALFORMED_AS_PATH),
         );
       }
@@ -368,6 +371,12 @@ export class UpdateDecoder {
 
 const NO_ISSUES: readonly UpdateIssue[] = Object.freeze([]);
 const MANDATORY = [AttrType.ORIGIN, AttrType.AS_PATH, AttrType.NEXT_HOP, AttrType.LOCAL_PREF] as const;
+
+function append(list: UpdateIssue[] | null, x: UpdateIssue): UpdateIssue[] {
+  if (list === null) return [x];
+  list.push(x);
+  return list;
+}
 
 function issue(
   kind: string,

@@ -226,7 +226,7 @@ describe('canonical encoding', () => {
     fc.assert(
       fc.property(attributes, (a) => {
         const mask = presentFields(a);
-        ATTRS.forEach((d, i) => expect(((mask >> i) & 1) === 1, d.name).toBe(d.has(a)));
+        for (const [i, d] of ATTRS.entries()) expect(((mask >> i) & 1) === 1, d.name).toBe(d.has(a));
       }),
       { numRuns: 2_000 },
     );

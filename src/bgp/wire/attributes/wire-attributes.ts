@@ -114,7 +114,7 @@ export class WireAttributes implements PathAttributes {
 
   get mpReach(): MpReach | undefined {
     if ((this.mp & MP_REACH_DECODED) === 0) return undefined;
-    const memo = (this.memo ??= {});
+    const memo = this.memoized();
     if (!('mpReach' in memo)) {
       let value: MpReach | undefined;
       this.walk((type, _flags, s) => {
@@ -135,7 +135,7 @@ export class WireAttributes implements PathAttributes {
   }
 
   get unknown(): readonly RawAttribute[] | undefined {
-    const memo = (this.memo ??= {});
+    const memo = this.memoized();
     if (!('unknown' in memo)) {
       const out: RawAttribute[] = [];
       this.walkKept((type, flags, s, e) => {
@@ -147,7 +147,7 @@ export class WireAttributes implements PathAttributes {
   }
 
   get layout(): readonly AttrSlot[] {
-    const memo = (this.memo ??= {});
+    const memo = this.memoized();
     if (!memo.layout) {
       const out: AttrSlot[] = [];
       this.walkKept((type, flags) => {
@@ -158,6 +158,11 @@ export class WireAttributes implements PathAttributes {
     return memo.layout;
   }
 
+  private memoized(): MutableAttributes {
+    if (this.memo === null) this.memo = {};
+    return this.memo;
+  }
+
   private isDecoded(type: number): boolean {
     if (type === AttrType.MP_REACH_NLRI) return (this.mp & MP_REACH_DECODED) !== 0;
     if (type === AttrType.MP_UNREACH_NLRI) return (this.mp & MP_UNREACH_DECODED) !== 0;
@@ -166,7 +171,7 @@ export class WireAttributes implements PathAttributes {
 
   /** Decodes the first instance of a lazy attribute into the memo. */
   private load(type: number): MutableAttributes {
-    const memo = (this.memo ??= {});
+    const memo = this.memoized();
     const d = ATTR_BY_CODE[type]!;
     if (d.field in memo) return memo;
     (memo as Record<string, unknown>)[d.field] = undefined;
