@@ -45,6 +45,9 @@ export function roundTripCapture(path: string, print?: (line: string) => void): 
       const again = Buffer.from(encodeMessageBytes(msg, use)).toString('hex');
       if (again === m.hex) identical++;
       else failures.push(`#${i} ${m.type} from ${sender.impl}: re-encoded differently`);
+      if (msg.type === 'update' && msg.issues.length) {
+        failures.push(`#${i} UPDATE from ${sender.impl}: ${msg.issues.map((x) => x.kind).join(', ')}`);
+      }
       print?.(`${sender.impl.padEnd(5)} ${again === m.hex ? '=' : '!'} ${describeMessage(msg)}`);
       if (msg.type === 'open') {
         opens[m.from] = msg;

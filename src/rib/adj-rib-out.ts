@@ -1,0 +1,252 @@
+import type { PathAttributes } from '../bgp/wire/attributes/types.js';
+import { Afi, type AfiCode } from '../bgp/wire/constants.js';
+import { PrefixList } from '../bgp/wire/prefix-list.js';
+import type { InternTable } from './intern-table.js';
+import type { RibPrefix } from './prefix-key.js';
+import { PrefixTable } from './prefix-table.js';
+
+/** `want`/`sent` value for "not advertised". */
+export const NOT_ADVERTISED = -1;
+
+/** Prefixes to announce with one attribute set (UpdatePacker.announce takes them as they are). */
+export interface AnnounceWork {
+  readonly attrs: PathAttributes;
+  readonly prefixes: PrefixList;
+}
+
+/** What a session has to send: withdrawals per family, then announcements per attribute set. */
+export interface OutboundWork {
+  readonly withdraw: readonly PrefixList[];
+  readonly announce: readonly AnnounceWork[];
+  /** Prefixes in this work. */
+  readonly count: number;
+}
+
+/** One family: prefix → exported attribute id sent, and the pending wish while dirty. */
+class FamilyOut {
+  readonly table: PrefixTable;
+  sent: Int32Array;
+  want: Int32Array;
+  isDirty: Uint8Array;
+  dirty = new Int32Array(64);
+  dirtyCount = 0;
+
+  constructor(afi: AfiCode) {
+    this.table = new PrefixTable(afi, false, (cap) => this.grow(cap));
+    const cap = this.table.capacity;
+    this.sent = new Int32Array(cap);
+    this.want = new Int32Array(cap);
+    this.isDirty = new Uint8Array(cap);
+  }
+
+  markDirty(e: number): void {
+    this.isDirty[e] = 1;
+    if (this.dirtyCount === this.dirty.length) {
+      const d = new Int32Array(this.dirty.length * 2);
+      d.set(this.dirty);
+      this.dirty = d;
+    }
+    this.dirty[this.dirtyCount++] = e;
+  }
+
+  private grow(cap: number): void {
+    const sent = new Int32Array(cap);
+    sent.set(this.sent);
+    this.sent = sent;
+    const want = new Int32Array(cap);
+    want.set(this.want);
+    this.want = want;
+    const d = new Uint8Array(cap);
+    d.set(this.isDirty);
+    this.isDirty = d;
+  }
+}
+
+/**
+ * Adj-RIB-Out of one peer (RFC 4271 section 3.2): what was advertised to it, by exported
+ * attribute id. Offers record a wish; `take` turns the wishes that differ from what was sent
+ * into work for the packer, so a withdrawal goes out only for what was sent and an unchanged
+ * route is never sent twice. Several offers for one prefix before `take` collapse into one.
+ */
+export class AdjRibOut {
+  readonly peerId: string;
+  /** The peer's BGP Identifier: a route whose ORIGINATOR_ID it is never goes back to it. */
+  readonly routerId: number;
+  private readonly exported: InternTable<PathAttributes>;
+  private readonly families: [FamilyOut | null, FamilyOut | null] = [null, null];
+
+  constructor(peerId: string, routerId: number, exported: InternTable<PathAttributes>) {
+    this.peerId = peerId;
+    this.routerId = routerId;
+    this.exported = exported;
+  }
+
+  /** Prefixes advertised (as of the last `take`). */
+  count(afi: AfiCode): number {
+    const f = this.families[slot(afi)];
+    if (!f) return 0;
+    let n = 0;
+    for (let e = 0; e < f.table.end; e++) if (f.table.isLive(e) && f.sent[e] !== NOT_ADVERTISED) n++;
+    return n;
+  }
+
+  /** Prefixes with a change not yet taken. */
+  get pending(): number {
+    return (this.families[0]?.dirtyCount ?? 0) + (this.families[1]?.dirtyCount ?? 0);
+  }
+
+  /** The exported attributes last sent for a prefix, if any. */
+  sentFor(prefix: RibPrefix): PathAttributes | undefined {
+    const f = this.families[slot(prefix.afi)];
+    if (!f) return undefined;
+    const e = f.table.find(prefix.words(), 0, prefix.len);
+    if (e < 0 || f.sent[e] === NOT_ADVERTISED) return undefined;
+    return this.exported.get(f.sent[e]);
+  }
+
+  /** Wish the prefix advertised with exported attribute `id`, or withdrawn (NOT_ADVERTISED). */
+  offer(prefix: RibPrefix, id: number): void {
+    const i = slot(prefix.afi);
+    let f = this.families[i];
+    if (!f) {
+      if (id === NOT_ADVERTISED) return;
+      f = new FamilyOut(prefix.afi);
+      this.families[i] = f;
+    }
+    const t = f.table;
+    const words = prefixWords(prefix);
+    let e: number;
+    if (id === NOT_ADVERTISED) {
+      e = t.find(words, 0, prefix.len);
+      if (e < 0) return; // never sent, nothing pending
+    } else {
+      e = t.insert(words, 0, prefix.len);
+      if (t.added) {
+        f.sent[e] = NOT_ADVERTISED;
+        f.want[e] = NOT_ADVERTISED;
+        f.isDirty[e] = 0;
+      }
+    }
+    if (!f.isDirty[e]) {
+      if (f.sent[e] === id) return;
+      f.want[e] = NOT_ADVERTISED;
+      f.markDirty(e);
+    }
+    if (f.want[e] !== id) {
+      if (id !== NOT_ADVERTISED) this.exported.ref(id);
+      if (f.want[e] !== NOT_ADVERTISED) this.exported.unref(f.want[e]);
+      f.want[e] = id;
+    }
+  }
+
+  /**
+   * The changes to send, at most `limit` prefixes (the rest stays for the next call), and
+   * records them as sent. Withdrawals only for prefixes that were advertised; nothing for a
+   * prefix whose wish equals what was sent.
+   */
+  take(limit = Number.POSITIVE_INFINITY): OutboundWork {
+    const withdraw: PrefixList[] = [];
+    const announce = new Map<number, AnnounceWork>();
+    let count = 0;
+    let budget = limit;
+    for (const f of this.families) {
+      if (!f || budget <= 0) continue;
+      const t = f.table;
+      const afi = t.afi;
+      let gone: PrefixList | null = null;
+      const n = Math.min(f.dirtyCount, budget);
+      for (let k = 0; k < n; k++) {
+        const e = f.dirty[k];
+        f.isDirty[e] = 0;
+        const want = f.want[e];
+        const sent = f.sent[e];
+        if (want === sent) {
+          if (want !== NOT_ADVERTISED) this.exported.unref(want);
+          else t.remove(e);
+          continue;
+        }
+        if (want === NOT_ADVERTISED) {
+          gone ??= new PrefixList(afi);
+          append(gone, t, e);
+          this.exported.unref(sent);
+          f.sent[e] = NOT_ADVERTISED;
+          t.remove(e);
+        } else {
+          let work = announce.get(want);
+          if (!work) {
+            work = { attrs: this.exported.get(want), prefixes: new PrefixList(afi) };
+            announce.set(want, work);
+          }
+          append(work.prefixes, t, e);
+          if (sent !== NOT_ADVERTISED) this.exported.unref(sent);
+          f.sent[e] = want; // the wish's reference now belongs to `sent`
+        }
+        count++;
+      }
+      f.dirty.copyWithin(0, n, f.dirtyCount);
+      f.dirtyCount -= n;
+      budget -= n;
+      if (gone) withdraw.push(gone);
+    }
+    return { withdraw, announce: [...announce.values()], count };
+  }
+
+  /**
+   * Everything advertised goes out again at the next `take` (ROUTE-REFRESH, RFC 2918), pending
+   * withdrawals included.
+   */
+  refresh(): void {
+    for (const f of this.families) {
+      if (!f) continue;
+      const t = f.table;
+      for (let e = 0; e < t.end; e++) {
+        if (!t.isLive(e)) continue;
+        if (!f.isDirty[e]) {
+          f.want[e] = f.sent[e]; // the reference moves from sent to the wish
+          f.sent[e] = NOT_ADVERTISED;
+          f.markDirty(e);
+        } else if (f.want[e] !== NOT_ADVERTISED && f.sent[e] !== NOT_ADVERTISED) {
+          this.exported.unref(f.sent[e]);
+          f.sent[e] = NOT_ADVERTISED;
+        }
+      }
+    }
+  }
+
+  /** Drops all state and the references it holds (the session is gone). */
+  clear(): void {
+    for (const f of this.families) {
+      if (!f) continue;
+      const t = f.table;
+      for (let e = 0; e < t.end; e++) {
+        if (!t.isLive(e)) continue;
+        if (f.sent[e] !== NOT_ADVERTISED) this.exported.unref(f.sent[e]);
+        if (f.isDirty[e] && f.want[e] !== NOT_ADVERTISED) this.exported.unref(f.want[e]);
+      }
+    }
+    this.families[0] = null;
+    this.families[1] = null;
+  }
+}
+
+function slot(afi: AfiCode): number {
+  return afi === Afi.IPV4 ? 0 : 1;
+}
+
+const scratch = new Uint32Array(4);
+
+/** The prefix's words in a shared scratch array (read at once by the table, never kept). */
+function prefixWords(p: RibPrefix): Uint32Array {
+  scratch[0] = p.w0;
+  scratch[1] = p.w1;
+  scratch[2] = p.w2;
+  scratch[3] = p.w3;
+  return scratch;
+}
+
+function append(list: PrefixList, t: PrefixTable, e: number): void {
+  const i = list.grow();
+  list.lens[i] = t.lens[e];
+  const wpp = t.wordsPerPrefix;
+  for (let w = 0; w < wpp; w++) list.words[i * wpp + w] = t.words[e * wpp + w];
+}

@@ -1,0 +1,56 @@
+/**
+ * Defaults and names of the routing core. Protocol numbers stay in src/bgp/wire/constants.ts;
+ * what is here is RIB policy (defaults as FRR ships them) and the reason strings `show` prints.
+ */
+
+/** RFC 4271 section 5.1.5 leaves the default to the operator; 100 is what FRR, GoBGP and BIRD use. */
+export const DEFAULT_LOCAL_PREF = 100;
+
+/** FRR gives locally originated routes this weight, so they win step 0 of the decision process. */
+export const LOCAL_ROUTE_WEIGHT = 32768;
+
+/** A missing MED treated as the worst ("bgp bestpath med missing-as-worst"). */
+export const MED_WORST = 0xffffffff;
+
+/** Equal-cost paths installed by default: best path only, as FRR without "maximum-paths". */
+export const DEFAULT_MAX_PATHS = 1;
+
+/** Peer index of the local pseudo-peer that owns locally originated routes. */
+export const LOCAL_PEER = 0;
+
+/**
+ * Why the best path won, as FRR's `show bgp ... json` prints "selectionReason", so operators
+ * can compare the two side by side. One entry per step of the decision process.
+ */
+export const BestPathReason = {
+  FIRST: 'First path received',
+  WEIGHT: 'Weight',
+  LOCAL_PREF: 'Local Pref',
+  LOCAL_ROUTE: 'Local Route',
+  AS_PATH: 'AS Path',
+  ORIGIN: 'Origin',
+  MED: 'MED',
+  PEER_TYPE: 'Peer Type',
+  IGP_METRIC: 'IGP Metric',
+  OLDER: 'Older Path',
+  ROUTER_ID: 'Router ID',
+  CLUSTER_LENGTH: 'Cluster length',
+  NEIGHBOR_IP: 'Neighbor IP',
+  NOTHING_LEFT: 'Nothing left to compare',
+} as const;
+export type BestPathReasonText = (typeof BestPathReason)[keyof typeof BestPathReason];
+
+/** RFC 1997 well-known communities that restrict where a route may go. */
+export const WellKnownCommunity = {
+  NO_EXPORT: 0xffffff01,
+  NO_ADVERTISE: 0xffffff02,
+  NO_EXPORT_SUBCONFED: 0xffffff03,
+} as const;
+
+/** Why a received route did not enter the Loc-RIB. */
+export const DenyReason = {
+  AS_PATH_LOOP: 'as-path-loop',
+  ORIGINATOR_ID_LOOP: 'originator-id-loop',
+  CLUSTER_LIST_LOOP: 'cluster-list-loop',
+} as const;
+export type DenyReasonText = (typeof DenyReason)[keyof typeof DenyReason];

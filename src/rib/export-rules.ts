@@ -1,0 +1,209 @@
+import { mergeAs4Aggregator } from '../bgp/wire/attributes/as-path.js';
+import type { AsPathSegment, MpReach, PathAttributes, RawAttribute } from '../bgp/wire/attributes/types.js';
+import { Afi, type AfiCode, AsPathSegmentType, AttrFlag, Origin, Safi } from '../bgp/wire/constants.js';
+import { effectiveAsPath } from './attr-table.js';
+import { WellKnownCommunity } from './constants.js';
+import type { PeerKind, RouteSource, SourceKind } from './peer.js';
+import { maskIpv4, maskWord, type RibPrefix } from './prefix-key.js';
+
+/** Most ASNs one AS_SEQUENCE segment holds (its count is one octet). */
+const MAX_SEGMENT_ASNS = 255;
+const IPV6_LENGTH = 16;
+
+/**
+ * Everything the exported attributes depend on for one peer. Peers whose targets are equal
+ * get identical exports and form an update group.
+ */
+export interface ExportTarget {
+  readonly kind: PeerKind;
+  /** Our IPv4 address on the session: the next hop when we are it (next-hop-self). */
+  readonly localIpv4?: number;
+  /** Our global IPv6 address on the session (16 bytes). */
+  readonly localIpv6?: Uint8Array;
+  /** Our link-local address when the peer shares the link (16 bytes; RFC 2545 section 3). */
+  readonly localIpv6LinkLocal?: Uint8Array;
+  /** iBGP: announce ourselves as next hop ("next-hop-self"); eBGP always does unless third-party. */
+  readonly nextHopSelf?: boolean;
+  /** eBGP: pass on the MED of routes learned from another AS ("attribute-unchanged med"). */
+  readonly medUnchanged?: boolean;
+  /**
+   * Subnets shared with the peer. A next hop inside one is kept towards eBGP (RFC 4271
+   * section 5.1.3, "third party" next hop): e.g. the chassis hosting a floating IP.
+   */
+  readonly sharedSubnets?: readonly RibPrefix[];
+}
+
+/** What export needs to know about us. */
+export interface ExportContext {
+  readonly localAs: number;
+  /** RFC 4456 CLUSTER_ID, prepended to CLUSTER_LIST when reflecting. */
+  readonly clusterId: number;
+  /** LOCAL_PREF sent to iBGP peers for routes that have none. */
+  readonly defaultLocalPref: number;
+}
+
+/**
+ * RFC 4271 section 9.2 and RFC 4456 section 6: may a route learned from a `from` peer be
+ * sent to a `to` peer? iBGP-learned routes go to iBGP peers only by reflection: from a
+ * client to everyone, from a non-client to clients only.
+ */
+export function mayAdvertise(from: SourceKind, to: PeerKind): boolean {
+  return !(from === 'ibgp-nonclient' && to === 'ibgp-nonclient');
+}
+
+/** RFC 1997: NO_ADVERTISE stops a route everywhere, NO_EXPORT (and NO_EXPORT_SUBCONFED without confederations) at eBGP. */
+export function communitiesAllow(communities: readonly number[] | undefined, to: PeerKind): boolean {
+  if (!communities) return true;
+  for (const c of communities) {
+    if (c === WellKnownCommunity.NO_ADVERTISE) return false;
+    if (to === 'ebgp' && (c === WellKnownCommunity.NO_EXPORT || c === WellKnownCommunity.NO_EXPORT_SUBCONFED))
+      return false;
+  }
+  return true;
+}
+
+/**
+ * The attributes a route of family `afi` is sent with to a peer described by `target`, or
+ * null when it must not be sent. A new object; intern it (ExportInterner) so equal exports
+ * share one.
+ *
+ * - eBGP: AS_PATH gets our AS in front (RFC 4271 section 5.1.2), NEXT_HOP becomes our
+ *   address unless third party (5.1.3), LOCAL_PREF is not sent (5.1.5), a MED learned from
+ *   another AS is not passed on (5.1.4), ORIGINATOR_ID / CLUSTER_LIST stay inside (RFC 4456).
+ * - iBGP: AS_PATH and NEXT_HOP unchanged (unless next-hop-self), LOCAL_PREF set (default
+ *   when missing); when reflecting (iBGP-learned), ORIGINATOR_ID set if absent and our
+ *   CLUSTER_ID prepended to CLUSTER_LIST (RFC 4456 section 8).
+ * - Unknown optional transitive attributes pass with Partial set; other unknown ones stop
+ *   here (RFC 4271 section 5).
+ */
+export function exportAttributes(
+  attrs: PathAttributes,
+  afi: AfiCode,
+  source: RouteSource,
+  target: ExportTarget,
+  ctx: ExportContext,
+): PathAttributes | null {
+  const to = target.kind;
+  if (!mayAdvertise(source.kind, to)) return null;
+  if (!communitiesAllow(attrs.communities, to)) return null;
+  const ebgp = to === 'ebgp';
+  const nextHop = exportNextHop(attrs, afi, target);
+  if (nextHop === null) return null;
+
+  const out: {
+    -readonly [K in keyof PathAttributes]: PathAttributes[K];
+  } = { origin: attrs.origin ?? Origin.IGP };
+  const path = effectiveAsPath(attrs);
+  out.asPath = ebgp ? prependAs(withoutConfed(path), ctx.localAs) : path;
+  if (typeof nextHop === 'number') out.nextHop = nextHop;
+  else out.mpReach = nextHop;
+  if (attrs.med !== undefined && (!ebgp || source.kind !== 'ebgp' || target.medUnchanged))
+    out.med = attrs.med;
+  if (!ebgp) out.localPref = attrs.localPref ?? ctx.defaultLocalPref;
+  if (attrs.atomicAggregate) out.atomicAggregate = true;
+  const aggregator = mergeAs4Aggregator(attrs.aggregator, attrs.as4Aggregator);
+  if (aggregator) out.aggregator = aggregator;
+  if (attrs.communities) out.communities = attrs.communities;
+  if (!ebgp && source.kind !== 'ebgp' && source.kind !== 'local') {
+    // Reflection (RFC 4456 section 8).
+    out.originatorId = attrs.originatorId ?? source.routerId;
+    out.clusterList = [ctx.clusterId, ...(attrs.clusterList ?? [])];
+  }
+  if (attrs.extCommunities) out.extCommunities = attrs.extCommunities;
+  if (attrs.ipv6ExtCommunities) out.ipv6ExtCommunities = attrs.ipv6ExtCommunities;
+  if (attrs.largeCommunities) out.largeCommunities = attrs.largeCommunities;
+  const unknown = passUnknown(attrs.unknown);
+  if (unknown) out.unknown = unknown;
+  return out;
+}
+
+/** A number for NEXT_HOP (IPv4), an MpReach for IPv6, or null when we have no address to offer. */
+function exportNextHop(attrs: PathAttributes, afi: AfiCode, target: ExportTarget): number | MpReach | null {
+  const current = currentNextHop(attrs, afi);
+  const ebgp = target.kind === 'ebgp';
+  let keep = current !== undefined && !(ebgp || target.nextHopSelf);
+  // RFC 4271 section 5.1.3: a next hop on a subnet shared with the external peer may stay.
+  if (current !== undefined && ebgp && inSharedSubnet(current, afi, target.sharedSubnets)) keep = true;
+  if (afi === Afi.IPV4) {
+    if (keep && typeof current === 'number') return current;
+    return target.localIpv4 ?? null;
+  }
+  if (keep && current instanceof Uint8Array) return mpReach(afi, current);
+  if (!target.localIpv6) return null;
+  if (!target.localIpv6LinkLocal) return mpReach(afi, target.localIpv6);
+  const both = new Uint8Array(IPV6_LENGTH * 2);
+  both.set(target.localIpv6);
+  both.set(target.localIpv6LinkLocal, IPV6_LENGTH);
+  return mpReach(afi, both);
+}
+
+/** The route's next hop: a u32 for IPv4 NEXT_HOP (or a 4-byte MP next hop), the 16-byte global IPv6 one. */
+function currentNextHop(attrs: PathAttributes, afi: AfiCode): number | Uint8Array | undefined {
+  const mp = attrs.mpReach;
+  if (mp && mp.afi === afi) {
+    const nh = mp.nextHop;
+    if (nh.length === 4) return ((nh[0] << 24) | (nh[1] << 16) | (nh[2] << 8) | nh[3]) >>> 0;
+    if (nh.length >= IPV6_LENGTH) return nh.slice(0, IPV6_LENGTH);
+    return undefined;
+  }
+  if (afi === Afi.IPV4 && attrs.nextHop !== undefined && attrs.nextHop !== 0) return attrs.nextHop;
+  return undefined;
+}
+
+function mpReach(afi: AfiCode, nextHop: Uint8Array): MpReach {
+  return { afi, safi: Safi.UNICAST, nextHop, reserved: 0 };
+}
+
+function inSharedSubnet(
+  nh: number | Uint8Array,
+  afi: AfiCode,
+  subnets: readonly RibPrefix[] | undefined,
+): boolean {
+  if (!subnets) return false;
+  for (const s of subnets) {
+    if (s.afi !== afi) continue;
+    if (typeof nh === 'number') {
+      if (afi === Afi.IPV4 && maskIpv4(nh, s.len) === s.w0) return true;
+      continue;
+    }
+    const w = (i: number) =>
+      ((nh[i * 4] << 24) | (nh[i * 4 + 1] << 16) | (nh[i * 4 + 2] << 8) | nh[i * 4 + 3]) >>> 0;
+    if (
+      maskWord(w(0), 0, s.len) === s.w0 &&
+      maskWord(w(1), 1, s.len) === s.w1 &&
+      maskWord(w(2), 2, s.len) === s.w2 &&
+      maskWord(w(3), 3, s.len) === s.w3
+    )
+      return true;
+  }
+  return false;
+}
+
+/** RFC 4271 section 5.1.2: our AS leftmost, in the leading AS_SEQUENCE when it has room. */
+export function prependAs(path: readonly AsPathSegment[], asn: number): AsPathSegment[] {
+  const first = path[0];
+  if (first && first.type === AsPathSegmentType.AS_SEQUENCE && first.asns.length < MAX_SEGMENT_ASNS) {
+    return [{ type: first.type, asns: [asn, ...first.asns] }, ...path.slice(1)];
+  }
+  return [{ type: AsPathSegmentType.AS_SEQUENCE, asns: [asn] }, ...path];
+}
+
+/** RFC 5065 section 5.3: confederation segments are removed before leaving the confederation. */
+function withoutConfed(path: readonly AsPathSegment[]): readonly AsPathSegment[] {
+  const keep = path.filter(
+    (s) => s.type !== AsPathSegmentType.AS_CONFED_SEQUENCE && s.type !== AsPathSegmentType.AS_CONFED_SET,
+  );
+  return keep.length === path.length ? path : keep;
+}
+
+/** RFC 4271 section 5: unrecognized optional transitive attributes go on with Partial set; the rest stop. */
+function passUnknown(unknown: readonly RawAttribute[] | undefined): RawAttribute[] | undefined {
+  if (!unknown) return undefined;
+  const out: RawAttribute[] = [];
+  for (const u of unknown) {
+    const transitive = AttrFlag.OPTIONAL | AttrFlag.TRANSITIVE;
+    if ((u.flags & transitive) === transitive)
+      out.push({ type: u.type, flags: u.flags | AttrFlag.PARTIAL, value: u.value });
+  }
+  return out.length ? out : undefined;
+}

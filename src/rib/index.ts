@@ -1,0 +1,97 @@
+/** The routing core: prefix keys, Adj-RIB-In, Loc-RIB and the decision process, export and Adj-RIB-Out. */
+export { AdjRibIn } from './adj-rib-in.js';
+export { AdjRibOut, type AnnounceWork, NOT_ADVERTISED, type OutboundWork } from './adj-rib-out.js';
+export {
+  AttrTable,
+  type AttrTableInit,
+  countAs,
+  effectiveAsPath,
+  neighborAs,
+  nextHopText,
+} from './attr-table.js';
+export {
+  BestPathReason,
+  type BestPathReasonText,
+  DEFAULT_LOCAL_PREF,
+  DEFAULT_MAX_PATHS,
+  DenyReason,
+  type DenyReasonText,
+  LOCAL_PEER,
+  LOCAL_ROUTE_WEIGHT,
+  MED_WORST,
+  WellKnownCommunity,
+} from './constants.js';
+export {
+  type Candidate,
+  type Comparator,
+  compareAge,
+  compareAsPath,
+  compareClusterLength,
+  compareIgpMetric,
+  compareLocalPref,
+  compareLocalRoute,
+  compareMed,
+  compareNeighborAddress,
+  compareOrigin,
+  comparePathId,
+  comparePaths,
+  comparePeerType,
+  compareRouterId,
+  compareWeight,
+  DECISION_STEPS,
+  DEFAULT_DECISION,
+  type DecisionOptions,
+  type DecisionStep,
+  multipathSet,
+  type PairResult,
+  type Selection,
+  selectBest,
+} from './decision.js';
+export { ExportInterner } from './export-interner.js';
+export {
+  communitiesAllow,
+  type ExportContext,
+  type ExportTarget,
+  exportAttributes,
+  mayAdvertise,
+  prependAs,
+} from './export-rules.js';
+export { InternTable } from './intern-table.js';
+export { type EntryView, LocRib, type LocRibContext, type PathView } from './loc-rib.js';
+export {
+  addressKey,
+  PEER_KINDS,
+  type PeerInit,
+  type PeerKind,
+  RibPeer,
+  type RouteSource,
+  type SourceKind,
+} from './peer.js';
+export {
+  formatPrefix,
+  IPV4_MAX_LEN,
+  IPV6_MAX_LEN,
+  ipv4Key,
+  ipv4KeyAddress,
+  ipv4KeyLength,
+  ipv6Key,
+  maskIpv4,
+  maskIpv6,
+  maskWord,
+  maxLength,
+  parsePrefix,
+  prefixKey,
+  prefixWords,
+  RibPrefix,
+  toRibPrefix,
+} from './prefix-key.js';
+export { type GrowColumns, PrefixTable } from './prefix-table.js';
+export { type PeerCounts, Rib, type RibInit } from './rib.js';
+export type { RouteAdd, RouteChange, RoutePath, RouteSink, RouteWithdraw } from './route-change.js';
+export {
+  type BestPathSource,
+  type OutPeer,
+  targetKey,
+  UpdateGroup,
+  UpdateGroups,
+} from './update-groups.js';

@@ -1,0 +1,105 @@
+/**
+ * Numbers shared objects (attribute sets) with small ids and counts references to them, so
+ * the RIBs store a 4-byte id per route in a typed array instead of a pointer, and an entry
+ * is forgotten the moment no route uses it. Optionally interns by content: two equal
+ * objects built apart get one id and the first object stays the canonical one.
+ */
+export class InternTable<T extends object> {
+  private objects: (T | undefined)[] = [];
+  private contentKeys: (string | undefined)[] = [];
+  private readonly byObject = new Map<T, number>();
+  private readonly byContent: Map<string, number> | null;
+  private readonly contentKey: ((v: T) => string) | null;
+  private refs = new Int32Array(64);
+  private free: number[] = [];
+  private live = 0;
+
+  constructor(contentKey?: (v: T) => string) {
+    this.contentKey = contentKey ?? null;
+    this.byContent = contentKey ? new Map() : null;
+  }
+
+  /** Distinct objects held. */
+  get size(): number {
+    return this.live;
+  }
+
+  /**
+   * The id of `v` (or of an equal object when interning by content). A new entry starts with
+   * no references: take one with `ref` before anything else can drop it.
+   */
+  intern(v: T): number {
+    const known = this.byObject.get(v);
+    if (known !== undefined) return known;
+    let key: string | undefined;
+    if (this.contentKey) {
+      key = this.contentKey(v);
+      const same = this.byContent!.get(key);
+      if (same !== undefined) return same;
+    }
+    const id = this.free.length ? this.free.pop()! : this.objects.length;
+    if (id === this.objects.length) {
+      this.objects.push(v);
+      this.contentKeys.push(key);
+    } else {
+      this.objects[id] = v;
+      this.contentKeys[id] = key;
+    }
+    if (id >= this.refs.length) {
+      const refs = new Int32Array(this.refs.length * 2);
+      refs.set(this.refs);
+      this.refs = refs;
+      this.grown(refs.length);
+    }
+    this.refs[id] = 0;
+    this.byObject.set(v, id);
+    if (key !== undefined) this.byContent!.set(key, id);
+    this.live++;
+    this.added(id, v);
+    return id;
+  }
+
+  /** The object behind a live id. */
+  get(id: number): T {
+    const v = this.objects[id];
+    if (v === undefined) throw new Error(`intern table: id ${id} is not live`);
+    return v;
+  }
+
+  has(id: number): boolean {
+    return id >= 0 && this.objects[id] !== undefined;
+  }
+
+  refCount(id: number): number {
+    return this.refs[id];
+  }
+
+  ref(id: number): void {
+    this.refs[id]++;
+  }
+
+  /** Drops one reference; the entry is forgotten when none is left. */
+  unref(id: number): void {
+    if (--this.refs[id] > 0) return;
+    if (this.refs[id] < 0) throw new Error(`intern table: id ${id} released more often than taken`);
+    const v = this.objects[id]!;
+    this.byObject.delete(v);
+    const key = this.contentKeys[id];
+    if (key !== undefined) this.byContent!.delete(key);
+    this.objects[id] = undefined;
+    this.contentKeys[id] = undefined;
+    this.free.push(id);
+    this.live--;
+    this.freed(id);
+  }
+
+  /** Subclasses keep columns per id: called when ids may reach `capacity`. */
+  protected grown(_capacity: number): void {}
+  protected added(_id: number, _v: T): void {}
+  protected freed(_id: number): void {}
+
+  /** Current id capacity. */
+  protected get capacity(): number {
+    return this.refs.length;
+  }
+}

@@ -1,0 +1,446 @@
+import type { AfiCode } from '../bgp/wire/constants.js';
+import type { AttrTable } from './attr-table.js';
+import { BestPathReason, type BestPathReasonText, MED_WORST } from './constants.js';
+import { type Candidate, type DecisionOptions, selectBest } from './decision.js';
+import type { RibPeer } from './peer.js';
+import type { RibPrefix } from './prefix-key.js';
+import { PrefixTable } from './prefix-table.js';
+import type { RouteAdd, RouteChange, RoutePath } from './route-change.js';
+
+const NONE = -1;
+const REASONS: readonly BestPathReasonText[] = Object.values(BestPathReason);
+const reasonIndex = new Map<BestPathReasonText, number>(REASONS.map((r, i) => [r, i]));
+
+export interface LocRibContext {
+  readonly attrs: AttrTable;
+  readonly peer: (index: number) => RibPeer;
+  readonly options: DecisionOptions;
+  readonly defaultLocalPref: number;
+  readonly medMissingAsWorst: boolean;
+}
+
+/** One path of a prefix, for `show`. */
+export interface PathView extends RoutePath {
+  /** Next hop usable (the only per-path eligibility test left after import). */
+  readonly eligible: boolean;
+  readonly best: boolean;
+  readonly multipath: boolean;
+}
+
+export interface EntryView {
+  readonly prefix: RibPrefix;
+  readonly paths: readonly PathView[];
+  /** The step that chose the best path; undefined when no path is eligible. */
+  readonly reason?: BestPathReasonText;
+}
+
+/**
+ * Loc-RIB of one address family (RFC 4271 section 3.2): per prefix the candidate paths from
+ * every peer and from local origination, and the selection last reported (best path, equal-
+ * cost paths). Changes mark a prefix dirty; `flush` runs the decision process once per dirty
+ * prefix and reports a change only when the selection really differs.
+ *
+ * Storage is struct-of-arrays: prefixes in a PrefixTable with per-entry columns, paths in a
+ * pool of typed arrays chained per prefix.
+ *
+ *   entry e:  head[e] ──► path p: peer | attr | pathId | arrival | next ──► ... ──► -1
+ *             sel*[e]: what was last reported (peer, path id, attribute id held) + reason
+ */
+export class LocRib {
+  readonly afi: AfiCode;
+  readonly table: PrefixTable;
+  private readonly ctx: LocRibContext;
+  // Per prefix entry.
+  private head: Int32Array;
+  private selPeer: Int32Array;
+  private selAttr: Int32Array;
+  private selPathId: Uint32Array;
+  private selReason: Uint8Array;
+  private isDirty: Uint8Array;
+  /** Equal-cost paths beyond the best, as reported: [peer, pathId, attr, ...] (attributes held). */
+  private readonly extras = new Map<number, number[]>();
+  private dirty = new Int32Array(64);
+  private dirtyCount = 0;
+  // Path pool.
+  private pPeer = new Int32Array(64);
+  private pAttr = new Int32Array(64);
+  private pPathId = new Uint32Array(64);
+  private pNext = new Int32Array(64);
+  private pArrival = new Float64Array(64);
+  private pFree = NONE;
+  private pEnd = 0;
+  private arrivals = 0;
+  private peerPaths = new Int32Array(8);
+  /** Paths held. */
+  paths = 0;
+  /** Prefixes with a reported selection. */
+  selected = 0;
+
+  constructor(afi: AfiCode, ctx: LocRibContext) {
+    this.afi = afi;
+    this.ctx = ctx;
+    this.table = new PrefixTable(afi, false, (cap) => this.growEntries(cap), 64);
+    const cap = this.table.capacity;
+    this.head = new Int32Array(cap);
+    this.selPeer = new Int32Array(cap);
+    this.selAttr = new Int32Array(cap);
+    this.selPathId = new Uint32Array(cap);
+    this.selReason = new Uint8Array(cap);
+    this.isDirty = new Uint8Array(cap);
+  }
+
+  /** Paths held from one peer. */
+  pathsFrom(peer: number): number {
+    return peer < this.peerPaths.length ? this.peerPaths[peer] : 0;
+  }
+
+  /** Adds or replaces the path (peer, pathId) of a prefix. Returns false when nothing changed. */
+  upsert(
+    peer: number,
+    words: ArrayLike<number>,
+    off: number,
+    len: number,
+    pathId: number,
+    attrId: number,
+  ): boolean {
+    const t = this.table;
+    const e = t.insert(words, off, len);
+    if (t.added) {
+      this.head[e] = NONE;
+      this.selPeer[e] = NONE;
+      this.isDirty[e] = 0;
+    }
+    for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) {
+      if (this.pPeer[p] !== peer || this.pPathId[p] !== pathId) continue;
+      const prev = this.pAttr[p];
+      if (prev === attrId) return false;
+      this.ctx.attrs.ref(attrId);
+      this.pAttr[p] = attrId;
+      this.ctx.attrs.unref(prev);
+      // An implicit withdraw and a new route (RFC 4271 section 3.1): it is young again.
+      this.pArrival[p] = this.arrivals++;
+      this.markDirty(e);
+      return true;
+    }
+    const p = this.allocatePath();
+    this.pPeer[p] = peer;
+    this.pAttr[p] = attrId;
+    this.pPathId[p] = pathId;
+    this.pArrival[p] = this.arrivals++;
+    this.pNext[p] = this.head[e];
+    this.head[e] = p;
+    this.ctx.attrs.ref(attrId);
+    this.countPath(peer, 1);
+    this.markDirty(e);
+    return true;
+  }
+
+  /** Removes the path (peer, pathId) of a prefix. Returns false when it was not there. */
+  remove(peer: number, words: ArrayLike<number>, off: number, len: number, pathId: number): boolean {
+    const e = this.table.find(words, off, len);
+    if (e < 0) return false;
+    let prev = NONE;
+    for (let p = this.head[e]; p !== NONE; prev = p, p = this.pNext[p]) {
+      if (this.pPeer[p] !== peer || this.pPathId[p] !== pathId) continue;
+      if (prev === NONE) this.head[e] = this.pNext[p];
+      else this.pNext[prev] = this.pNext[p];
+      this.ctx.attrs.unref(this.pAttr[p]);
+      this.freePath(p);
+      this.countPath(peer, -1);
+      this.markDirty(e);
+      return true;
+    }
+    return false;
+  }
+
+  /** Prefixes waiting for the decision process. */
+  get pending(): number {
+    return this.dirtyCount;
+  }
+
+  /** Runs the decision process on every dirty prefix and appends the real changes to `out`. */
+  flush(out: RouteChange[]): void {
+    const t = this.table;
+    for (let k = 0; k < this.dirtyCount; k++) {
+      const e = this.dirty[k];
+      this.isDirty[e] = 0;
+      this.decide(e, out);
+      if (this.head[e] === NONE && this.selPeer[e] === NONE) t.remove(e);
+    }
+    this.dirtyCount = 0;
+  }
+
+  /** Marks every prefix for a new decision (next-hop verdicts or options changed). */
+  markAllDirty(): void {
+    const t = this.table;
+    for (let e = 0; e < t.end; e++) if (t.isLive(e)) this.markDirty(e);
+  }
+
+  /** The reported selection of every prefix, as 'add' changes (for a sink's reconcile or a new peer). */
+  forEachSelected(visit: (route: RouteAdd) => void): void {
+    const t = this.table;
+    for (let e = 0; e < t.end; e++) if (t.isLive(e) && this.selPeer[e] !== NONE) visit(this.selectedRoute(e));
+  }
+
+  /** The reported selection of one prefix. */
+  selection(prefix: RibPrefix): RouteAdd | undefined {
+    const e = this.table.find(prefix.words(), 0, prefix.len);
+    return e >= 0 && this.selPeer[e] !== NONE ? this.selectedRoute(e) : undefined;
+  }
+
+  /** Every path of a prefix with the decision explained, for `show`. */
+  explain(prefix: RibPrefix): EntryView | undefined {
+    const e = this.table.find(prefix.words(), 0, prefix.len);
+    if (e < 0 || this.head[e] === NONE) return undefined;
+    const all: number[] = [];
+    for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) all.push(p);
+    // Oldest first: a stable order for operators.
+    all.sort((a, b) => this.pArrival[a] - this.pArrival[b]);
+    const eligible = all.filter((p) => this.eligible(p));
+    const sel = selectBest(
+      eligible.map((p) => this.candidate(p)),
+      this.ctx.options,
+    );
+    const bestPath = sel ? eligible[sel.best] : NONE;
+    const multi = new Set(sel ? sel.multipath.map((i) => eligible[i]) : []);
+    const paths = all.map(
+      (p): PathView => ({
+        ...this.routePath(this.pPeer[p], this.pPathId[p], this.pAttr[p]),
+        eligible: this.eligible(p),
+        best: p === bestPath,
+        multipath: multi.has(p),
+      }),
+    );
+    return { prefix: this.table.prefix(e), paths, reason: sel?.reason };
+  }
+
+  get byteLength(): number {
+    const columns =
+      this.head.byteLength +
+      this.selPeer.byteLength +
+      this.selAttr.byteLength +
+      this.selPathId.byteLength +
+      this.selReason.byteLength +
+      this.isDirty.byteLength +
+      this.dirty.byteLength;
+    const pool =
+      this.pPeer.byteLength +
+      this.pAttr.byteLength +
+      this.pPathId.byteLength +
+      this.pNext.byteLength +
+      this.pArrival.byteLength;
+    return this.table.byteLength + columns + pool;
+  }
+
+  private decide(e: number, out: RouteChange[]): void {
+    let eligibleCount = 0;
+    let only = NONE;
+    for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) {
+      if (!this.eligible(p)) continue;
+      eligibleCount++;
+      only = p;
+    }
+    if (eligibleCount === 0) {
+      if (this.selPeer[e] !== NONE) {
+        out.push({
+          kind: 'withdraw',
+          prefix: this.table.prefix(e),
+          source: this.ctx.peer(this.selPeer[e]).source,
+        });
+        this.clearSelection(e);
+      }
+      return;
+    }
+    if (eligibleCount === 1) {
+      this.select(e, only, null, BestPathReason.FIRST, out);
+      return;
+    }
+    const paths: number[] = [];
+    for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) if (this.eligible(p)) paths.push(p);
+    const sel = selectBest(
+      paths.map((p) => this.candidate(p)),
+      this.ctx.options,
+    )!;
+    const extras = sel.multipath.length > 1 ? sel.multipath.slice(1).map((i) => paths[i]) : null;
+    this.select(e, paths[sel.best], extras, sel.reason, out);
+  }
+
+  /** Records the selection and reports it unless it is what was reported already. */
+  private select(
+    e: number,
+    best: number,
+    extraPaths: number[] | null,
+    reason: BestPathReasonText,
+    out: RouteChange[],
+  ): void {
+    const attrs = this.ctx.attrs;
+    const peer = this.pPeer[best];
+    const attr = this.pAttr[best];
+    const pathId = this.pPathId[best];
+    let extras: number[] | null = null;
+    if (extraPaths) {
+      extras = [];
+      for (const p of extraPaths) extras.push(this.pPeer[p], this.pPathId[p], this.pAttr[p]);
+    }
+    const was = this.selPeer[e] !== NONE;
+    if (
+      was &&
+      this.selPeer[e] === peer &&
+      this.selPathId[e] === pathId &&
+      this.selAttr[e] === attr &&
+      sameTriples(this.extras.get(e) ?? null, extras)
+    ) {
+      this.selReason[e] = reasonIndex.get(reason)!;
+      return;
+    }
+    attrs.ref(attr);
+    if (extras) for (let i = 2; i < extras.length; i += 3) attrs.ref(extras[i]);
+    this.clearSelection(e);
+    this.selPeer[e] = peer;
+    this.selPathId[e] = pathId;
+    this.selAttr[e] = attr;
+    this.selReason[e] = reasonIndex.get(reason)!;
+    if (extras) this.extras.set(e, extras);
+    this.selected++;
+    out.push(this.selectedRoute(e));
+  }
+
+  private clearSelection(e: number): void {
+    if (this.selPeer[e] === NONE) return;
+    const attrs = this.ctx.attrs;
+    attrs.unref(this.selAttr[e]);
+    const old = this.extras.get(e);
+    if (old) {
+      for (let i = 2; i < old.length; i += 3) attrs.unref(old[i]);
+      this.extras.delete(e);
+    }
+    this.selPeer[e] = NONE;
+    this.selected--;
+  }
+
+  private selectedRoute(e: number): RouteAdd {
+    const best = this.routePath(this.selPeer[e], this.selPathId[e], this.selAttr[e]);
+    const multipath: RoutePath[] = [best];
+    const extras = this.extras.get(e);
+    if (extras)
+      for (let i = 0; i < extras.length; i += 3)
+        multipath.push(this.routePath(extras[i], extras[i + 1], extras[i + 2]));
+    return {
+      kind: 'add',
+      prefix: this.table.prefix(e),
+      attrs: best.attrs,
+      best,
+      multipath,
+      source: best.source,
+      reason: REASONS[this.selReason[e]],
+    };
+  }
+
+  private routePath(peer: number, pathId: number, attr: number): RoutePath {
+    return { attrs: this.ctx.attrs.get(attr), source: this.ctx.peer(peer).source, pathId };
+  }
+
+  private eligible(p: number): boolean {
+    return this.ctx.attrs.nextHopUsable(this.pAttr[p], this.afi);
+  }
+
+  private candidate(p: number): Candidate {
+    const { attrs, defaultLocalPref, medMissingAsWorst } = this.ctx;
+    const id = this.pAttr[p];
+    const peer = this.ctx.peer(this.pPeer[p]);
+    return {
+      weight: peer.weight,
+      localPref: attrs.hasLocalPref(id) ? attrs.localPref[id] : defaultLocalPref,
+      local: peer.local,
+      asPathLength: attrs.asPathLength[id],
+      origin: attrs.origin[id],
+      med: attrs.hasMed(id) ? attrs.med[id] : medMissingAsWorst ? MED_WORST : 0,
+      neighborAs: attrs.neighborAs[id],
+      ebgp: peer.ebgp,
+      igpMetric: 0,
+      arrival: this.pArrival[p],
+      routerId: attrs.hasOriginatorId(id) ? attrs.originatorId[id] : peer.source.routerId,
+      clusterListLength: attrs.clusterListLength[id],
+      peerAddress: peer.addressKey,
+      peerAs: peer.source.asn,
+      pathId: this.pPathId[p],
+      attrs: attrs.get(id),
+    };
+  }
+
+  private markDirty(e: number): void {
+    if (this.isDirty[e]) return;
+    this.isDirty[e] = 1;
+    if (this.dirtyCount === this.dirty.length) {
+      const d = new Int32Array(this.dirty.length * 2);
+      d.set(this.dirty);
+      this.dirty = d;
+    }
+    this.dirty[this.dirtyCount++] = e;
+  }
+
+  private countPath(peer: number, delta: number): void {
+    if (peer >= this.peerPaths.length) {
+      const c = new Int32Array(Math.max(peer + 1, this.peerPaths.length * 2));
+      c.set(this.peerPaths);
+      this.peerPaths = c;
+    }
+    this.peerPaths[peer] += delta;
+    this.paths += delta;
+  }
+
+  private allocatePath(): number {
+    if (this.pFree !== NONE) {
+      const p = this.pFree;
+      this.pFree = this.pNext[p];
+      return p;
+    }
+    if (this.pEnd === this.pPeer.length) this.growPaths(this.pPeer.length * 2);
+    return this.pEnd++;
+  }
+
+  private freePath(p: number): void {
+    this.pNext[p] = this.pFree;
+    this.pFree = p;
+  }
+
+  private growPaths(cap: number): void {
+    this.pPeer = growInt32(this.pPeer, cap);
+    this.pAttr = growInt32(this.pAttr, cap);
+    this.pNext = growInt32(this.pNext, cap);
+    const ids = new Uint32Array(cap);
+    ids.set(this.pPathId);
+    this.pPathId = ids;
+    const arrival = new Float64Array(cap);
+    arrival.set(this.pArrival);
+    this.pArrival = arrival;
+  }
+
+  private growEntries(cap: number): void {
+    this.head = growInt32(this.head, cap);
+    this.selPeer = growInt32(this.selPeer, cap);
+    this.selAttr = growInt32(this.selAttr, cap);
+    const ids = new Uint32Array(cap);
+    ids.set(this.selPathId);
+    this.selPathId = ids;
+    const r = new Uint8Array(cap);
+    r.set(this.selReason);
+    this.selReason = r;
+    const d = new Uint8Array(cap);
+    d.set(this.isDirty);
+    this.isDirty = d;
+  }
+}
+
+function growInt32(a: Int32Array, cap: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(cap);
+  b.set(a);
+  return b;
+}
+
+function sameTriples(a: number[] | null, b: number[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

@@ -1,0 +1,264 @@
+import { Afi, type AfiCode } from '../bgp/wire/constants.js';
+import { maskIpv4, maskWord, RibPrefix } from './prefix-key.js';
+
+/** `lens` value of an entry on the free list (no prefix is 255 bits long). */
+const FREE = 255;
+const EMPTY_SLOT = 0;
+const MIN_SLOTS = 16;
+const MIN_ENTRIES = 8;
+/** Slots are doubled before the table is 3/4 full: linear probing stays short. */
+const MAX_LOAD_NUM = 3;
+const MAX_LOAD_DEN = 4;
+
+/** Called with the new entry capacity, so the owner can grow the columns it keeps per entry. */
+export type GrowColumns = (capacity: number) => void;
+
+/**
+ * A set of prefixes (plus RFC 7911 path id when `withPathIds`) numbered by dense entry
+ * indexes, for the RIBs to keep their per-route data in parallel typed arrays. Open
+ * addressing with linear probing over an Int32Array of entry numbers; keys live in
+ * struct-of-arrays columns (1 word per IPv4 prefix, 4 per IPv6), masked to the length.
+ * Nothing is allocated per prefix and the garbage collector sees a handful of typed arrays
+ * instead of a million objects.
+ *
+ *   slots:  [ 0 | e+1 | 0 | e+1 | ... ]          (power of two, <= 3/4 full)
+ *   words:  [ w(e0) ... | w(e1) ... ]            (1 or 4 per entry)
+ *   lens:   [ len(e0) | len(e1) | ... ]          (255 = free entry)
+ *   pathIds:[ id(e0) | id(e1) | ... ]            (only with path ids)
+ *
+ * Removal shifts later members of the probe run back (no tombstones), and freed entries
+ * are reused, chained through their first word.
+ */
+export class PrefixTable {
+  readonly afi: AfiCode;
+  readonly withPathIds: boolean;
+  readonly wordsPerPrefix: 1 | 4;
+  /** Live entries. */
+  size = 0;
+  /** High-water mark: entries [0, end) have been used; the live ones have lens !== 255. */
+  end = 0;
+  capacity: number;
+  words: Uint32Array;
+  lens: Uint8Array;
+  pathIds: Uint32Array;
+  /** Whether the last `insert` created the entry (false: it was there already). */
+  added = false;
+  private slots: Int32Array;
+  private freeHead = -1;
+  private readonly key = new Uint32Array(4);
+  private readonly onGrow: GrowColumns | undefined;
+
+  constructor(afi: AfiCode, withPathIds = false, onGrow?: GrowColumns, capacity = MIN_ENTRIES) {
+    this.afi = afi;
+    this.withPathIds = withPathIds;
+    this.wordsPerPrefix = afi === Afi.IPV4 ? 1 : 4;
+    this.onGrow = onGrow;
+    this.capacity = Math.max(capacity, MIN_ENTRIES);
+    this.words = new Uint32Array(this.capacity * this.wordsPerPrefix);
+    this.lens = new Uint8Array(this.capacity);
+    this.pathIds = new Uint32Array(withPathIds ? this.capacity : 0);
+    let slots = MIN_SLOTS;
+    while (slots * MAX_LOAD_NUM < this.capacity * MAX_LOAD_DEN) slots *= 2;
+    this.slots = new Int32Array(slots);
+  }
+
+  isLive(entry: number): boolean {
+    return entry >= 0 && entry < this.end && this.lens[entry] !== FREE;
+  }
+
+  /** The entry of the prefix at src[off..] (1 or 4 words, host bits ignored), or -1. */
+  find(src: ArrayLike<number>, off: number, len: number, pathId = 0): number {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    if (this.wordsPerPrefix === 1) {
+      // IPv4, the bulk of a full table: one word, compared in place.
+      const w = maskIpv4(src[off], len);
+      for (let i = hash1(w, len, pathId) & mask; ; i = (i + 1) & mask) {
+        const s = slots[i];
+        if (s === EMPTY_SLOT) return -1;
+        if (this.words[s - 1] === w && this.sameTail(s - 1, len, pathId)) return s - 1;
+      }
+    }
+    const k = this.loadKey(src, off, len);
+    for (let i = hash4(k, len, pathId) & mask; ; i = (i + 1) & mask) {
+      const s = slots[i];
+      if (s === EMPTY_SLOT) return -1;
+      if (this.matches4(s - 1, k) && this.sameTail(s - 1, len, pathId)) return s - 1;
+    }
+  }
+
+  /** The entry of the prefix, created if missing (`added` tells which). */
+  insert(src: ArrayLike<number>, off: number, len: number, pathId = 0): number {
+    if ((this.size + 1) * MAX_LOAD_DEN > this.slots.length * MAX_LOAD_NUM) this.rehash(this.slots.length * 2);
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let i: number;
+    if (this.wordsPerPrefix === 1) {
+      const w = maskIpv4(src[off], len);
+      for (i = hash1(w, len, pathId) & mask; ; i = (i + 1) & mask) {
+        const s = slots[i];
+        if (s === EMPTY_SLOT) break;
+        if (this.words[s - 1] === w && this.sameTail(s - 1, len, pathId)) {
+          this.added = false;
+          return s - 1;
+        }
+      }
+      const e = this.allocate();
+      this.words[e] = w;
+      return this.place(i, e, len, pathId);
+    }
+    const k = this.loadKey(src, off, len);
+    for (i = hash4(k, len, pathId) & mask; ; i = (i + 1) & mask) {
+      const s = slots[i];
+      if (s === EMPTY_SLOT) break;
+      if (this.matches4(s - 1, k) && this.sameTail(s - 1, len, pathId)) {
+        this.added = false;
+        return s - 1;
+      }
+    }
+    const e = this.allocate();
+    this.words.set(k, e * 4);
+    return this.place(i, e, len, pathId);
+  }
+
+  private place(slot: number, e: number, len: number, pathId: number): number {
+    this.lens[e] = len;
+    if (this.withPathIds) this.pathIds[e] = pathId;
+    this.slots[slot] = e + 1;
+    this.size++;
+    this.added = true;
+    return e;
+  }
+
+  remove(entry: number): void {
+    if (!this.isLive(entry)) throw new Error(`prefix table: entry ${entry} is not live`);
+    const mask = this.slots.length - 1;
+    let i = this.hashEntry(entry) & mask;
+    while (this.slots[i] !== entry + 1) i = (i + 1) & mask;
+    // Backward-shift deletion: move later members of the run into the hole when their home
+    // slot does not lie cyclically in (hole, j].
+    let hole = i;
+    for (let j = (i + 1) & mask; this.slots[j] !== EMPTY_SLOT; j = (j + 1) & mask) {
+      const home = this.hashEntry(this.slots[j] - 1) & mask;
+      const between = hole <= j ? home > hole && home <= j : home > hole || home <= j;
+      if (!between) {
+        this.slots[hole] = this.slots[j];
+        hole = j;
+      }
+    }
+    this.slots[hole] = EMPTY_SLOT;
+    this.lens[entry] = FREE;
+    this.words[entry * this.wordsPerPrefix] = this.freeHead;
+    this.freeHead = entry;
+    this.size--;
+  }
+
+  /** The prefix of a live entry, for the API. */
+  prefix(entry: number): RibPrefix {
+    return RibPrefix.fromWords(this.afi, this.words, entry * this.wordsPerPrefix, this.lens[entry]);
+  }
+
+  pathId(entry: number): number {
+    return this.withPathIds ? this.pathIds[entry] : 0;
+  }
+
+  /** Empties the table, keeping its capacity. */
+  clear(): void {
+    this.slots.fill(EMPTY_SLOT);
+    this.lens.fill(0);
+    this.size = 0;
+    this.end = 0;
+    this.freeHead = -1;
+  }
+
+  /** Bytes held by the typed arrays (for the memory figures). */
+  get byteLength(): number {
+    return this.slots.byteLength + this.words.byteLength + this.lens.byteLength + this.pathIds.byteLength;
+  }
+
+  private allocate(): number {
+    if (this.freeHead >= 0) {
+      const e = this.freeHead;
+      this.freeHead = this.words[e * this.wordsPerPrefix] | 0;
+      return e;
+    }
+    if (this.end === this.capacity) this.growEntries(this.capacity * 2);
+    return this.end++;
+  }
+
+  private growEntries(capacity: number): void {
+    const words = new Uint32Array(capacity * this.wordsPerPrefix);
+    words.set(this.words);
+    this.words = words;
+    const lens = new Uint8Array(capacity);
+    lens.set(this.lens);
+    this.lens = lens;
+    if (this.withPathIds) {
+      const ids = new Uint32Array(capacity);
+      ids.set(this.pathIds);
+      this.pathIds = ids;
+    }
+    this.capacity = capacity;
+    this.onGrow?.(capacity);
+  }
+
+  private rehash(slotCount: number): void {
+    this.slots = new Int32Array(slotCount);
+    const mask = slotCount - 1;
+    for (let e = 0; e < this.end; e++) {
+      if (this.lens[e] === FREE) continue;
+      let i = this.hashEntry(e) & mask;
+      while (this.slots[i] !== EMPTY_SLOT) i = (i + 1) & mask;
+      this.slots[i] = e + 1;
+    }
+  }
+
+  private loadKey(src: ArrayLike<number>, off: number, len: number): Uint32Array {
+    const k = this.key;
+    for (let i = 0; i < 4; i++) k[i] = maskWord(src[off + i], i, len);
+    return k;
+  }
+
+  private sameTail(e: number, len: number, pathId: number): boolean {
+    return this.lens[e] === len && (!this.withPathIds || this.pathIds[e] === pathId);
+  }
+
+  private matches4(e: number, k: Uint32Array): boolean {
+    const words = this.words;
+    const b = e * 4;
+    return words[b] === k[0] && words[b + 1] === k[1] && words[b + 2] === k[2] && words[b + 3] === k[3];
+  }
+
+  private hashEntry(e: number): number {
+    const pathId = this.withPathIds ? this.pathIds[e] : 0;
+    if (this.wordsPerPrefix === 1) return hash1(this.words[e], this.lens[e], pathId);
+    const k = this.key;
+    for (let w = 0; w < 4; w++) k[w] = this.words[e * 4 + w];
+    return hash4(k, this.lens[e], pathId);
+  }
+}
+
+function seed(len: number, pathId: number): number {
+  return Math.imul(len + 1, 0x9e3779b1) ^ Math.imul(pathId, 0x27d4eb2f);
+}
+
+function hash1(w: number, len: number, pathId: number): number {
+  return mix(seed(len, pathId) ^ w);
+}
+
+function hash4(k: Uint32Array, len: number, pathId: number): number {
+  let h = mix(seed(len, pathId) ^ k[0]);
+  h = mix(h ^ k[1]);
+  h = mix(h ^ k[2]);
+  return mix(h ^ k[3]);
+}
+
+/** murmur3's finalizer: consecutive prefixes (a table walks the address space) spread evenly. */
+function mix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}

@@ -1,0 +1,300 @@
+import type { PathAttributes } from '../bgp/wire/attributes/types.js';
+import { Afi, type AfiCode, Safi } from '../bgp/wire/constants.js';
+import type { Prefix, PrefixList } from '../bgp/wire/prefix-list.js';
+import type { UpdateMessage } from '../bgp/wire/update.js';
+import { AdjRibIn } from './adj-rib-in.js';
+import { AttrTable } from './attr-table.js';
+import { DEFAULT_LOCAL_PREF, DenyReason, type DenyReasonText, LOCAL_PEER } from './constants.js';
+import { DEFAULT_DECISION, type DecisionOptions } from './decision.js';
+import { type EntryView, LocRib } from './loc-rib.js';
+import { type PeerInit, RibPeer } from './peer.js';
+import { toRibPrefix } from './prefix-key.js';
+import type { RouteAdd, RouteChange } from './route-change.js';
+
+export interface RibInit {
+  readonly localAs: number;
+  /** Our BGP Identifier, as a u32. */
+  readonly routerId: number;
+  /** RFC 4456 CLUSTER_ID when we reflect routes; defaults to the router id. */
+  readonly clusterId?: number;
+  /** LOCAL_PREF assumed for routes without one (eBGP-learned, local). Default 100. */
+  readonly defaultLocalPref?: number;
+  /** A missing MED is the worst instead of 0 ("bgp bestpath med missing-as-worst"). */
+  readonly medMissingAsWorst?: boolean;
+  readonly decision?: Partial<DecisionOptions>;
+  /**
+   * Whether a next hop is usable (RFC 4271 section 9.1.2: unresolvable next hops are not
+   * eligible). Asked once per attribute set and family; call `nextHopsChanged` when the
+   * answers change. Default: every next hop is usable.
+   */
+  readonly nextHopUsable?: (nextHop: string, afi: AfiCode) => boolean;
+}
+
+/** Routes of one peer and family. */
+export interface PeerCounts {
+  /** In the Adj-RIB-In (everything the peer sent and did not withdraw). */
+  readonly received: number;
+  /** Candidates in the Loc-RIB (received minus those denied by loop rules). */
+  readonly accepted: number;
+}
+
+/**
+ * The routing core: Adj-RIBs-In per peer, the Loc-RIB per family with the decision process,
+ * and locally originated routes. Pure: input is UPDATEs, originations and peer events;
+ * output is batches of RouteChange from `flush`. No I/O, no timers.
+ */
+export class Rib {
+  readonly localAs: number;
+  readonly routerId: number;
+  readonly clusterId: number;
+  readonly options: DecisionOptions;
+  readonly attrs: AttrTable;
+  private readonly locRibs: readonly [LocRib, LocRib];
+  private readonly peers: (RibPeer | undefined)[] = [];
+  private readonly adjIn: (AdjRibIn | undefined)[] = [];
+  private readonly byId = new Map<string, RibPeer>();
+  /** Removed peers whose index stays reserved until the next flush has reported their withdrawals. */
+  private retired: number[] = [];
+  private freeIndexes: number[] = [];
+
+  constructor(init: RibInit) {
+    checkU32('local AS', init.localAs);
+    checkU32('router id', init.routerId);
+    this.localAs = init.localAs;
+    this.routerId = init.routerId >>> 0;
+    this.clusterId = (init.clusterId ?? init.routerId) >>> 0;
+    this.options = Object.freeze({ ...DEFAULT_DECISION, ...init.decision });
+    this.attrs = new AttrTable({
+      localAs: this.localAs,
+      routerId: this.routerId,
+      clusterId: this.clusterId,
+      nextHopUsable: init.nextHopUsable,
+    });
+    const ctx = {
+      attrs: this.attrs,
+      peer: (i: number) => this.peers[i]!,
+      options: this.options,
+      defaultLocalPref: init.defaultLocalPref ?? DEFAULT_LOCAL_PREF,
+      medMissingAsWorst: init.medMissingAsWorst ?? false,
+    };
+    this.locRibs = [new LocRib(Afi.IPV4, ctx), new LocRib(Afi.IPV6, ctx)];
+    const local = RibPeer.local(this.localAs, this.routerId);
+    this.peers[LOCAL_PEER] = local;
+    this.adjIn[LOCAL_PEER] = new AdjRibIn(local, this.attrs);
+  }
+
+  /** The pseudo-peer of locally originated routes. */
+  get local(): RibPeer {
+    return this.peers[LOCAL_PEER]!;
+  }
+
+  locRib(afi: AfiCode): LocRib {
+    return this.locRibs[afi === Afi.IPV4 ? 0 : 1];
+  }
+
+  /** Registers an established peer. Its id must be unique among current peers. */
+  addPeer(init: PeerInit): RibPeer {
+    if (this.byId.has(init.id) || init.id === 'local')
+      throw new Error(`peer ${init.id} is already in the RIB`);
+    const index = this.freeIndexes.length ? this.freeIndexes.pop()! : this.peers.length;
+    const peer = RibPeer.fromInit(index, init);
+    this.peers[index] = peer;
+    this.adjIn[index] = new AdjRibIn(peer, this.attrs);
+    this.byId.set(init.id, peer);
+    return peer;
+  }
+
+  peer(id: string): RibPeer | undefined {
+    return this.byId.get(id);
+  }
+
+  adjRibIn(peer: RibPeer): AdjRibIn {
+    const adj = this.adjIn[peer.index];
+    if (!adj || this.peers[peer.index] !== peer) throw new Error(`peer ${peer.id} is not in the RIB`);
+    return adj;
+  }
+
+  /**
+   * Withdraws up to `budget` routes the peer sent (session down, or a chunk of it so
+   * keepalives are not starved). Returns how many remain.
+   */
+  clearPeer(peer: RibPeer, budget = Number.POSITIVE_INFINITY): number {
+    const adj = this.adjRibIn(peer);
+    let left = 0;
+    for (const afi of [Afi.IPV4, Afi.IPV6] as const) {
+      const loc = this.locRib(afi);
+      left += adj.drain(afi, budget, (words, off, len, pathId) => {
+        loc.remove(peer.index, words, off, len, pathId);
+        budget--;
+      });
+    }
+    return left;
+  }
+
+  /** Forgets a peer after withdrawing everything it sent; the next flush reports the changes. */
+  removePeer(peer: RibPeer): void {
+    if (peer.local) throw new Error('the local pseudo-peer cannot be removed');
+    this.clearPeer(peer);
+    this.byId.delete(peer.id);
+    this.adjIn[peer.index] = undefined;
+    this.retired.push(peer.index);
+  }
+
+  /**
+   * Applies one decoded UPDATE (RFC 4271 section 9): withdrawals first, then announcements
+   * (a prefix in both ends announced). RFC 7606 treat-as-withdraw turns the announcements into
+   * withdrawals. Families other than IPv4/IPv6 unicast are left alone.
+   */
+  applyUpdate(peer: RibPeer, u: UpdateMessage): void {
+    this.withdraw(peer, u.withdrawn);
+    if (u.mpUnreach && u.mpUnreach.safi === Safi.UNICAST) this.withdraw(peer, u.mpUnreach.withdrawn);
+    const mpNlri = u.mpNlri && u.attrs?.mpReach?.safi === Safi.UNICAST ? u.mpNlri : null;
+    if (u.action === 'treat-as-withdraw' || !u.attrs) {
+      this.withdraw(peer, u.nlri);
+      if (mpNlri) this.withdraw(peer, mpNlri);
+      return;
+    }
+    this.announce(peer, u.nlri, u.attrs);
+    if (mpNlri) this.announce(peer, mpNlri, u.attrs);
+  }
+
+  /** Routes [from, to) of `list` announced by `peer` with `attrs`. */
+  announce(peer: RibPeer, list: PrefixList, attrs: PathAttributes, from = 0, to = list.count): void {
+    if (to <= from) return;
+    const adj = this.adjRibIn(peer);
+    const loc = this.locRib(list.afi);
+    const table = this.attrs;
+    const id = table.intern(attrs);
+    table.ref(id); // held while the batch is applied
+    const denied = this.denyReason(peer, id) !== undefined;
+    const wpp = list.afi === Afi.IPV4 ? 1 : 4;
+    const { words, lens, pathIds, addPath, afi } = list;
+    for (let i = from; i < to; i++) {
+      const pathId = addPath ? pathIds[i] : 0;
+      const prev = adj.set(afi, addPath, words, i * wpp, lens[i], pathId, id);
+      if (prev === id) continue; // duplicate: nothing changed
+      if (denied) loc.remove(peer.index, words, i * wpp, lens[i], pathId);
+      else loc.upsert(peer.index, words, i * wpp, lens[i], pathId, id);
+    }
+    table.unref(id);
+  }
+
+  /** Routes [from, to) of `list` withdrawn by `peer`. Unknown prefixes are ignored. */
+  withdraw(peer: RibPeer, list: PrefixList, from = 0, to = list.count): void {
+    if (to <= from) return;
+    const adj = this.adjRibIn(peer);
+    const loc = this.locRib(list.afi);
+    const wpp = list.afi === Afi.IPV4 ? 1 : 4;
+    const { words, lens, pathIds, addPath, afi } = list;
+    for (let i = from; i < to; i++) {
+      const pathId = addPath ? pathIds[i] : 0;
+      if (adj.delete(afi, words, i * wpp, lens[i], pathId) >= 0)
+        loc.remove(peer.index, words, i * wpp, lens[i], pathId);
+    }
+  }
+
+  /**
+   * Originates a route here (OVN-derived, configured). `pathId` tells several originations of
+   * one prefix apart (e.g. one per next hop). Attributes as they should be exported to iBGP:
+   * ORIGIN, NEXT_HOP / MP_REACH_NLRI, optional MED and communities; AS_PATH empty.
+   */
+  originate(prefix: Prefix, attrs: PathAttributes, pathId = 0): void {
+    const p = toRibPrefix(prefix);
+    const table = this.attrs;
+    const id = table.intern(attrs);
+    table.ref(id);
+    const words = p.words();
+    const prev = this.adjIn[LOCAL_PEER]!.set(p.afi, true, words, 0, p.len, pathId, id);
+    if (prev !== id) this.locRib(p.afi).upsert(LOCAL_PEER, words, 0, p.len, pathId, id);
+    table.unref(id);
+  }
+
+  /** Stops originating a route. Returns false when it was not originated. */
+  unoriginate(prefix: Prefix, pathId = 0): boolean {
+    const p = toRibPrefix(prefix);
+    const words = p.words();
+    if (this.adjIn[LOCAL_PEER]!.delete(p.afi, words, 0, p.len, pathId) < 0) return false;
+    this.locRib(p.afi).remove(LOCAL_PEER, words, 0, p.len, pathId);
+    return true;
+  }
+
+  /** Runs the decision process on everything that changed since the last flush. */
+  flush(): RouteChange[] {
+    const out: RouteChange[] = [];
+    this.locRibs[0].flush(out);
+    this.locRibs[1].flush(out);
+    for (const index of this.retired) {
+      this.peers[index] = undefined;
+      this.freeIndexes.push(index);
+    }
+    this.retired = [];
+    return out;
+  }
+
+  /** Prefixes waiting for `flush`. */
+  get pending(): number {
+    return this.locRibs[0].pending + this.locRibs[1].pending;
+  }
+
+  /** The next-hop hook's answers changed: every prefix is decided again at the next flush. */
+  nextHopsChanged(): void {
+    this.attrs.resetNextHops();
+    this.locRibs[0].markAllDirty();
+    this.locRibs[1].markAllDirty();
+  }
+
+  /**
+   * Why the route would not enter the Loc-RIB, or undefined: our AS in AS_PATH more often
+   * than allowas-in permits (RFC 4271 section 9.1.2), our router id as ORIGINATOR_ID or our
+   * cluster id in CLUSTER_LIST (RFC 4456 section 8).
+   */
+  denyReason(peer: RibPeer, attrId: number): DenyReasonText | undefined {
+    if (peer.local) return undefined;
+    const a = this.attrs;
+    if (a.ownAsCount[attrId] > peer.allowasIn) return DenyReason.AS_PATH_LOOP;
+    if (!peer.ebgp) {
+      if (a.originatorIsUs(attrId)) return DenyReason.ORIGINATOR_ID_LOOP;
+      if (a.clusterListHasUs(attrId)) return DenyReason.CLUSTER_LIST_LOOP;
+    }
+    return undefined;
+  }
+
+  counts(peer: RibPeer, afi: AfiCode): PeerCounts {
+    return { received: this.adjRibIn(peer).count(afi), accepted: this.locRib(afi).pathsFrom(peer.index) };
+  }
+
+  /** The best path of a prefix as last reported by flush. */
+  best(prefix: Prefix): RouteAdd | undefined {
+    const p = toRibPrefix(prefix);
+    return this.locRib(p.afi).selection(p);
+  }
+
+  /** Every path of a prefix and why the best one won (`show bgp <prefix>`). */
+  lookup(prefix: Prefix): EntryView | undefined {
+    const p = toRibPrefix(prefix);
+    return this.locRib(p.afi).explain(p);
+  }
+
+  /** Every reported best path, as 'add' changes (a sink's reconcile, a new peer's table). */
+  forEachBest(visit: (route: RouteAdd) => void, afi?: AfiCode): void {
+    if (afi !== Afi.IPV6) this.locRibs[0].forEachSelected(visit);
+    if (afi !== Afi.IPV4) this.locRibs[1].forEachSelected(visit);
+  }
+
+  snapshot(afi?: AfiCode): RouteAdd[] {
+    const all: RouteAdd[] = [];
+    this.forEachBest((r) => all.push(r), afi);
+    return all;
+  }
+
+  /** Bytes held by the typed arrays of the Adj-RIBs-In and Loc-RIBs (not attribute objects). */
+  get byteLength(): number {
+    let n = this.locRibs[0].byteLength + this.locRibs[1].byteLength;
+    for (const adj of this.adjIn) if (adj) n += adj.byteLength;
+    return n;
+  }
+}
+
+function checkU32(what: string, v: number): void {
+  if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new Error(`invalid ${what}: ${v}`);
+}

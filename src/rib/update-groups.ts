@@ -1,0 +1,180 @@
+import type { PathAttributes } from '../bgp/wire/attributes/types.js';
+import { Afi, type AfiCode } from '../bgp/wire/constants.js';
+import { AdjRibOut, NOT_ADVERTISED } from './adj-rib-out.js';
+import { ExportInterner } from './export-interner.js';
+import { type ExportContext, type ExportTarget, exportAttributes } from './export-rules.js';
+import type { RouteSource } from './peer.js';
+import type { RibPrefix } from './prefix-key.js';
+import type { RouteAdd, RouteChange } from './route-change.js';
+
+interface CachedExport {
+  readonly source: RouteSource;
+  v4: PathAttributes | null | undefined;
+  v6: PathAttributes | null | undefined;
+}
+
+/** A peer as export sees it. */
+export interface OutPeer {
+  readonly id: string;
+  /** Its BGP Identifier (u32). */
+  readonly routerId: number;
+  readonly target: ExportTarget;
+}
+
+/** Where Adj-RIB-Outs get the current best paths from when a peer joins (a Rib is one). */
+export interface BestPathSource {
+  forEachBest(visit: (route: RouteAdd) => void): void;
+}
+
+/**
+ * Peers with equal export targets: the export of each (attribute set, source, family) is
+ * computed once for all of them and interned, so they share attribute objects (and the
+ * UPDATE bytes prepared for them). Each member keeps its own Adj-RIB-Out because two rules
+ * are per peer: a route never goes back to the peer it came from, nor to the peer named by
+ * its ORIGINATOR_ID.
+ */
+export class UpdateGroup {
+  readonly key: string;
+  readonly target: ExportTarget;
+  readonly members = new Set<AdjRibOut>();
+  private readonly ctx: ExportContext;
+  private readonly interner: ExportInterner;
+  /**
+   * attrs → its exports per source (usually one source per attribute set, so a short list
+   * beats a nested WeakMap by hundreds of bytes per set). undefined: not computed yet.
+   */
+  private cache = new WeakMap<PathAttributes, CachedExport[]>();
+
+  constructor(key: string, target: ExportTarget, ctx: ExportContext, interner: ExportInterner) {
+    this.key = key;
+    this.target = target;
+    this.ctx = ctx;
+    this.interner = interner;
+  }
+
+  /** The interned export of a route for this group, or null when it is not sent. */
+  exportOf(attrs: PathAttributes, source: RouteSource, afi: AfiCode): PathAttributes | null {
+    let list = this.cache.get(attrs);
+    if (!list) {
+      list = [];
+      this.cache.set(attrs, list);
+    }
+    let entry = list.find((c) => c.source === source);
+    if (!entry) {
+      entry = { source, v4: undefined, v6: undefined };
+      list.push(entry);
+    }
+    const known = afi === Afi.IPV4 ? entry.v4 : entry.v6;
+    if (known !== undefined) return known;
+    const made = exportAttributes(attrs, afi, source, this.target, this.ctx);
+    const out = made && this.interner.get(this.interner.intern(made));
+    if (afi === Afi.IPV4) entry.v4 = out;
+    else entry.v6 = out;
+    return out;
+  }
+
+  /** Offers one route change to the given members (all by default). */
+  offer(change: RouteChange, to: Iterable<AdjRibOut> = this.members): void {
+    if (change.kind === 'withdraw') {
+      for (const m of to) m.offer(change.prefix, NOT_ADVERTISED);
+      return;
+    }
+    const exp = this.exportOf(change.attrs, change.source, change.prefix.afi);
+    if (exp === null) {
+      for (const m of to) m.offer(change.prefix, NOT_ADVERTISED);
+      return;
+    }
+    const id = this.interner.intern(exp);
+    this.interner.ref(id); // held while members take their own references
+    for (const m of to) m.offer(change.prefix, sendsTo(m, change.source, exp) ? id : NOT_ADVERTISED);
+    this.interner.unref(id);
+  }
+}
+
+/** Per-peer rules: not back to the sender; not to the peer that originated it into the cluster (RFC 4456 section 8). */
+function sendsTo(m: AdjRibOut, source: RouteSource, exp: PathAttributes): boolean {
+  if (source.id === m.peerId && source.kind !== 'local') return false;
+  return exp.originatorId === undefined || exp.originatorId !== m.routerId;
+}
+
+/** The key of a target: equal keys, equal exports. */
+export function targetKey(t: ExportTarget): string {
+  const hex = (b: Uint8Array | undefined) =>
+    b ? Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('') : '';
+  const subnets = (t.sharedSubnets ?? []).map((s: RibPrefix) => s.toString()).sort();
+  return JSON.stringify([
+    t.kind,
+    t.localIpv4 ?? null,
+    hex(t.localIpv6),
+    hex(t.localIpv6LinkLocal),
+    t.nextHopSelf === true,
+    t.medUnchanged === true,
+    subnets,
+  ]);
+}
+
+/**
+ * The export side: update groups and one Adj-RIB-Out per peer. Feed it every batch the RIB
+ * flushes; each peer's `take` then yields the UPDATE work for its session.
+ */
+export class UpdateGroups {
+  readonly ctx: ExportContext;
+  readonly interner = new ExportInterner();
+  private readonly groups = new Map<string, UpdateGroup>();
+  private readonly peers = new Map<string, { out: AdjRibOut; group: UpdateGroup }>();
+
+  constructor(ctx: ExportContext) {
+    this.ctx = ctx;
+  }
+
+  /**
+   * Adds a peer (session established) and offers it every current best path: its first
+   * `take` is the initial table. Throws when the peer is there already or its target cannot
+   * carry any route (an eBGP peer needs a local address for next-hop-self).
+   */
+  join(peer: OutPeer, rib: BestPathSource): AdjRibOut {
+    if (this.peers.has(peer.id)) throw new Error(`peer ${peer.id} already has an Adj-RIB-Out`);
+    const t = peer.target;
+    if (t.kind === 'ebgp' && t.localIpv4 === undefined && t.localIpv6 === undefined)
+      throw new Error(`peer ${peer.id}: an eBGP target needs localIpv4 or localIpv6 for next-hop-self`);
+    const key = targetKey(t);
+    let group = this.groups.get(key);
+    if (!group) {
+      group = new UpdateGroup(key, t, this.ctx, this.interner);
+      this.groups.set(key, group);
+    }
+    const out = new AdjRibOut(peer.id, peer.routerId >>> 0, this.interner);
+    group.members.add(out);
+    this.peers.set(peer.id, { out, group });
+    const only = [out];
+    rib.forEachBest((route) => group.offer(route, only));
+    return out;
+  }
+
+  /** Removes a peer (session down) and releases what its Adj-RIB-Out held. */
+  leave(peerId: string): void {
+    const p = this.peers.get(peerId);
+    if (!p) return;
+    p.out.clear();
+    p.group.members.delete(p.out);
+    if (p.group.members.size === 0) this.groups.delete(p.group.key);
+    this.peers.delete(peerId);
+  }
+
+  /** Offers a flushed batch to every peer. */
+  apply(changes: readonly RouteChange[]): void {
+    for (const group of this.groups.values()) for (const c of changes) group.offer(c);
+  }
+
+  adjRibOut(peerId: string): AdjRibOut | undefined {
+    return this.peers.get(peerId)?.out;
+  }
+
+  groupOf(peerId: string): UpdateGroup | undefined {
+    return this.peers.get(peerId)?.group;
+  }
+
+  get groupCount(): number {
+    return this.groups.size;
+  }
+}

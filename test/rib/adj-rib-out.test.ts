@@ -1,0 +1,258 @@
+import { describe, expect, it } from 'vitest';
+import { AttrInterner } from '../../src/bgp/wire/attributes/interner.js';
+import { Afi } from '../../src/bgp/wire/constants.js';
+import { checkHeader } from '../../src/bgp/wire/header.js';
+import { addressBytes, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
+import { UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
+import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
+import { Writer } from '../../src/bgp/wire/writer.js';
+import {
+  type AdjRibOut,
+  type ExportTarget,
+  type OutboundWork,
+  type OutPeer,
+  parsePrefix,
+  Rib,
+  UpdateGroups,
+  WellKnownCommunity,
+} from '../../src/rib/index.js';
+import { attrs, attrs6, CLIENT, EBGP_A, EBGP_B, LOCAL_AS, NONCLIENT, ROUTER_ID, v4 } from './routes.js';
+
+const LOCAL_V4 = parseIpv4('198.18.0.1');
+const LOCAL_V6 = addressBytes('2001:db8::1');
+const EBGP_TARGET: ExportTarget = { kind: 'ebgp', localIpv4: LOCAL_V4, localIpv6: LOCAL_V6 };
+const out = (id: string, target: ExportTarget = EBGP_TARGET, routerId = 0xc6120100): OutPeer => ({
+  id,
+  routerId,
+  target,
+});
+
+function setup() {
+  const rib = new Rib({ localAs: LOCAL_AS, routerId: ROUTER_ID });
+  const groups = new UpdateGroups({ localAs: LOCAL_AS, clusterId: ROUTER_ID, defaultLocalPref: 100 });
+  const step = () => groups.apply(rib.flush());
+  return { rib, groups, step };
+}
+
+/** Work as "+prefix,prefix [as path]" / "-prefix" lines, sorted. */
+function lines(w: OutboundWork): string[] {
+  const outl: string[] = [];
+  for (const l of w.withdraw) for (const p of l.toArray()) outl.push(`-${p.addr}/${p.len}`);
+  for (const a of w.announce) {
+    const path = a.attrs.asPath?.map((s) => s.asns.join(' ')).join(' ') ?? '';
+    outl.push(
+      `+${a.prefixes
+        .toArray()
+        .map((p) => `${p.addr}/${p.len}`)
+        .join(',')} [${path}]`,
+    );
+  }
+  return outl.sort();
+}
+
+describe('Adj-RIB-Out and update groups', () => {
+  it('a joining peer gets the whole Loc-RIB, grouped by attribute set, then only changes', () => {
+    const { rib, groups, step } = setup();
+    const a = rib.addPeer(EBGP_A);
+    rib.announce(a, v4('198.18.10.0/24', '198.18.11.0/24'), attrs([65001]));
+    rib.announce(a, v4('198.18.12.0/24'), attrs([65001, 65100]));
+    step();
+    const x = groups.join(out('x'), rib);
+    expect(lines(x.take())).toEqual([
+      `+198.18.10.0/24,198.18.11.0/24 [${LOCAL_AS} 65001]`,
+      `+198.18.12.0/24 [${LOCAL_AS} 65001 65100]`,
+    ]);
+    expect(x.take().count).toBe(0);
+    expect(x.count(Afi.IPV4)).toBe(3);
+    rib.withdraw(a, v4('198.18.10.0/24'));
+    step();
+    expect(lines(x.take())).toEqual(['-198.18.10.0/24']);
+  });
+
+  it('sends nothing when the export did not change, even if the best path did', () => {
+    const { rib, groups, step } = setup();
+    const x = groups.join(out('x'), rib);
+    const a = rib.addPeer(EBGP_A);
+    const a2 = rib.addPeer({ ...EBGP_A, id: 'a2', routerId: 1, address: '198.18.0.4' });
+    rib.announce(a, v4('198.18.10.0/24'), attrs([65001], {}, '198.18.0.2'));
+    step();
+    expect(x.take().count).toBe(1);
+    // A better path with another next hop: towards eBGP the next hop is ours either way.
+    rib.announce(a2, v4('198.18.10.0/24'), attrs([65001], {}, '198.18.0.4'));
+    const changes = rib.flush();
+    expect(changes.length).toBe(1);
+    groups.apply(changes);
+    expect(x.pending).toBe(0);
+    expect(x.take().count).toBe(0);
+  });
+
+  it('withdraws only what was sent and collapses changes made between takes', () => {
+    const { rib, groups, step } = setup();
+    const x = groups.join(out('x'), rib);
+    const a = rib.addPeer(EBGP_A);
+    rib.announce(a, v4('198.18.10.0/24'), attrs([65001], { communities: [WellKnownCommunity.NO_EXPORT] }));
+    step();
+    rib.withdraw(a, v4('198.18.10.0/24'));
+    step();
+    expect(x.take().count).toBe(0); // never sent, so no withdrawal either
+    rib.announce(a, v4('198.18.11.0/24'), attrs([65001]));
+    step();
+    rib.withdraw(a, v4('198.18.11.0/24'));
+    step();
+    expect(x.take().count).toBe(0); // announced and withdrawn before the session took it
+    rib.announce(a, v4('198.18.12.0/24'), attrs([65001]));
+    step();
+    x.take();
+    rib.announce(a, v4('198.18.12.0/24'), attrs([65001, 65100]));
+    step();
+    rib.announce(a, v4('198.18.12.0/24'), attrs([65001]));
+    step();
+    expect(x.take().count).toBe(0); // changed and changed back
+  });
+
+  it('never sends a route back to the peer it came from', () => {
+    const { rib, groups, step } = setup();
+    const a = rib.addPeer(EBGP_A);
+    const b = rib.addPeer(EBGP_B);
+    const toA = groups.join(out('a'), rib);
+    const toB = groups.join(out('b'), rib);
+    expect(groups.groupOf('a')).toBe(groups.groupOf('b'));
+    rib.announce(a, v4('198.18.10.0/24'), attrs([65001, 65100]));
+    step();
+    expect(toA.take().count).toBe(0);
+    expect(lines(toB.take())).toEqual([`+198.18.10.0/24 [${LOCAL_AS} 65001 65100]`]);
+    // B's path becomes best: A gets it, B gets a withdrawal of what it was sent.
+    rib.announce(b, v4('198.18.10.0/24'), attrs([65002], {}, '198.18.0.3'));
+    step();
+    expect(lines(toA.take())).toEqual([`+198.18.10.0/24 [${LOCAL_AS} 65002]`]);
+    expect(lines(toB.take())).toEqual(['-198.18.10.0/24']);
+  });
+
+  it('peers with equal targets share exported attribute objects; other targets form other groups', () => {
+    const { rib, groups, step } = setup();
+    const a = rib.addPeer(EBGP_A);
+    const x = groups.join(out('x'), rib);
+    const y = groups.join(out('y'), rib);
+    const z = groups.join(out('z', { ...EBGP_TARGET, localIpv4: parseIpv4('198.18.0.99') }), rib);
+    expect(groups.groupCount).toBe(2);
+    rib.announce(a, v4('198.18.10.0/24'), attrs([65001]));
+    step();
+    const [wx, wy, wz] = [x.take(), y.take(), z.take()];
+    expect(wx.announce[0].attrs).toBe(wy.announce[0].attrs);
+    expect(wz.announce[0].attrs).not.toBe(wx.announce[0].attrs);
+    expect(wz.announce[0].attrs.nextHop).toBe(parseIpv4('198.18.0.99'));
+  });
+
+  it('keeps iBGP split horizon and does not reflect a route to its originator', () => {
+    const { rib, groups, step } = setup();
+    const n = rib.addPeer(NONCLIENT);
+    const c = rib.addPeer(CLIENT);
+    const ibgp = (kind: ExportTarget['kind']): ExportTarget => ({ kind, localIpv4: LOCAL_V4 });
+    const toN2 = groups.join(out('n2', ibgp('ibgp-nonclient'), 0xc6120200), rib);
+    const toC2 = groups.join(out('c2', ibgp('ibgp-client'), 0xc6120300), rib);
+    const toOrig = groups.join(out('c3', ibgp('ibgp-client'), 0xc6120077), rib);
+    rib.announce(n, v4('198.18.10.0/24'), attrs([], { localPref: 100 }, '198.18.0.6'));
+    rib.announce(
+      c,
+      v4('198.18.11.0/24'),
+      attrs([], { localPref: 100, originatorId: 0xc6120077 }, '198.18.0.5'),
+    );
+    step();
+    const n2 = toN2.take();
+    expect(lines(n2)).toEqual(['+198.18.11.0/24 []']); // non-client to non-client: never
+    expect(lines(toC2.take())).toEqual(['+198.18.10.0/24 []', '+198.18.11.0/24 []']);
+    expect(lines(toOrig.take())).toEqual(['+198.18.10.0/24 []']); // its own route stays away
+    expect(n2.announce[0].attrs.clusterList).toEqual([ROUTER_ID]);
+  });
+
+  it('takes work in bounded chunks and resends everything on refresh', () => {
+    const { rib, groups, step } = setup();
+    const a = rib.addPeer(EBGP_A);
+    const x = groups.join(out('x'), rib);
+    rib.announce(a, v4(...Array.from({ length: 10 }, (_, i) => `198.18.${i}.0/24`)), attrs([65001]));
+    step();
+    expect(x.take(4).count).toBe(4);
+    expect(x.pending).toBe(6);
+    expect(x.take(100).count).toBe(6);
+    x.refresh();
+    expect(x.take().count).toBe(10);
+    expect(x.take().count).toBe(0);
+    rib.withdraw(a, v4('198.18.0.0/24'));
+    step();
+    x.refresh();
+    expect(lines(x.take()).filter((l) => l.startsWith('-'))).toEqual(['-198.18.0.0/24']);
+  });
+
+  it('releases every exported attribute set when peers leave', () => {
+    const { rib, groups, step } = setup();
+    const a = rib.addPeer(EBGP_A);
+    const x = groups.join(out('x'), rib);
+    groups.join(out('y'), rib);
+    rib.announce(a, v4('198.18.10.0/24', '198.18.11.0/24'), attrs([65001]));
+    step();
+    x.take();
+    expect(groups.interner.size).toBe(1);
+    groups.leave('x');
+    groups.leave('y');
+    expect(groups.interner.size).toBe(0);
+    expect(groups.groupCount).toBe(0);
+    expect(() => groups.join(out('x', { kind: 'ebgp' }), rib)).toThrow(/next-hop-self/);
+  });
+});
+
+describe('end to end: RIB → Adj-RIB-Out → UpdatePacker → UpdateDecoder → peer RIB', () => {
+  /** Packs work as the session would and feeds the bytes to the receiving RIB. */
+  function deliver(work: OutboundWork, to: Rib, from: string): void {
+    const ctx = { as4: true, addPathIpv4: false, addPathIpv6: false, ebgp: true };
+    const packer = new UpdatePacker(ctx);
+    const w = new Writer(4096);
+    for (const list of work.withdraw) packer.withdraw(w, list);
+    for (const a of work.announce) packer.announce(w, packer.prepare(a.attrs), a.prefixes);
+    const bytes = w.finish();
+    const dec = new UpdateDecoder(ctx, { interner: new AttrInterner(), reuseLists: true });
+    const peer = to.peer(from)!;
+    for (let pos = 0; pos < bytes.length; ) {
+      const len = checkHeader(bytes, pos);
+      to.applyUpdate(peer, dec.decode(bytes, pos + 19, pos + len));
+      pos += len;
+    }
+  }
+
+  it('the peer learns our originated and learned routes with our AS and next hop', () => {
+    const { rib, groups, step } = setup();
+    const upstream = new Rib({ localAs: 65099, routerId: 0xc6120063 });
+    upstream.addPeer({ id: 'us', kind: 'ebgp', asn: LOCAL_AS, routerId: ROUTER_ID, address: '198.18.0.1' });
+    const toUp: AdjRibOut = groups.join(out('up'), rib);
+    const a = rib.addPeer(EBGP_A);
+    rib.originate(parsePrefix('198.18.60.10/32'), attrs([], {}, '198.18.50.7'));
+    rib.originate(parsePrefix('2001:db8:60::10/128'), attrs6([], {}, '2001:db8:50::7'));
+    rib.announce(
+      a,
+      v4(...Array.from({ length: 600 }, (_, i) => `10.${i >> 8}.${i & 255}.0/24`)),
+      attrs([65001, 65100]),
+    );
+    step();
+    deliver(toUp.take(), upstream, 'us');
+    const learned = upstream.flush();
+    expect(learned.length).toBe(602);
+    const fip = upstream.best(parsePrefix('198.18.60.10/32'))!;
+    expect(fip.attrs.asPath).toEqual([{ type: 2, asns: [LOCAL_AS] }]);
+    expect(fip.attrs.nextHop).toBe(LOCAL_V4);
+    const fip6 = upstream.best(parsePrefix('2001:db8:60::10/128'))!;
+    expect(fip6.attrs.mpReach?.nextHop).toEqual(LOCAL_V6);
+    expect(upstream.best(parsePrefix('10.1.44.0/24'))!.attrs.asPath).toEqual([
+      { type: 2, asns: [LOCAL_AS, 65001, 65100] },
+    ]);
+
+    rib.unoriginate(parsePrefix('2001:db8:60::10/128'));
+    rib.withdraw(a, v4('10.0.0.0/24'));
+    step();
+    deliver(toUp.take(), upstream, 'us');
+    expect(
+      upstream
+        .flush()
+        .map((c) => `${c.kind} ${c.prefix}`)
+        .sort(),
+    ).toEqual(['withdraw 10.0.0.0/24', 'withdraw 2001:db8:60::10/128']);
+  });
+});

@@ -1,0 +1,108 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Afi } from '../../src/bgp/wire/constants.js';
+import { parseIpv4, parseIpv6 } from '../../src/bgp/wire/prefix-list.js';
+import { ipv6Key, maskIpv4, PrefixTable } from '../../src/rib/index.js';
+
+describe('PrefixTable', () => {
+  it('finds what it inserted, ignoring host bits, and tells new from existing', () => {
+    const t = new PrefixTable(Afi.IPV4);
+    const e = t.insert([parseIpv4('198.18.1.0')], 0, 24);
+    expect(t.added).toBe(true);
+    expect(t.insert([parseIpv4('198.18.1.77')], 0, 24)).toBe(e);
+    expect(t.added).toBe(false);
+    expect(t.find([parseIpv4('198.18.1.200')], 0, 24)).toBe(e);
+    expect(t.find([parseIpv4('198.18.1.0')], 0, 23)).toBe(-1);
+    expect(t.prefix(e).toString()).toBe('198.18.1.0/24');
+    expect(t.size).toBe(1);
+  });
+
+  it('keys IPv6 prefixes on all four words and path ids when asked', () => {
+    const t = new PrefixTable(Afi.IPV6, true);
+    const a = t.insert(parseIpv6('2001:db8::'), 0, 64, 1);
+    const b = t.insert(parseIpv6('2001:db8::'), 0, 64, 2);
+    const c = t.insert(parseIpv6('2001:db8:0:0:1::'), 0, 80, 1);
+    expect(new Set([a, b, c]).size).toBe(3);
+    expect(t.find(parseIpv6('2001:db8::ffff'), 0, 64, 2)).toBe(b);
+    expect(t.find(parseIpv6('2001:db8::'), 0, 64, 3)).toBe(-1);
+    expect(t.pathId(b)).toBe(2);
+    expect(t.prefix(c).toString()).toBe('2001:db8:0:0:1::/80');
+  });
+
+  it('grows, telling the owner the new capacity, and reuses freed entries', () => {
+    const seen: number[] = [];
+    const t = new PrefixTable(Afi.IPV4, false, (cap) => seen.push(cap));
+    for (let i = 0; i < 100; i++) t.insert([i << 8], 0, 24);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(t.capacity).toBe(seen[seen.length - 1]);
+    const e = t.find([5 << 8], 0, 24);
+    t.remove(e);
+    expect(t.isLive(e)).toBe(false);
+    expect(t.insert([1000 << 8], 0, 24)).toBe(e);
+    expect(() => t.remove(100_000)).toThrow(/not live/);
+  });
+
+  for (const afi of [Afi.IPV4, Afi.IPV6] as const) {
+    it(`behaves like a Map under any mix of inserts and removals (${afi === Afi.IPV4 ? 'IPv4' : 'IPv6'})`, () => {
+      // Few distinct keys, so removals hit long probe runs and backward shifting is exercised.
+      const op = fc.record({
+        remove: fc.boolean(),
+        word: fc.integer({ min: 0, max: 40 }),
+        len: fc.constantFrom(8, 24, afi === Afi.IPV4 ? 32 : 128),
+        pathId: fc.integer({ min: 0, max: 2 }),
+      });
+      fc.assert(
+        fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
+          const t = new PrefixTable(afi, true);
+          const model = new Map<string, number>();
+          const words = (w: number) => (afi === Afi.IPV4 ? [w << 24] : [w << 24, w, 0, w]);
+          const key = (w: number, len: number, id: number) =>
+            afi === Afi.IPV4
+              ? `${maskIpv4(w << 24, len)}/${len}#${id}`
+              : `${ipv6Key(words(w), 0, len)}#${id}`;
+          for (const o of ops) {
+            const k = key(o.word, o.len, o.pathId);
+            if (o.remove) {
+              const e = t.find(words(o.word), 0, o.len, o.pathId);
+              expect(e >= 0).toBe(model.has(k));
+              if (e >= 0) {
+                expect(e).toBe(model.get(k));
+                t.remove(e);
+                model.delete(k);
+              }
+            } else {
+              const e = t.insert(words(o.word), 0, o.len, o.pathId);
+              expect(t.added).toBe(!model.has(k));
+              if (model.has(k)) expect(e).toBe(model.get(k));
+              model.set(k, e);
+            }
+            expect(t.size).toBe(model.size);
+          }
+          // Every key still reachable from its home slot (removal must not break probe runs).
+          for (const o of ops) {
+            const k = key(o.word, o.len, o.pathId);
+            expect(t.find(words(o.word), 0, o.len, o.pathId)).toBe(model.get(k) ?? -1);
+          }
+          for (const [k, e] of model) {
+            expect(t.isLive(e)).toBe(true);
+            const p = t.prefix(e);
+            const id = t.pathId(e);
+            expect(
+              `${afi === Afi.IPV4 ? `${p.w0}/${p.len}` : ipv6Key([p.w0, p.w1, p.w2, p.w3], 0, p.len)}#${id}`,
+            ).toBe(k);
+          }
+        }),
+      );
+    });
+  }
+
+  it('clear empties the table', () => {
+    const t = new PrefixTable(Afi.IPV4);
+    for (let i = 0; i < 50; i++) t.insert([i << 8], 0, 24);
+    t.clear();
+    expect(t.size).toBe(0);
+    expect(t.find([3 << 8], 0, 24)).toBe(-1);
+    t.insert([3 << 8], 0, 24);
+    expect(t.size).toBe(1);
+  });
+});

@@ -1,0 +1,191 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { PathAttributes } from '../../src/bgp/wire/attributes/types.js';
+import type { PrefixList } from '../../src/bgp/wire/prefix-list.js';
+import { parsePrefix, Rib, type RibPeer, type RouteAdd, type RouteChange } from '../../src/rib/index.js';
+import {
+  attrs,
+  attrs6,
+  CLIENT,
+  EBGP_A,
+  EBGP_A2,
+  EBGP_B,
+  LOCAL_AS,
+  NONCLIENT,
+  ROUTER_ID,
+  v4,
+  v6,
+} from './routes.js';
+
+const PEERS = [EBGP_A, EBGP_B, EBGP_A2, CLIENT, NONCLIENT];
+const PREFIXES = [
+  '198.18.1.0/24',
+  '198.18.2.0/24',
+  '198.18.3.0/25',
+  '198.18.3.0/24',
+  '2001:db8:1::/48',
+  '2001:db8:2::/48',
+];
+const isV6 = (p: string) => p.includes(':');
+/** A small pool of shared attribute sets, so steps tie and MED groups form. */
+const POOL: readonly ((v6: boolean) => PathAttributes)[] = [
+  (six) => (six ? attrs6 : attrs)([65001, 65100]),
+  (six) => (six ? attrs6 : attrs)([65001, 65100], { med: 5 }),
+  (six) => (six ? attrs6 : attrs)([65002, 65100], { med: 1 }),
+  (six) => (six ? attrs6 : attrs)([65002, 65100, 65200]),
+  (six) => (six ? attrs6 : attrs)([65001], { origin: 2 }),
+  (six) => (six ? attrs6 : attrs)([65003, 65100], { localPref: 200 }),
+  (six) => (six ? attrs6 : attrs)([65001, LOCAL_AS]),
+];
+const pool4 = POOL.map((f) => f(false));
+const pool6 = POOL.map((f) => f(true));
+
+const list = (p: string): PrefixList => (isV6(p) ? v6(p) : v4(p));
+const attrsFor = (p: string, i: number) => (isV6(p) ? pool6[i] : pool4[i]);
+
+function freshRib(maxPaths: number, alwaysCompareMed: boolean): { rib: Rib; peers: RibPeer[] } {
+  const rib = new Rib({
+    localAs: LOCAL_AS,
+    routerId: ROUTER_ID,
+    decision: { maxPaths, maxPathsIbgp: maxPaths, alwaysCompareMed },
+  });
+  return { rib, peers: PEERS.map((p) => rib.addPeer(p)) };
+}
+
+/** What a prefix's best looks like, by identities that survive a rebuild. */
+function shape(r: RouteAdd | undefined) {
+  if (!r) return null;
+  return r.multipath.map(
+    (p) => `${p.source.id}#${p.pathId}@${pool4.indexOf(p.attrs)}/${pool6.indexOf(p.attrs)}`,
+  );
+}
+
+const announcement = fc.record({
+  peer: fc.integer({ min: 0, max: PEERS.length - 1 }),
+  prefix: fc.integer({ min: 0, max: PREFIXES.length - 1 }),
+  attrs: fc.integer({ min: 0, max: POOL.length - 1 }),
+  flushAfter: fc.boolean(),
+});
+const uniqueAnnouncements = fc.uniqueArray(announcement, {
+  selector: (a) => `${a.peer}/${a.prefix}`,
+  maxLength: 25,
+});
+
+describe('Rib properties', () => {
+  it('the best path and ECMP set of every prefix do not depend on arrival order or batching', () => {
+    fc.assert(
+      fc.property(
+        uniqueAnnouncements.chain((as) =>
+          fc
+            .shuffledSubarray(as, { minLength: as.length, maxLength: as.length })
+            .map((perm) => ({ as, perm })),
+        ),
+        fc.integer({ min: 1, max: 3 }),
+        fc.boolean(),
+        ({ as, perm }, maxPaths, alwaysCompareMed) => {
+          const run = (order: typeof as) => {
+            const { rib, peers } = freshRib(maxPaths, alwaysCompareMed);
+            for (const a of order) {
+              const p = PREFIXES[a.prefix];
+              rib.announce(peers[a.peer], list(p), attrsFor(p, a.attrs));
+              if (a.flushAfter) rib.flush();
+            }
+            rib.flush();
+            return PREFIXES.map((p) => shape(rib.best(parsePrefix(p))));
+          };
+          expect(run(perm)).toEqual(run(as));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('withdrawing everything empties the RIB with exactly one withdraw per prefix that had a best path', () => {
+    fc.assert(
+      fc.property(
+        uniqueAnnouncements.chain((as) =>
+          fc
+            .shuffledSubarray(as, { minLength: as.length, maxLength: as.length })
+            .map((withdrawOrder) => ({ as, withdrawOrder })),
+        ),
+        fc.boolean(),
+        ({ as, withdrawOrder }, flushWhileWithdrawing) => {
+          const { rib, peers } = freshRib(2, false);
+          for (const a of as) {
+            const p = PREFIXES[a.prefix];
+            rib.announce(peers[a.peer], list(p), attrsFor(p, a.attrs));
+          }
+          rib.flush();
+          const hadBest = PREFIXES.filter((p) => rib.best(parsePrefix(p)));
+          const changes: RouteChange[] = [];
+          for (const a of withdrawOrder) {
+            rib.withdraw(peers[a.peer], list(PREFIXES[a.prefix]));
+            if (flushWhileWithdrawing && a.flushAfter) changes.push(...rib.flush());
+          }
+          changes.push(...rib.flush());
+          const withdrawn = changes.filter((c) => c.kind === 'withdraw').map((c) => c.prefix.toString());
+          expect(withdrawn.sort()).toEqual([...hadBest].sort());
+          if (!flushWhileWithdrawing) expect(changes.every((c) => c.kind === 'withdraw')).toBe(true);
+          for (const p of PREFIXES) expect(rib.lookup(parsePrefix(p))).toBeUndefined();
+          expect(rib.locRib(1).table.size + rib.locRib(2).table.size).toBe(0);
+          expect(rib.attrs.size).toBe(0); // every attribute reference was released
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('changes are balanced and never redundant: the stream replays to the RIB state', () => {
+    const op = fc.oneof(
+      announcement.map((a) => ({ kind: 'announce' as const, ...a })),
+      announcement.map((a) => ({ kind: 'withdraw' as const, ...a })),
+      fc.constant({ kind: 'flush' as const }),
+      fc.record({ kind: fc.constant('down' as const), peer: fc.integer({ min: 0, max: PEERS.length - 1 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), fc.integer({ min: 1, max: 3 }), (ops, maxPaths) => {
+        const { rib, peers } = freshRib(maxPaths, false);
+        const installed = new Map<string, string[]>();
+        const consume = (changes: RouteChange[]) => {
+          const seen = new Set<string>();
+          for (const c of changes) {
+            const key = c.prefix.toString();
+            expect(seen.has(key)).toBe(false); // at most one change per prefix per batch
+            seen.add(key);
+            if (c.kind === 'withdraw') {
+              expect(installed.has(key)).toBe(true);
+              installed.delete(key);
+            } else {
+              const now = shape(c)!;
+              expect(now).not.toEqual(installed.get(key)); // only real changes
+              installed.set(key, now);
+            }
+          }
+          for (const p of PREFIXES) {
+            const key = parsePrefix(p).toString();
+            expect(shape(rib.best(parsePrefix(p)))).toEqual(installed.get(key) ?? null);
+          }
+        };
+        for (const o of ops) {
+          if (o.kind === 'flush') consume(rib.flush());
+          else if (o.kind === 'down') {
+            const id = PEERS[o.peer].id;
+            rib.removePeer(peers[o.peer]);
+            peers[o.peer] = rib.addPeer(PEERS[o.peer]);
+            expect(rib.peer(id)).toBe(peers[o.peer]);
+          } else {
+            const p = PREFIXES[o.prefix];
+            if (o.kind === 'announce') rib.announce(peers[o.peer], list(p), attrsFor(p, o.attrs));
+            else rib.withdraw(peers[o.peer], list(p));
+          }
+        }
+        consume(rib.flush());
+        for (const peer of peers) rib.removePeer(peer);
+        consume(rib.flush());
+        expect(installed.size).toBe(0);
+        expect(rib.attrs.size).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
