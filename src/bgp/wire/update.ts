@@ -1,5 +1,13 @@
+import { as4PathFor } from './attributes/as-path.js';
 import { ATTR_BY_CODE, ATTRS, type AttrContext } from './attributes/table.js';
-import type { AttrSlot, MpReach, PathAttributes, UpdateAction, UpdateIssue } from './attributes/types.js';
+import {
+  type AttrSlot,
+  type MpReach,
+  makeAttributes,
+  type PathAttributes,
+  type UpdateAction,
+  type UpdateIssue,
+} from './attributes/types.js';
 import { Afi, type AfiCode, AttrFlag, AttrType, Safi } from './constants.js';
 import { encodeNlri } from './nlri.js';
 import { PrefixList } from './prefix-list.js';
@@ -75,6 +83,7 @@ export function encodeCanonical(
 ): void {
   if (u.mpUnreach) writeMpUnreach(w, u.mpUnreach, u.mpUnreach.flags ?? AttrFlag.OPTIONAL);
   if (!a) return;
+  if (!ctx.as4) a = withAs4Attributes(a);
   if (withMpReach && a.mpReach) writeMpReach(w, a.mpReach, u.mpNlri ?? null, AttrFlag.OPTIONAL);
   const present = presentFields(a);
   for (let i = 0; i < ATTRS.length; i++) {
@@ -85,6 +94,18 @@ export function encodeCanonical(
     endAttribute(w, at);
   }
   for (const raw of a.unknown ?? []) writeRaw(w, raw.type, raw.flags, raw.value);
+}
+
+/**
+ * RFC 6793 section 4.2.2: towards a 2-octet speaker, 4-octet ASes in AS_PATH and AGGREGATOR
+ * travel as AS_TRANS, and AS4_PATH / AS4_AGGREGATOR carry the real values.
+ */
+function withAs4Attributes(a: PathAttributes): PathAttributes {
+  const as4Path = a.as4Path ?? as4PathFor(a.asPath);
+  const bigAggregator = a.aggregator && a.aggregator.as > 0xffff;
+  const as4Aggregator = a.as4Aggregator ?? (bigAggregator ? a.aggregator : undefined);
+  if (as4Path === a.as4Path && as4Aggregator === a.as4Aggregator) return a;
+  return makeAttributes({ ...a, as4Path, as4Aggregator });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mergeAs4Path } from '../../../src/bgp/wire/attributes/as-path.js';
 import { AttrInterner } from '../../../src/bgp/wire/attributes/interner.js';
 import { Afi, AttrType, UpdateSubcode } from '../../../src/bgp/wire/constants.js';
 import { BgpError } from '../../../src/bgp/wire/errors.js';
@@ -605,5 +606,49 @@ describe('UPDATE encode', () => {
       encodeUpdate(w, endOfRibInput(afi), EBGP);
       expect(endOfRib(decode(w.finish()))).toEqual({ afi, safi: 1 });
     }
+  });
+});
+
+describe('UPDATE towards a 2-octet speaker (RFC 6793 section 4.2.2)', () => {
+  const OLD: UpdateContext = { ...EBGP, as4: false };
+
+  it('sends AS_TRANS in AS_PATH and AGGREGATOR, and the real values in AS4_PATH / AS4_AGGREGATOR', () => {
+    const asPath = [
+      { type: 3, asns: [65010] },
+      { type: 2, asns: [65000, 4200000001, 65002] },
+    ];
+    const aggregator = { as: 4200000001, address: 0xc6120101 };
+    const w = new Writer();
+    encodeUpdate(
+      w,
+      {
+        attrs: { origin: 0, asPath, nextHop: 0xc6120101, aggregator },
+        nlri: PrefixList.from(Afi.IPV4, [{ addr: '198.19.1.0', len: 24 }]),
+      },
+      OLD,
+    );
+    const u = decode(w.finish(), { ...OLD, ebgp: false });
+    expect(u.attrs?.asPath).toEqual([
+      { type: 3, asns: [65010] },
+      { type: 2, asns: [65000, 23456, 65002] },
+    ]);
+    // Confederation segments stay out of AS4_PATH.
+    expect(u.attrs?.as4Path).toEqual([{ type: 2, asns: [65000, 4200000001, 65002] }]);
+    expect(u.attrs?.aggregator).toEqual({ as: 23456, address: 0xc6120101 });
+    expect(u.attrs?.as4Aggregator).toEqual(aggregator);
+    expect(mergeAs4Path(u.attrs!.asPath!, u.attrs!.as4Path, u.attrs!.aggregator)).toEqual(asPath);
+  });
+
+  it('sends no AS4_PATH when every AS fits in two octets', () => {
+    const w = new Writer();
+    encodeUpdate(
+      w,
+      {
+        attrs: { origin: 0, asPath: [{ type: 2, asns: [65000, 65001] }], nextHop: 0xc6120101 },
+        nlri: PrefixList.from(Afi.IPV4, [{ addr: '198.19.1.0', len: 24 }]),
+      },
+      OLD,
+    );
+    expect(decode(w.finish(), OLD).attrs?.as4Path).toBeUndefined();
   });
 });

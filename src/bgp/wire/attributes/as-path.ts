@@ -110,16 +110,18 @@ export function mergeAs4Path(
   let keep = n2 - n4;
   const out: AsPathSegment[] = [];
   for (const seg of asPath) {
-    if (keep === 0) break;
-    if (seg.type === AsPathSegmentType.AS_SEQUENCE) {
+    // Confederation segments count as nothing and never appear in AS4_PATH: keep them.
+    if (seg.type === AsPathSegmentType.AS_CONFED_SEQUENCE || seg.type === AsPathSegmentType.AS_CONFED_SET) {
+      out.push(seg);
+    } else if (keep === 0) {
+      break;
+    } else if (seg.type === AsPathSegmentType.AS_SEQUENCE) {
       const take = Math.min(keep, seg.asns.length);
       out.push({ type: seg.type, asns: seg.asns.slice(0, take) });
       keep -= take;
-    } else if (seg.type === AsPathSegmentType.AS_SET) {
-      out.push(seg);
-      keep -= 1;
     } else {
       out.push(seg);
+      keep -= 1;
     }
   }
   for (const seg of as4Path) {
@@ -129,6 +131,18 @@ export function mergeAs4Path(
     } else out.push(seg);
   }
   return out;
+}
+
+/**
+ * RFC 6793 section 4.2.2: what a 2-octet peer must be sent beside an AS_PATH that holds
+ * 4-octet ASes (written there as AS_TRANS) — the true path, less confederation segments.
+ * Undefined when every AS fits in two octets.
+ */
+export function as4PathFor(segments: readonly AsPathSegment[] | undefined): AsPathSegment[] | undefined {
+  if (!segments?.some((s) => s.asns.some((asn) => asn > 0xffff))) return undefined;
+  return segments.filter(
+    (s) => s.type === AsPathSegmentType.AS_SEQUENCE || s.type === AsPathSegmentType.AS_SET,
+  ) as AsPathSegment[];
 }
 
 /** The effective aggregator per RFC 6793 section 4.2.3. */

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import {
+  as4PathFor,
+  asPathLength,
+  formatAsPath,
+  mergeAs4Path,
+} from '../../../src/bgp/wire/attributes/as-path.js';
+
+const seq = (...asns: number[]) => ({ type: 2, asns });
+const set = (...asns: number[]) => ({ type: 1, asns });
+const confed = (...asns: number[]) => ({ type: 3, asns });
+
+describe('RFC 6793 section 4.2.3 merge', () => {
+  const cases = [
+    {
+      name: 'leading 2-octet ASes that the AS4_PATH lacks are put in front',
+      asPath: [seq(65001, 65002, 23456, 23456)],
+      as4Path: [seq(4200000001, 4200000002)],
+      want: [seq(65001, 65002, 4200000001, 4200000002)],
+    },
+    {
+      name: 'an AS_PATH shorter than AS4_PATH keeps AS_PATH',
+      asPath: [seq(23456)],
+      as4Path: [seq(4200000001, 4200000002)],
+      want: [seq(23456)],
+    },
+    {
+      name: 'an AS_SET counts one',
+      asPath: [seq(65001), set(23456, 65003)],
+      as4Path: [set(4200000001, 65003)],
+      want: [seq(65001), set(4200000001, 65003)],
+    },
+    {
+      name: 'leading confederation segments are kept and not counted',
+      asPath: [confed(65010), seq(65000, 23456)],
+      as4Path: [seq(65000, 4200000001)],
+      want: [confed(65010), seq(65000, 4200000001)],
+    },
+  ];
+  for (const c of cases) it(c.name, () => expect(mergeAs4Path(c.asPath, c.as4Path)).toEqual(c.want));
+
+  it('an AGGREGATOR other than AS_TRANS makes AS4_PATH ignored', () => {
+    expect(mergeAs4Path([seq(65001, 23456)], [seq(4200000001)], { as: 65001, address: 1 })).toEqual([
+      seq(65001, 23456),
+    ]);
+  });
+});
+
+describe('as4PathFor', () => {
+  it('is undefined when every AS fits in two octets', () =>
+    expect(as4PathFor([seq(1, 65535)])).toBeUndefined());
+  it('drops confederation segments', () => {
+    expect(as4PathFor([confed(65010), seq(4200000001)])).toEqual([seq(4200000001)]);
+  });
+});
+
+describe('path length and text', () => {
+  it('counts a set as one and confederation segments as none', () => {
+    expect(asPathLength([confed(1, 2), seq(3, 4), set(5, 6)])).toBe(3);
+  });
+  it('prints as FRR does', () => {
+    expect(formatAsPath([confed(1, 2), seq(3, 4), set(5, 6)])).toBe('(1 2) 3 4 {5,6}');
+  });
+});
