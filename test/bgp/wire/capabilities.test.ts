@@ -352,7 +352,7 @@ describe('capability properties', () => {
           return e.code === 2 && e.subcode === 0;
         }
       }),
-      { numRuns: 30_000 },
+      { numRuns: 100_000 },
     );
   });
 
@@ -388,7 +388,7 @@ describe('capability properties', () => {
         const bytes = Uint8Array.from([code, value.length, ...value]);
         return Buffer.from(encode(decode(bytes))).equals(bytes);
       }),
-      { numRuns: 20_000 },
+      { numRuns: 100_000 },
     );
   });
 

@@ -576,7 +576,7 @@ describe('OPEN properties', () => {
     const body = fc
       .tuple(fc.oneof(u8, fc.constant(255)), fc.uint8Array({ maxLength: 64 }))
       .map(([optLen, rest]) => Uint8Array.from([...fixed, optLen, ...rest]));
-    fc.assert(fc.property(body, expectValueOrBgpError), { numRuns: 50_000 });
+    fc.assert(fc.property(body, expectValueOrBgpError), { numRuns: 100_000 });
   });
 
   it('mutated real OPENs decode or throw a BgpError', () => {
@@ -593,6 +593,6 @@ describe('OPEN properties', () => {
         for (const [at, v] of edits) b[at % b.length] = v;
         return truncate ? b.subarray(0, cut % (b.length + 1)) : b;
       });
-    fc.assert(fc.property(mutated, expectValueOrBgpError), { numRuns: 30_000 });
+    fc.assert(fc.property(mutated, expectValueOrBgpError), { numRuns: 100_000 });
   });
 });
