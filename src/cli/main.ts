@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { decodeMessage, Framer, MAX_EXTENDED_MESSAGE_LENGTH } from '../bgp/wire/index.js';
 import { describeMessage } from './describe.js';
 import { captureFiles, roundTripCapture } from './roundtrip.js';
+import { CONTROL_OPTIONS, CONTROL_USAGE, runControlCommand } from './show.js';
 
 const USAGE = `ovn-bgp-speaker: a BGP-4 speaker for OVN clouds
 
@@ -10,14 +11,25 @@ Usage:
   ovn-bgp-speaker decode [FILE|-]          decode BGP messages given as hex (a capture, or stdin)
   ovn-bgp-speaker roundtrip [-v] PATH      decode and re-encode captured sessions (a .json file
                                            or a folder of them), compare the bytes
+${CONTROL_USAGE}
   ovn-bgp-speaker version
   ovn-bgp-speaker help
 
-Exit status: 0 on success, 1 when a message fails to decode or re-encode, 2 on usage errors.`;
+${CONTROL_OPTIONS}
 
+Exit status: 0 on success, 1 when a message fails to decode or re-encode, the speaker cannot be
+reached or answers with an error (an unknown peer, a prefix not in the table), 2 on usage errors.`;
+
+/** Reads our package.json, found upward from this file (dist/src/cli or src/cli). */
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
-  return `ovn-bgp-speaker ${pkg.version}`;
+  for (let dir = new URL('.', import.meta.url); dir.pathname !== '/'; dir = new URL('..', dir)) {
+    const candidate = new URL('package.json', dir);
+    if (existsSync(candidate)) {
+      const pkg = JSON.parse(readFileSync(candidate, 'utf8'));
+      if (pkg.name === 'ovn-bgp-speaker') return `ovn-bgp-speaker ${pkg.version}`;
+    }
+  }
+  return 'ovn-bgp-speaker (version unknown)';
 }
 
 /** Hex from a capture JSON file (its messages in order) or from plain hex text. */
@@ -34,7 +46,7 @@ function messagesFrom(text: string): Uint8Array[] {
   return out;
 }
 
-function main(argv: string[]): number {
+function main(argv: string[]): number | Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case undefined:
@@ -72,6 +84,13 @@ function main(argv: string[]): number {
       }
       return bad ? 1 : 0;
     }
+    case 'show':
+    case 'neighbor':
+      return runControlCommand(command, rest, {
+        out: (text) => console.log(text),
+        err: (text) => console.error(text),
+        env: process.env,
+      });
     default:
       console.error(`unknown command: ${command}\n\n${USAGE}`);
       return 2;
@@ -85,9 +104,14 @@ const DEFAULT_EXTENDED = {
   enhancedRouteRefresh: true,
 };
 
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (e) {
+function fail(e: unknown): void {
   console.error(`ovn-bgp-speaker: ${(e as Error).message}`);
   process.exitCode = 1;
 }
+
+// Commands that talk to the speaker are asynchronous; the others return their status at once.
+Promise.resolve()
+  .then(() => main(process.argv.slice(2)))
+  .then((status) => {
+    process.exitCode = status;
+  }, fail);

@@ -1,0 +1,161 @@
+/**
+ * One client of the control socket: reads request lines, answers them in order, one at a time.
+ * Reading pauses while MAX_PENDING_REQUESTS wait or the client is not reading its answers, so
+ * a client can pipeline but never make the speaker buffer without bound.
+ */
+import type { Socket } from 'node:net';
+import { LineSplitter } from './framing.js';
+import type { Logger } from './logger.js';
+import {
+  type ControlRequest,
+  type ControlResponse,
+  dispatch,
+  encodeResponse,
+  encodeResponsePieces,
+  errorResponse,
+  isResponse,
+  parseRequest,
+} from './protocol.js';
+import { ControlError, type SpeakerControl } from './types.js';
+
+export interface ConnectionLimits {
+  readonly maxLineBytes: number;
+  readonly maxPending: number;
+  readonly idleTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  /** Entries of an array result serialised between two yields to the event loop. */
+  readonly responseSliceEntries: number;
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class ControlConnection {
+  readonly #socket: Socket;
+  readonly #control: SpeakerControl;
+  readonly #limits: ConnectionLimits;
+  readonly #log: Logger;
+  readonly #splitter: LineSplitter;
+  readonly #queue: string[] = [];
+  #working = false;
+  /** Set when the client sent an oversize line: answer what came before, then this, then close. */
+  #fatal: ControlResponse | null = null;
+  /** The client finished sending (half-close): answer what it sent, then end. */
+  #ended = false;
+
+  constructor(socket: Socket, control: SpeakerControl, limits: ConnectionLimits, log: Logger) {
+    this.#socket = socket;
+    this.#control = control;
+    this.#limits = limits;
+    this.#log = log;
+    this.#splitter = new LineSplitter(limits.maxLineBytes);
+    socket.setTimeout(limits.idleTimeoutMs, () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.on('end', () => {
+      this.#ended = true;
+      void this.#work();
+    });
+    socket.on('error', (e) => log.debug({ err: e.message }, 'control client connection failed'));
+  }
+
+  destroy(): void {
+    this.#socket.destroy();
+  }
+
+  #onData(chunk: Buffer): void {
+    if (this.#fatal) return;
+    const split = this.#splitter.push(chunk);
+    for (const line of split.lines) if (line.trim() !== '') this.#queue.push(line);
+    if (split.kind === 'oversize') {
+      const limit = this.#limits.maxLineBytes;
+      this.#fatal = errorResponse(
+        null,
+        new ControlError('bad-request', `request longer than ${limit} bytes`),
+      );
+      this.#log.warn({ limit }, 'control client sent an oversize request; closing the connection');
+      this.#socket.pause();
+    } else if (this.#queue.length >= this.#limits.maxPending) {
+      this.#socket.pause();
+    }
+    void this.#work();
+  }
+
+  async #work(): Promise<void> {
+    if (this.#working) return;
+    this.#working = true;
+    try {
+      for (let line = this.#queue.shift(); line !== undefined; line = this.#queue.shift()) {
+        const response = await this.#answer(line);
+        if (this.#socket.destroyed) return;
+        await this.#send(response);
+      }
+      if (this.#socket.destroyed) return;
+      if (this.#fatal) this.#socket.end(encodeResponse(this.#fatal));
+      else if (this.#ended) this.#socket.end();
+      else this.#socket.resume();
+    } finally {
+      this.#working = false;
+    }
+  }
+
+  async #send(response: ControlResponse): Promise<void> {
+    let sent = false;
+    try {
+      for (const piece of encodeResponsePieces(response, this.#limits.responseSliceEntries)) {
+        if (this.#socket.destroyed) return;
+        if (sent) await yieldToEventLoop();
+        if (!this.#socket.write(piece)) await this.#drained();
+        sent = true;
+      }
+    } catch (e) {
+      const message = `result is not JSON: ${(e as Error).message}`;
+      this.#log.error({ err: message }, 'control request failed');
+      // Half an answer cannot be taken back: the client sees the connection close instead.
+      if (sent) this.#socket.destroy();
+      else this.#socket.write(encodeResponse(errorResponse(response.id, new Error(message))));
+    }
+  }
+
+  async #answer(line: string): Promise<ControlResponse> {
+    const request = parseRequest(line);
+    if (isResponse(request)) return request;
+    return this.#withDeadline(request);
+  }
+
+  /** A speaker that never answers must not hold the client forever. */
+  async #withDeadline(request: ControlRequest): Promise<ControlResponse> {
+    let timer: NodeJS.Timeout | undefined;
+    const ms = this.#limits.requestTimeoutMs;
+    const late = new Promise<ControlResponse>((resolve) => {
+      timer = setTimeout(() => {
+        this.#log.warn({ method: request.method, ms }, 'control request not answered in time');
+        resolve(
+          errorResponse(
+            request.id,
+            new ControlError('timeout', `${request.method} not answered within ${ms} ms`),
+          ),
+        );
+      }, ms);
+    });
+    try {
+      const response = await Promise.race([dispatch(this.#control, request), late]);
+      if ('error' in response && response.error.code === 'internal') {
+        this.#log.error({ method: request.method, err: response.error.message }, 'control request failed');
+      }
+      return response;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.#socket.off('drain', done);
+        this.#socket.off('close', done);
+        resolve();
+      };
+      this.#socket.on('drain', done);
+      this.#socket.on('close', done);
+    });
+  }
+}

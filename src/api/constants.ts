@@ -1,0 +1,45 @@
+/** Defaults and bounds of the operator interface: the control socket, its client, the metrics endpoint. */
+
+/** Where the control socket lives unless configured otherwise (systemd's RuntimeDirectory). */
+export const DEFAULT_SOCKET_PATH = '/run/ovn-bgp-speaker/control.sock';
+/** Overrides DEFAULT_SOCKET_PATH for the CLI; `--socket` overrides both. */
+export const SOCKET_PATH_ENV = 'OVN_BGP_SPEAKER_SOCKET';
+
+/** A request is one line of JSON; anything longer is not a request, and the connection is closed. */
+export const MAX_REQUEST_LINE_BYTES = 64 * 1024;
+/** Requests read ahead on one connection before reading pauses until answers are written. */
+export const MAX_PENDING_REQUESTS = 16;
+/** Clients served at once; more wait in the listen backlog. */
+export const MAX_CONTROL_CONNECTIONS = 64;
+/** A connection that sends nothing for this long is closed (a CLI call lasts milliseconds). */
+export const CONTROL_IDLE_TIMEOUT_MS = 60_000;
+/** A request the speaker has not answered in this time gets a `timeout` error. */
+export const CONTROL_REQUEST_TIMEOUT_MS = 30_000;
+/** How long start-up waits for an existing socket to answer before treating it as live. */
+export const SOCKET_PROBE_TIMEOUT_MS = 1_000;
+/** Owner read/write only: the socket can reset sessions. */
+export const SOCKET_MODE = 0o600;
+/** The private directory the socket is bound in before it is linked into place. */
+export const PRIVATE_DIR_MODE = 0o700;
+/** Linux sun_path is 108 octets including the terminating NUL. */
+export const MAX_SOCKET_PATH_BYTES = 107;
+
+/** `show rib` returns at most this many entries unless asked for a different limit. */
+export const DEFAULT_RIB_LIMIT = 1000;
+/** Upper bound of a RIB query's limit: one answer stays one bounded line of JSON. */
+export const MAX_RIB_LIMIT = 100_000;
+
+/** A long array result is serialised this many entries at a time (a few milliseconds of work). */
+export const RESPONSE_SLICE_ENTRIES = 1000;
+
+/** The CLI waits this long for an answer. */
+export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
+/** The largest answer the client reads (MAX_RIB_LIMIT entries with several paths each). */
+export const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
+/** Prometheus scrapes are small; these bound a slow or stuck client. */
+export const METRICS_REQUEST_TIMEOUT_MS = 10_000;
+export const METRICS_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const METRICS_MAX_CONNECTIONS = 32;
+export const METRICS_MAX_HEADER_BYTES = 8 * 1024;
+export const METRICS_PATH = '/metrics';

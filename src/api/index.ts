@@ -1,0 +1,28 @@
+/** The operator interface: the control socket and its client, Prometheus metrics. */
+export { type CallOptions, ControlClientError, type ControlClientErrorKind, callControl } from './client.js';
+export {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_RIB_LIMIT,
+  DEFAULT_SOCKET_PATH,
+  MAX_REQUEST_LINE_BYTES,
+  MAX_RIB_LIMIT,
+  SOCKET_PATH_ENV,
+} from './constants.js';
+export type { Logger } from './logger.js';
+export {
+  type MessageTypeLabel,
+  SpeakerMetrics,
+  type SpeakerMetricsInit,
+  sessionStateNumber,
+} from './metrics.js';
+export {
+  type ListenAddress,
+  type MetricsServer,
+  type MetricsServerInit,
+  parseListenAddress,
+  startMetricsServer,
+} from './metrics-server.js';
+export { CONTROL_METHODS, type ControlRequest, type ControlResponse, type RequestId } from './protocol.js';
+export { type ControlServer, type ControlServerInit, startControlServer } from './server.js';
+export { SocketFileError, type SocketFileErrorKind } from './socket-file.js';
+export * from './types.js';

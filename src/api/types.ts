@@ -1,0 +1,177 @@
+/**
+ * What the control socket and the CLI can ask of a running speaker. The speaker implements
+ * SpeakerControl; the API server serves it over a unix socket; the CLI prints it. Every value
+ * is plain JSON data, so `--json` output is exactly this.
+ */
+
+export type SessionState = 'Idle' | 'Connect' | 'Active' | 'OpenSent' | 'OpenConfirm' | 'Established';
+export type FamilyName = 'ipv4-unicast' | 'ipv6-unicast';
+
+export interface NotificationView {
+  readonly direction: 'sent' | 'received';
+  readonly code: number;
+  readonly subcode: number;
+  /** e.g. "CEASE/ADMINISTRATIVE_SHUTDOWN (6/2)". */
+  readonly description: string;
+  /** RFC 9003 shutdown communication, when there was one. */
+  readonly message?: string;
+  /** ISO 8601. */
+  readonly at: string;
+}
+
+export interface FamilyCounts {
+  readonly received: number;
+  readonly accepted: number;
+  readonly advertised: number;
+}
+
+export interface NeighborSummary {
+  /** The configured name; the address when none was given. */
+  readonly name: string;
+  readonly address: string;
+  readonly remoteAs: number;
+  readonly state: SessionState;
+  /** Seconds in the current state. */
+  readonly stateSeconds: number;
+  readonly adminDown: boolean;
+  /**
+   * One entry per configured family, zeros while the session is down, so `show summary` can
+   * list the neighbor under each family it belongs to.
+   */
+  readonly prefixes: Readonly<Partial<Record<FamilyName, FamilyCounts>>>;
+  /** Messages by type since the speaker started; `show summary` prints the totals (MsgRcvd, MsgSent). */
+  readonly messages: { readonly sent: MessageCounts; readonly received: MessageCounts };
+}
+
+export interface NeighborDetail extends NeighborSummary {
+  readonly localAs: number;
+  readonly localAddress?: string;
+  readonly ebgp: boolean;
+  readonly remoteRouterId?: string;
+  readonly holdTime?: number;
+  readonly keepaliveTime?: number;
+  /** Negotiated families and capabilities, names as in the OPEN codec. */
+  readonly families: readonly FamilyName[];
+  readonly capabilities: readonly string[];
+  readonly establishedTransitions: number;
+  readonly lastNotification?: NotificationView;
+  readonly lastError?: string;
+}
+
+export interface MessageCounts {
+  readonly open: number;
+  readonly update: number;
+  readonly notification: number;
+  readonly keepalive: number;
+  readonly routeRefresh: number;
+}
+
+export interface PathView {
+  /** Peer name, or "local" for routes the speaker originates. */
+  readonly from: string;
+  readonly nextHop: string;
+  readonly asPath: string;
+  readonly origin: 'igp' | 'egp' | 'incomplete';
+  readonly med?: number;
+  readonly localPref?: number;
+  readonly communities: readonly string[];
+  readonly largeCommunities: readonly string[];
+  readonly best: boolean;
+  readonly multipath: boolean;
+  /** On the best path: the decision step that chose it ("Local Pref", "AS Path", ...). */
+  readonly reason?: string;
+}
+
+export interface RibEntryView {
+  readonly prefix: string;
+  readonly paths: readonly PathView[];
+}
+
+export interface SummaryView {
+  readonly routerId: string;
+  readonly localAs: number;
+  readonly neighbors: readonly NeighborSummary[];
+  readonly rib: Readonly<Record<FamilyName, number>>;
+}
+
+export interface RibQuery {
+  /**
+   * A prefix ("198.18.10.0/24": that entry) or an address ("198.18.10.7": the longest prefix
+   * that covers it), as vtysh reads `show bgp ipv4 unicast X`.
+   */
+  readonly prefix?: string;
+  readonly afi?: 4 | 6;
+  /** At most this many entries (the full table is large); default 1000. */
+  readonly limit?: number;
+}
+
+/** What the neighbor.* methods return once the speaker has carried the action out. */
+export interface NeighborActionResult {
+  readonly peer: string;
+  readonly action: 'reset' | 'shutdown' | 'enable' | 'refresh';
+}
+
+/**
+ * A running speaker, as the control socket serves it. `peer` arguments take a neighbor's name
+ * or its address; an unknown one throws ControlError('unknown-peer').
+ */
+export interface SpeakerControl {
+  summary(): SummaryView;
+  neighbors(name?: string): NeighborDetail[];
+  rib(query: RibQuery): RibEntryView[];
+  advertised(peer: string, query: RibQuery): RibEntryView[];
+  received(peer: string, query: RibQuery): RibEntryView[];
+  resetNeighbor(peer: string): Promise<void>;
+  shutdownNeighbor(peer: string, message?: string): Promise<void>;
+  enableNeighbor(peer: string): Promise<void>;
+  refreshNeighbor(peer: string): Promise<void>;
+}
+
+/**
+ * The control socket's methods: their params and results, one line of JSON each way.
+ * `neighbors` without a peer lists every neighbor.
+ */
+export interface ControlMethods {
+  readonly summary: { readonly params: Record<string, never>; readonly result: SummaryView };
+  readonly neighbors: { readonly params: { readonly peer?: string }; readonly result: NeighborDetail[] };
+  readonly rib: { readonly params: RibQuery; readonly result: RibEntryView[] };
+  readonly advertised: {
+    readonly params: RibQuery & { readonly peer: string };
+    readonly result: RibEntryView[];
+  };
+  readonly received: {
+    readonly params: RibQuery & { readonly peer: string };
+    readonly result: RibEntryView[];
+  };
+  readonly 'neighbor.reset': {
+    readonly params: { readonly peer: string };
+    readonly result: NeighborActionResult;
+  };
+  readonly 'neighbor.shutdown': {
+    readonly params: { readonly peer: string; readonly message?: string };
+    readonly result: NeighborActionResult;
+  };
+  readonly 'neighbor.enable': {
+    readonly params: { readonly peer: string };
+    readonly result: NeighborActionResult;
+  };
+  readonly 'neighbor.refresh': {
+    readonly params: { readonly peer: string };
+    readonly result: NeighborActionResult;
+  };
+}
+export type ControlMethod = keyof ControlMethods;
+export type ControlParams<M extends ControlMethod> = ControlMethods[M]['params'];
+export type ControlResult<M extends ControlMethod> = ControlMethods[M]['result'];
+
+export type ControlErrorCode = 'unknown-peer' | 'bad-request' | 'not-established' | 'internal' | 'timeout';
+
+/** Errors the API returns with a stable code, e.g. an unknown peer name. */
+export class ControlError extends Error {
+  readonly code: ControlErrorCode;
+  constructor(code: ControlError['code'], message: string) {
+    super(message);
+    this.name = 'ControlError';
+    this.code = code;
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * The operator commands that talk to a running speaker: `show …` and `neighbor PEER …`.
+ * Arguments are read into an Invocation (pure), which is then called over the control socket
+ * and printed; formatting lives in the format-*.ts modules.
+ */
+import { parseArgs } from 'node:util';
+import {
+  type CallOptions,
+  ControlClientError,
+  ControlError,
+  type ControlMethod,
+  type ControlParams,
+  type ControlResult,
+  callControl,
+  DEFAULT_SOCKET_PATH,
+  type NeighborActionResult,
+  type RibQuery,
+  SOCKET_PATH_ENV,
+} from '../api/index.js';
+import { formatNeighbors } from './format-neighbor.js';
+import { formatAdjRib, formatRibDetail, formatRibTable } from './format-rib.js';
+import { formatSummary } from './format-summary.js';
+
+/** The lines of the commands below, for the CLI's usage text. */
+export const CONTROL_USAGE = `  ovn-bgp-speaker show summary             sessions and prefix counts (\`show bgp summary\`)
+  ovn-bgp-speaker show neighbors [PEER]    session details (\`show bgp neighbors\`)
+  ovn-bgp-speaker show rib [PREFIX] [--afi 4|6] [--limit N]
+                                           the Loc-RIB; with a PREFIX or an address, every
+                                           path and the best path selection reason
+  ovn-bgp-speaker show advertised PEER [PREFIX] [--afi 4|6] [--limit N]
+  ovn-bgp-speaker show received PEER [PREFIX] [--afi 4|6] [--limit N]
+                                           what was sent to / accepted from one neighbor
+  ovn-bgp-speaker neighbor PEER reset      close the session and start it again
+  ovn-bgp-speaker neighbor PEER shutdown [--message TEXT]
+                                           shut the session down (RFC 9003 message)
+  ovn-bgp-speaker neighbor PEER enable     undo shutdown
+  ovn-bgp-speaker neighbor PEER refresh    ask for the routes again (ROUTE-REFRESH)`;
+
+export const CONTROL_OPTIONS = `Options of show and neighbor (PEER is a neighbor's name or address):
+  --socket PATH   the control socket; default $${SOCKET_PATH_ENV}, else
+                  ${DEFAULT_SOCKET_PATH}
+  --json          print the speaker's answer as JSON, as the control socket returned it`;
+
+export const EXIT = { OK: 0, FAILED: 1, USAGE: 2 } as const;
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** What to ask the speaker and how to print its answer. */
+export interface Invocation {
+  readonly socket: string;
+  readonly json: boolean;
+  readonly method: ControlMethod;
+  readonly params: object;
+  format(result: unknown): string;
+  /** The exit status the answer calls for: a prefix that is not in the table is a failure. */
+  status(result: unknown): number;
+}
+
+type Options = ReturnType<typeof readArgs>['values'];
+
+function readArgs(args: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        socket: { type: 'string' },
+        json: { type: 'boolean' },
+        afi: { type: 'string' },
+        limit: { type: 'string' },
+        message: { type: 'string' },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** Only the options a subcommand takes; `--socket` and `--json` go with every one. */
+function allowOnly(what: string, values: Options, allowed: readonly (keyof Options)[]): void {
+  for (const key of Object.keys(values) as (keyof Options)[]) {
+    if (key !== 'socket' && key !== 'json' && !allowed.includes(key)) {
+      throw new UsageError(`${what} does not take --${key}`);
+    }
+  }
+}
+
+function positionals(what: string, list: readonly string[], min: number, max: number): void {
+  if (list.length < min) throw new UsageError(`${what}: missing argument`);
+  if (list.length > max) throw new UsageError(`${what}: unexpected argument ${JSON.stringify(list[max])}`);
+}
+
+function ribQuery(values: Options, prefix: string | undefined): RibQuery {
+  let afi: 4 | 6 | undefined;
+  if (values.afi !== undefined) {
+    if (values.afi !== '4' && values.afi !== '6') throw new UsageError('--afi must be 4 or 6');
+    afi = Number(values.afi) as 4 | 6;
+  }
+  let limit: number | undefined;
+  if (values.limit !== undefined) {
+    limit = Number(values.limit);
+    if (!/^\d+$/.test(values.limit) || limit < 1) throw new UsageError('--limit must be a positive integer');
+  }
+  return { ...(prefix !== undefined && { prefix }), ...(afi && { afi }), ...(limit && { limit }) };
+}
+
+function invocation<M extends ControlMethod>(
+  common: { socket: string; json: boolean },
+  method: M,
+  params: ControlParams<M>,
+  format: (result: ControlResult<M>) => string,
+  status: (result: ControlResult<M>) => number = () => EXIT.OK,
+): Invocation {
+  return {
+    ...common,
+    method,
+    params,
+    format: (r) => format(r as ControlResult<M>),
+    status: (r) => status(r as ControlResult<M>),
+  };
+}
+
+const ACTION_TEXT: Readonly<Record<NeighborActionResult['action'], string>> = {
+  reset: 'session reset',
+  shutdown: 'shut down',
+  enable: 'enabled',
+  refresh: 'route refresh requested',
+};
+const formatAction = (r: NeighborActionResult) => `Neighbor ${r.peer}: ${ACTION_TEXT[r.action]}`;
+
+/** `show …` and `neighbor PEER …` arguments read into what to call; throws UsageError. */
+export function parseControlCommand(
+  command: 'show' | 'neighbor',
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Invocation {
+  const { values, positionals: rest } = readArgs(args);
+  const common = {
+    socket: values.socket ?? env[SOCKET_PATH_ENV] ?? DEFAULT_SOCKET_PATH,
+    json: values.json ?? false,
+  };
+  if (command === 'neighbor') {
+    const [peer, verb, ...extra] = rest;
+    if (peer === undefined || verb === undefined)
+      throw new UsageError('neighbor: PEER and an action are required');
+    positionals(`neighbor ${peer} ${verb}`, extra, 0, 0);
+    allowOnly(`neighbor ${verb}`, values, verb === 'shutdown' ? ['message'] : []);
+    switch (verb) {
+      case 'reset':
+        return invocation(common, 'neighbor.reset', { peer }, formatAction);
+      case 'shutdown':
+        return invocation(
+          common,
+          'neighbor.shutdown',
+          { peer, ...(values.message !== undefined && { message: values.message }) },
+          formatAction,
+        );
+      case 'enable':
+        return invocation(common, 'neighbor.enable', { peer }, formatAction);
+      case 'refresh':
+        return invocation(common, 'neighbor.refresh', { peer }, formatAction);
+      default:
+        throw new UsageError(
+          `neighbor: unknown action ${JSON.stringify(verb)} (reset, shutdown, enable, refresh)`,
+        );
+    }
+  }
+  const [what, ...more] = rest;
+  switch (what) {
+    case 'summary':
+      positionals('show summary', more, 0, 0);
+      allowOnly('show summary', values, []);
+      return invocation(common, 'summary', {}, formatSummary);
+    case 'neighbor':
+    case 'neighbors':
+      positionals('show neighbors', more, 0, 1);
+      allowOnly('show neighbors', values, []);
+      return invocation(common, 'neighbors', more[0] === undefined ? {} : { peer: more[0] }, formatNeighbors);
+    case 'rib': {
+      positionals('show rib', more, 0, 1);
+      allowOnly('show rib', values, ['afi', 'limit']);
+      const query = ribQuery(values, more[0]);
+      if (query.prefix === undefined)
+        return invocation(common, 'rib', query, (r) => formatRibTable(r, query.limit));
+      return invocation(common, 'rib', query, formatRibDetail, (r) => (r.length ? EXIT.OK : EXIT.FAILED));
+    }
+    case 'advertised':
+    case 'received': {
+      positionals(`show ${what} PEER`, more, 1, 2);
+      allowOnly(`show ${what}`, values, ['afi', 'limit']);
+      const [peer, prefix] = more;
+      const query = ribQuery(values, prefix);
+      return invocation(common, what, { peer, ...query }, (r) => formatAdjRib(r, what, peer, query.limit));
+    }
+    case undefined:
+      throw new UsageError('show: what to show? (summary, neighbors, rib, advertised, received)');
+    default:
+      throw new UsageError(
+        `show: unknown ${JSON.stringify(what)} (summary, neighbors, rib, advertised, received)`,
+      );
+  }
+}
+
+export interface CliIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Runs a `show` or `neighbor` command; returns the exit status. */
+export async function runControlCommand(
+  command: 'show' | 'neighbor',
+  args: readonly string[],
+  io: CliIo,
+  options: CallOptions = {},
+): Promise<number> {
+  let call: Invocation;
+  try {
+    call = parseControlCommand(command, args, io.env);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`ovn-bgp-speaker: ${e.message}\n\nUsage:\n${CONTROL_USAGE}\n\n${CONTROL_OPTIONS}`);
+    return EXIT.USAGE;
+  }
+  let result: unknown;
+  try {
+    result = await callControl(call.socket, call.method, call.params as never, options);
+  } catch (e) {
+    if (e instanceof ControlError || e instanceof ControlClientError) {
+      io.err(`ovn-bgp-speaker: ${e.message}`);
+      return EXIT.FAILED;
+    }
+    throw e;
+  }
+  io.out(call.json ? JSON.stringify(result, null, 2) : call.format(result));
+  return call.status(result);
+}

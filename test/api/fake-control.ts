@@ -1,0 +1,246 @@
+/**
+ * A SpeakerControl over fixed data, for the control socket, CLI and metrics tests. The real
+ * speaker is tested where it is built; here only serving and printing what it returns matters.
+ */
+import {
+  ControlError,
+  type MessageCounts,
+  type NeighborDetail,
+  type RibEntryView,
+  type RibQuery,
+  type SpeakerControl,
+  type SummaryView,
+} from '../../src/api/index.js';
+
+const counts = (open: number, update: number, notification: number, keepalive: number, routeRefresh = 0) =>
+  ({ open, update, notification, keepalive, routeRefresh }) satisfies MessageCounts;
+
+export const SPINE1: NeighborDetail = {
+  name: 'spine1',
+  address: '198.18.0.2',
+  remoteAs: 65001,
+  state: 'Established',
+  stateSeconds: 201,
+  adminDown: false,
+  prefixes: {
+    'ipv4-unicast': { received: 4, accepted: 3, advertised: 5 },
+    'ipv6-unicast': { received: 1, accepted: 1, advertised: 2 },
+  },
+  messages: { sent: counts(1, 6, 0, 7, 0), received: counts(1, 4, 0, 6, 1) },
+  localAs: 64512,
+  localAddress: '198.18.0.1',
+  ebgp: true,
+  remoteRouterId: '198.18.0.2',
+  holdTime: 90,
+  keepaliveTime: 30,
+  families: ['ipv4-unicast', 'ipv6-unicast'],
+  capabilities: ['multiprotocol', 'route-refresh', 'four-octet-as'],
+  establishedTransitions: 1,
+};
+
+export const SPINE2: NeighborDetail = {
+  name: 'spine2',
+  address: '2001:db8::2',
+  remoteAs: 4200000002,
+  state: 'Active',
+  stateSeconds: 5,
+  adminDown: false,
+  prefixes: { 'ipv6-unicast': { received: 0, accepted: 0, advertised: 0 } },
+  messages: { sent: counts(2, 0, 1, 0), received: counts(1, 0, 1, 0) },
+  localAs: 64512,
+  ebgp: true,
+  families: [],
+  capabilities: [],
+  establishedTransitions: 3,
+  lastNotification: {
+    direction: 'received',
+    code: 6,
+    subcode: 2,
+    description: 'CEASE/ADMINISTRATIVE_SHUTDOWN (6/2)',
+    message: 'maintenance window',
+    at: '2025-01-02T03:04:05.000Z',
+  },
+  lastError: 'connection refused',
+};
+
+/** Named by its address only, iBGP, shut down for a day and a bit. */
+export const RR1: NeighborDetail = {
+  name: '198.18.0.4',
+  address: '198.18.0.4',
+  remoteAs: 64512,
+  state: 'Idle',
+  stateSeconds: 90_061,
+  adminDown: true,
+  prefixes: { 'ipv4-unicast': { received: 0, accepted: 0, advertised: 0 } },
+  messages: { sent: counts(0, 0, 0, 0), received: counts(0, 0, 0, 0) },
+  localAs: 64512,
+  ebgp: false,
+  families: [],
+  capabilities: [],
+  establishedTransitions: 0,
+};
+
+export const NEIGHBORS: readonly NeighborDetail[] = [SPINE1, SPINE2, RR1];
+
+export const SUMMARY: SummaryView = {
+  routerId: '198.18.0.1',
+  localAs: 64512,
+  neighbors: NEIGHBORS.map(
+    ({ name, address, remoteAs, state, stateSeconds, adminDown, prefixes, messages }) => ({
+      name,
+      address,
+      remoteAs,
+      state,
+      stateSeconds,
+      adminDown,
+      prefixes,
+      messages,
+    }),
+  ),
+  rib: { 'ipv4-unicast': 3, 'ipv6-unicast': 1 },
+};
+
+export const RIB: readonly RibEntryView[] = [
+  {
+    prefix: '198.18.10.0/24',
+    paths: [
+      {
+        from: 'spine1',
+        nextHop: '198.18.0.2',
+        asPath: '65001',
+        origin: 'igp',
+        med: 0,
+        localPref: 100,
+        communities: ['65001:100', 'no-export'],
+        largeCommunities: ['65001:1:2'],
+        best: true,
+        multipath: true,
+        reason: 'AS Path',
+      },
+      {
+        from: '198.18.0.4',
+        nextHop: '198.18.0.4',
+        asPath: '65003 65004',
+        origin: 'incomplete',
+        localPref: 100,
+        communities: [],
+        largeCommunities: [],
+        best: false,
+        multipath: false,
+      },
+    ],
+  },
+  {
+    prefix: '198.18.20.0/24',
+    paths: [
+      {
+        from: 'spine1',
+        nextHop: '198.18.0.2',
+        asPath: '65001 65005',
+        origin: 'egp',
+        med: 20,
+        communities: [],
+        largeCommunities: [],
+        best: true,
+        multipath: false,
+        reason: 'First path received',
+      },
+    ],
+  },
+  {
+    prefix: '198.19.5.7/32',
+    paths: [
+      {
+        from: 'local',
+        nextHop: '198.18.0.1',
+        asPath: '',
+        origin: 'igp',
+        localPref: 100,
+        communities: [],
+        largeCommunities: [],
+        best: true,
+        multipath: false,
+        reason: 'First path received',
+      },
+    ],
+  },
+  {
+    prefix: '2001:db8:100::/48',
+    paths: [
+      {
+        from: 'spine1',
+        nextHop: '2001:db8::1:2',
+        asPath: '65001',
+        origin: 'igp',
+        communities: [],
+        largeCommunities: [],
+        best: true,
+        multipath: false,
+        reason: 'First path received',
+      },
+    ],
+  },
+];
+
+export type Call = readonly [method: string, ...args: unknown[]];
+
+export interface FakeControl extends SpeakerControl {
+  /** Every call the server made, in order. */
+  readonly calls: Call[];
+}
+
+function familyOf(prefix: string): 4 | 6 {
+  return prefix.includes(':') ? 6 : 4;
+}
+
+function query(entries: readonly RibEntryView[], q: RibQuery): RibEntryView[] {
+  return entries
+    .filter((e) => q.afi === undefined || familyOf(e.prefix) === q.afi)
+    .filter((e) => q.prefix === undefined || e.prefix === q.prefix)
+    .slice(0, q.limit);
+}
+
+/** The fixture speaker; `overrides` replace single methods (a speaker that fails, or hangs). */
+export function fakeControl(overrides: Partial<SpeakerControl> = {}): FakeControl {
+  const calls: Call[] = [];
+  const neighbor = (peer: string) => {
+    const n = NEIGHBORS.find((x) => x.name === peer || x.address === peer);
+    if (!n) throw new ControlError('unknown-peer', `no neighbor named ${peer}`);
+    return n;
+  };
+  const action =
+    (method: string) =>
+    async (peer: string, ...rest: unknown[]) => {
+      calls.push([method, peer, ...rest]);
+      neighbor(peer);
+    };
+  return {
+    calls,
+    summary: () => {
+      calls.push(['summary']);
+      return SUMMARY;
+    },
+    neighbors: (peer) => {
+      calls.push(['neighbors', peer]);
+      return peer === undefined ? [...NEIGHBORS] : [neighbor(peer)];
+    },
+    rib: (q) => {
+      calls.push(['rib', q]);
+      return query(RIB, q);
+    },
+    advertised: (peer, q) => {
+      calls.push(['advertised', peer, q]);
+      neighbor(peer);
+      return query(RIB.slice(2, 3), q);
+    },
+    received: (peer, q) => {
+      calls.push(['received', peer, q]);
+      return neighbor(peer) === SPINE1 ? query(RIB.slice(0, 2), q) : [];
+    },
+    resetNeighbor: action('resetNeighbor'),
+    shutdownNeighbor: action('shutdownNeighbor'),
+    enableNeighbor: action('enableNeighbor'),
+    refreshNeighbor: action('refreshNeighbor'),
+    ...overrides,
+  };
+}

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A fresh directory for sockets; `cleanup` removes it. */
+export function tempDir(prefix = 'obs-api-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Bounded by this, a test that would hang fails instead. */
+const WAIT_MS = 5_000;
+
+export interface Exchange {
+  readonly lines: string[];
+  /** The connection ended (either side) before WAIT_MS. */
+  readonly closed: boolean;
+}
+
+/**
+ * Writes `data` on a raw connection and collects answer lines until `expectLines` arrived
+ * (then closes) or the server closes. `halfClose` ends our side after writing.
+ */
+export function exchange(
+  path: string,
+  data: string | Buffer,
+  expectLines: number,
+  halfClose = false,
+): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    const socket: Socket = connect(path);
+    let text = '';
+    let done = false;
+    const finish = (closed: boolean) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      const lines = text.split('\n');
+      lines.pop();
+      resolve({ lines, closed });
+    };
+    const timer = setTimeout(() => finish(false), WAIT_MS);
+    socket.on('connect', () => {
+      socket.write(data);
+      if (halfClose) socket.end();
+    });
+    socket.on('data', (chunk) => {
+      text += chunk.toString('utf8');
+      if (text.split('\n').length - 1 >= expectLines && expectLines > 0) finish(false);
+    });
+    // The server may reset after its error answer; what was read still counts.
+    socket.on('error', (e: NodeJS.ErrnoException) => (text ? finish(true) : reject(e)));
+    socket.on('close', () => finish(true));
+  });
+}
+
+export const request = (id: number | string, method: string, params?: unknown) =>
+  `${JSON.stringify({ id, method, ...(params !== undefined && { params }) })}\n`;

@@ -1,0 +1,256 @@
+import { describe, expect, it } from 'vitest';
+import type { NeighborSummary, SummaryView } from '../../src/api/index.js';
+import { formatNeighbors } from '../../src/cli/format-neighbor.js';
+import {
+  formatAdjRib,
+  formatRibDetail,
+  formatRibTable,
+  pathColumn,
+  statusCode,
+} from '../../src/cli/format-rib.js';
+import { formatSummary } from '../../src/cli/format-summary.js';
+import { formatUpDown } from '../../src/cli/format-time.js';
+import { renderTable } from '../../src/cli/table.js';
+import { NEIGHBORS, RIB, RR1, SPINE1, SPINE2, SUMMARY } from '../api/fake-control.js';
+
+const lines = (...l: string[]) => l.join('\n');
+
+describe('formatUpDown', () => {
+  it.each([
+    [0, '00:00:00'],
+    [59, '00:00:59'],
+    [201, '00:03:21'],
+    [86_399, '23:59:59'],
+    [86_400, '1d00h00m'],
+    [90_061, '1d01h01m'],
+    [604_799, '6d23h59m'],
+    [604_800, '1w0d00h'],
+    [3 * 604_800 + 2 * 86_400 + 4 * 3600 + 59, '3w2d04h'],
+    [-5, '00:00:00'],
+    [12.9, '00:00:12'],
+  ])('%d seconds is %s', (seconds, text) => {
+    expect(formatUpDown(seconds)).toBe(text);
+  });
+});
+
+describe('renderTable', () => {
+  it('sizes columns to their widest cell, aligns them, trims line ends', () => {
+    const t = renderTable(
+      [
+        { header: 'Name', align: 'left' },
+        { header: 'N', align: 'right' },
+        { header: 'Note', align: 'left' },
+      ],
+      [
+        ['a', '1000', ''],
+        ['longer', '2', 'x'],
+      ],
+    );
+    expect(t).toEqual(['Name      N Note', 'a      1000', 'longer    2 x']);
+  });
+});
+
+describe('show summary', () => {
+  it('prints one table per family, as vtysh does', () => {
+    expect(formatSummary(SUMMARY)).toBe(
+      lines(
+        'BGP router identifier 198.18.0.1, local AS number 64512',
+        'RIB entries: IPv4 Unicast 3, IPv6 Unicast 1',
+        '',
+        'IPv4 Unicast Summary:',
+        'Neighbor      AS MsgRcvd MsgSent  Up/Down State/PfxRcd PfxSnt Desc',
+        '198.18.0.2 65001      12      14 00:03:21            3      5 spine1',
+        '198.18.0.4 64512       0       0 1d01h01m Idle (Admin)      0 N/A',
+        '',
+        'Total number of neighbors 2',
+        '',
+        'IPv6 Unicast Summary:',
+        'Neighbor            AS MsgRcvd MsgSent  Up/Down State/PfxRcd PfxSnt Desc',
+        '198.18.0.2       65001      12      14 00:03:21            1      2 spine1',
+        '2001:db8::2 4200000002       2       3 00:00:05       Active      0 spine2',
+        '',
+        'Total number of neighbors 2',
+      ),
+    );
+  });
+
+  it('lists a neighbor with no family yet under every family, and says when there is none at all', () => {
+    const bare: NeighborSummary = {
+      ...RR1,
+      name: 'leaf9',
+      address: '198.18.0.9',
+      adminDown: false,
+      prefixes: {},
+    };
+    const s: SummaryView = { ...SUMMARY, neighbors: [SPINE1, bare] };
+    const out = formatSummary(s);
+    expect(out.match(/198\.18\.0\.9 +64512 +0 +0 1d01h01m +Idle +0 leaf9/g)).toHaveLength(2);
+    expect(formatSummary({ ...SUMMARY, neighbors: [bare] })).toBe(
+      lines(
+        'BGP router identifier 198.18.0.1, local AS number 64512',
+        'RIB entries: IPv4 Unicast 3, IPv6 Unicast 1',
+        '',
+        'Neighbors (no address family yet):',
+        'Neighbor      AS MsgRcvd MsgSent  Up/Down State/PfxRcd PfxSnt Desc',
+        '198.18.0.9 64512       0       0 1d01h01m         Idle      0 leaf9',
+        '',
+        'Total number of neighbors 1',
+      ),
+    );
+    expect(formatSummary({ ...SUMMARY, neighbors: [] })).toBe(
+      lines(
+        'BGP router identifier 198.18.0.1, local AS number 64512',
+        'RIB entries: IPv4 Unicast 3, IPv6 Unicast 1',
+        '',
+        'No BGP neighbors are configured.',
+      ),
+    );
+  });
+});
+
+describe('show neighbors', () => {
+  it('prints an established session in full', () => {
+    expect(formatNeighbors([SPINE1])).toBe(
+      lines(
+        'BGP neighbor is 198.18.0.2, remote AS 65001, local AS 64512, external link',
+        '  Description: spine1',
+        '  BGP version 4, remote router ID 198.18.0.2',
+        '  BGP state = Established, up for 00:03:21',
+        '  Hold time is 90 seconds, keepalive interval is 30 seconds',
+        '  Local host: 198.18.0.1',
+        '  Address families: IPv4 Unicast, IPv6 Unicast',
+        '  Capabilities: multiprotocol, route-refresh, four-octet-as',
+        '  Message statistics:',
+        '                   Sent Rcvd',
+        '    Opens:            1    1',
+        '    Notifications:    0    0',
+        '    Updates:          6    4',
+        '    Keepalives:       7    6',
+        '    Route Refresh:    0    1',
+        '    Total:           14   12',
+        '  Prefixes:',
+        '    IPv4 Unicast: received 4, accepted 3, advertised 5',
+        '    IPv6 Unicast: received 1, accepted 1, advertised 2',
+        '  Connections established 1',
+      ),
+    );
+  });
+
+  it('prints the last notification with its shutdown communication, the last error, admin down', () => {
+    const out = formatNeighbors(NEIGHBORS);
+    const blocks = out.split('\n\n');
+    expect(blocks).toHaveLength(3);
+    expect(blocks[1].split('\n').slice(0, 4)).toEqual([
+      'BGP neighbor is 2001:db8::2, remote AS 4200000002, local AS 64512, external link',
+      '  Description: spine2',
+      '  BGP version 4',
+      '  BGP state = Active, in this state for 00:00:05',
+    ]);
+    expect(blocks[1].split('\n').slice(-4)).toEqual([
+      '  Connections established 3',
+      '  Last notification received: CEASE/ADMINISTRATIVE_SHUTDOWN (6/2) at 2025-01-02T03:04:05.000Z',
+      '    Shutdown communication: "maintenance window"',
+      '  Last error: connection refused',
+    ]);
+    expect(blocks[2].split('\n').slice(0, 4)).toEqual([
+      'BGP neighbor is 198.18.0.4, remote AS 64512, local AS 64512, internal link',
+      '  BGP version 4',
+      '  BGP state = Idle, in this state for 1d01h01m',
+      '  Administratively shut down',
+    ]);
+    expect(formatNeighbors([SPINE2])).toBe(blocks[1]);
+  });
+
+  it('says when there are no neighbors', () => {
+    expect(formatNeighbors([])).toBe('No BGP neighbors are configured.');
+  });
+});
+
+describe('show rib', () => {
+  it('marks best "*>", multipath "*=", others "* "', () => {
+    const p = RIB[0].paths[0];
+    expect([
+      statusCode(p),
+      statusCode({ ...p, best: false }),
+      statusCode({ ...p, best: false, multipath: false }),
+    ]).toEqual(['*>', '*=', '* ']);
+    expect([pathColumn(p), pathColumn(RIB[0].paths[1]), pathColumn(RIB[2].paths[0])]).toEqual([
+      '65001 i',
+      '65003 65004 ?',
+      'i',
+    ]);
+  });
+
+  it('prints the table as vtysh does, the prefix on its first path only', () => {
+    expect(formatRibTable(RIB, 1000)).toBe(
+      lines(
+        'Status codes: * valid, > best, = multipath',
+        'Origin codes: i - IGP, e - EGP, ? - incomplete',
+        '',
+        '   Network           Next Hop      Metric LocPrf Path',
+        '*> 198.18.10.0/24    198.18.0.2         0    100 65001 i',
+        '*                    198.18.0.4              100 65003 65004 ?',
+        '*> 198.18.20.0/24    198.18.0.2        20        65001 65005 e',
+        '*> 198.19.5.7/32     198.18.0.1              100 i',
+        '*> 2001:db8:100::/48 2001:db8::1:2               65001 i',
+        '',
+        'Displayed 4 routes and 5 total paths',
+      ),
+    );
+  });
+
+  it('says when the limit cut the output, and when there is nothing', () => {
+    expect(formatRibTable(RIB.slice(0, 2), 2).split('\n').slice(-2)).toEqual([
+      'Displayed 2 routes and 3 total paths',
+      '(only the first 2 prefixes are shown; --limit N shows more)',
+    ]);
+    expect(formatRibTable([], 1000)).toBe('No prefixes to display.');
+  });
+
+  it('prints one prefix with every path and the best path selection reason', () => {
+    expect(formatRibDetail([RIB[0]])).toBe(
+      lines(
+        'BGP routing table entry for 198.18.10.0/24',
+        'Paths: (2 available, best #1)',
+        '  65001',
+        '    198.18.0.2 from spine1',
+        '      Origin IGP, metric 0, localpref 100, valid, multipath, best',
+        '      Best path selection reason: AS Path',
+        '      Community: 65001:100 no-export',
+        '      Large Community: 65001:1:2',
+        '  65003 65004',
+        '    198.18.0.4 from 198.18.0.4',
+        '      Origin incomplete, localpref 100, valid',
+      ),
+    );
+    expect(formatRibDetail([RIB[2]])).toBe(
+      lines(
+        'BGP routing table entry for 198.19.5.7/32',
+        'Paths: (1 available, best #1)',
+        '  Local',
+        '    198.18.0.1 from local',
+        '      Origin IGP, localpref 100, valid, best',
+        '      Best path selection reason: First path received',
+      ),
+    );
+    const noBest = { prefix: RIB[0].prefix, paths: [RIB[0].paths[1]] };
+    expect(formatRibDetail([noBest]).split('\n')[1]).toBe('Paths: (1 available, no best path)');
+    expect(formatRibDetail([])).toBe('% Network not in table');
+  });
+
+  it('prints what one neighbor was sent or sent us', () => {
+    expect(formatAdjRib([RIB[2]], 'advertised', 'spine1', 1000)).toBe(
+      lines(
+        'Status codes: * valid, > best, = multipath',
+        'Origin codes: i - IGP, e - EGP, ? - incomplete',
+        '',
+        '   Network       Next Hop   Metric LocPrf Path',
+        '*> 198.19.5.7/32 198.18.0.1           100 i',
+        '',
+        'Total number of prefixes 1',
+      ),
+    );
+    expect(formatAdjRib([], 'advertised', 'spine2')).toBe('No prefixes advertised to spine2.');
+    expect(formatAdjRib([], 'received', 'spine2')).toBe('No prefixes received from spine2.');
+  });
+});
