@@ -1,0 +1,70 @@
+/**
+ * Numbers and names of the policy engine. Protocol numbers of the wire stay in
+ * src/bgp/wire/constants.ts; these are the community registries and the defaults policies use.
+ */
+
+/** Builds `{value: NAME}` from `{NAME: value}` for formatting. */
+function reverse<T extends Record<string, number>>(table: T): Record<number, keyof T & string> {
+  const out: Record<number, keyof T & string> = {};
+  for (const [name, value] of Object.entries(table)) out[value] = name as keyof T & string;
+  return out;
+}
+
+/** IANA "BGP Well-known Communities" registry, the ones a policy may name. */
+export const WellKnownCommunity = {
+  /** RFC 8326. */
+  GRACEFUL_SHUTDOWN: 0xffff0000,
+  /** RFC 7999. */
+  BLACKHOLE: 0xffff029a,
+  /** RFC 1997. */
+  NO_EXPORT: 0xffffff01,
+  /** RFC 1997. */
+  NO_ADVERTISE: 0xffffff02,
+  /** RFC 1997 (FRR calls it "local-AS"). */
+  NO_EXPORT_SUBCONFED: 0xffffff03,
+  /** RFC 3765. */
+  NO_PEER: 0xffffff04,
+} as const;
+export const wellKnownCommunityName = reverse(WellKnownCommunity);
+
+/** Other spellings accepted in configuration, normalised to upper case with underscores. */
+export const COMMUNITY_ALIASES: Readonly<Record<string, number>> = {
+  LOCAL_AS: WellKnownCommunity.NO_EXPORT_SUBCONFED,
+  /** FRR's "internet": 0:0. */
+  INTERNET: 0,
+};
+
+/** A standard community is two 16-bit halves (RFC 1997 section 3: AS number, value). */
+export const COMMUNITY_HALF_MAX = 0xffff;
+export const COMMUNITY_HALF_BITS = 16;
+/** Large communities are three 32-bit fields (RFC 8092 section 3). */
+export const LARGE_COMMUNITY_FIELDS = 3;
+export const U32_MAX = 0xffffffff;
+
+export const IPV4_BITS = 32;
+export const IPV6_BITS = 128;
+export const IPV6_WORDS = 4;
+export const IPV4_BYTES = 4;
+export const IPV6_BYTES = 16;
+export const WORD_BITS = 32;
+
+/** FRR numbers prefix-list entries without a `seq` by steps of 5 above the highest so far. */
+export const PREFIX_LIST_SEQ_STEP = 5;
+
+/**
+ * Prefix lists up to this size are scanned entry by entry: with so few entries a scan beats
+ * walking the trie bit by bit. Larger ones use the trie (depth bounded by the prefix length).
+ */
+export const LINEAR_SCAN_MAX_ENTRIES = 8;
+
+/** FRR limits `set as-path prepend last-as` to 10 copies; the same bound keeps paths sane here. */
+export const MAX_PREPEND_COUNT = 10;
+/** One AS_SEQUENCE segment holds at most 255 ASNs (its count is one octet, RFC 4271 section 4.3). */
+export const MAX_SEGMENT_ASNS = 255;
+
+/** Max-prefix warns at this share of the limit unless configured otherwise (FRR's default). */
+export const DEFAULT_WARNING_THRESHOLD_PERCENT = 75;
+export const PERCENT = 100;
+
+/** RFC 4486 section 4: Cease/1 data is AFI(2) SAFI(1) prefix upper bound(4). */
+export const MAX_PREFIX_DATA_LENGTH = 7;

@@ -1,0 +1,49 @@
+/** Routing policy: per-peer import/export filters, RFC 8212 defaults and max-prefix. Pure. */
+export {
+  AsPathView,
+  CompiledAsPathList,
+  compileAsPathList,
+  originAs,
+  translateAsPathRegex,
+} from './as-path-match.js';
+export { AcceptAll, PolicyChain, RejectAll } from './chain.js';
+export {
+  CompiledCommunityList,
+  CompiledLargeCommunityList,
+  compileCommunityList,
+  compileLargeCommunityList,
+  formatCommunity,
+  formatLargeCommunity,
+  parseCommunity,
+  parseLargeCommunity,
+} from './communities.js';
+export { CompiledLists, compileLists, compilePolicies, compilePolicy } from './compile.js';
+export {
+  DEFAULT_WARNING_THRESHOLD_PERCENT,
+  WellKnownCommunity,
+  wellKnownCommunityName,
+} from './constants.js';
+export {
+  type Direction,
+  effectivePolicy,
+  type PeerPolicies,
+  type PeerPolicyInput,
+  rfc8212Reason,
+} from './effective.js';
+export { PolicyError, type PolicyErrorKind } from './errors.js';
+export {
+  checkMaxPrefixConfig,
+  INITIAL_MAX_PREFIX_STATE,
+  type MaxPrefixAction,
+  type MaxPrefixConfig,
+  type MaxPrefixFamily,
+  MaxPrefixGuard,
+  type MaxPrefixState,
+  maxPrefixData,
+  stepMaxPrefix,
+} from './max-prefix.js';
+export type * from './model.js';
+export { Policy } from './policy.js';
+export { CompiledPrefixList, compilePrefixList, type LookupStrategy, NO_ENTRY } from './prefix-match.js';
+export type { Accepted, PolicyResult, Rejected, RouteFilter } from './results.js';
+export type { NextHopDirective } from './set-actions.js';
