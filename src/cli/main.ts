@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { existsSync, readFileSync } from 'node:fs';
 import { decodeMessage, Framer, MAX_EXTENDED_MESSAGE_LENGTH } from '../bgp/wire/index.js';
+import { checkConfigFile } from '../config/index.js';
 import { describeMessage } from './describe.js';
 import { captureFiles, roundTripCapture } from './roundtrip.js';
 import { CONTROL_OPTIONS, CONTROL_USAGE, runControlCommand } from './show.js';
@@ -11,6 +12,7 @@ Usage:
   ovn-bgp-speaker decode [FILE|-]          decode BGP messages given as hex (a capture, or stdin)
   ovn-bgp-speaker roundtrip [-v] PATH      decode and re-encode captured sessions (a .json file
                                            or a folder of them), compare the bytes
+  ovn-bgp-speaker check-config FILE        check a configuration file: one line per problem
 ${CONTROL_USAGE}
   ovn-bgp-speaker version
   ovn-bgp-speaker help
@@ -65,6 +67,13 @@ function main(argv: string[]): number | Promise<number> {
       for (const m of messagesFrom(text))
         console.log(describeMessage(decodeMessage(m, { ...DEFAULT_EXTENDED })));
       return 0;
+    }
+    case 'check-config': {
+      if (!rest[0]) {
+        console.error(USAGE);
+        return 2;
+      }
+      return checkConfigFile(rest[0], (line) => console.log(line));
     }
     case 'roundtrip': {
       const verbose = rest[0] === '-v';

@@ -1,0 +1,133 @@
+import { FSM_DEFAULTS } from '../bgp/fsm/index.js';
+import { Afi, AS_TRANS, BGP_PORT, GRACEFUL_RESTART_TIME_MAX, Safi } from '../bgp/wire/index.js';
+
+/**
+ * Defaults, limits and the names the configuration file accepts. Protocol numbers stay in
+ * src/bgp/wire/constants.ts and timer defaults with the FSM; this file only re-exports what the
+ * file format needs, so the reference documentation and the checks read from one place.
+ */
+
+/** Where and how the speaker listens when `speaker.listen` leaves it out. */
+export const LISTEN_DEFAULTS = {
+  /** Dual stack: an IPv6 wildcard socket takes IPv4 connections too (as v4-mapped). */
+  address: '::',
+  port: BGP_PORT,
+} as const;
+
+/** Timer defaults in seconds; RFC 4271 section 10 via the FSM's table. */
+export const TIMER_DEFAULTS = {
+  holdTime: FSM_DEFAULTS.holdTime,
+  connectRetry: FSM_DEFAULTS.connectRetryTime,
+} as const;
+
+/** RFC 4724 graceful restart; FRR's defaults (`bgp graceful-restart restart-time 120`, `stalepath-time 360`). */
+export const GRACEFUL_RESTART_DEFAULTS = {
+  restartTime: 120,
+  staleRoutesTime: 360,
+} as const;
+/** RFC 4724 section 3: Restart Time is a 12-bit field. */
+export const MAX_RESTART_TIME = GRACEFUL_RESTART_TIME_MAX;
+/** FRR caps `bgp graceful-restart stalepath-time` at one hour. */
+export const MAX_STALE_ROUTES_TIME = 3600;
+
+export const DEFAULT_CONTROL_SOCKET = '/run/ovn-bgp-speaker/control.sock';
+export const DEFAULT_LOG_LEVEL = 'info';
+/** pino's levels, quietest last. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+/** Two-octet hold time field (RFC 4271 section 4.2); zero or at least three seconds. */
+export const MAX_HOLD_TIME = 0xffff;
+export const MAX_SECONDS = 0xffff;
+
+/** RFC 6793: AS numbers are 32 bits; 0 is reserved (RFC 7607) and AS_TRANS stands in for 4-octet ASNs. */
+export const MIN_ASN = 1;
+export const MAX_ASN = 0xffffffff;
+export { AS_TRANS };
+/** RFC 5396 asdot: "high.low", each half 16 bits. */
+export const ASDOT_HALF_MAX = 0xffff;
+export const ASDOT_HALF_BITS = 16;
+
+export const MAX_PORT = 0xffff;
+/** IP TTL / hop limit is one octet. */
+export const MAX_TTL = 255;
+/** FRR's `neighbor X ttl-security hops <1-254>`: RFC 5082 accepts TTL >= 256 - hops, so 255 would accept all. */
+export const MAX_TTL_SECURITY_HOPS = 254;
+/** Linux TCP_MD5SIG_MAXKEYLEN (include/uapi/linux/tcp.h): the kernel refuses longer RFC 2385 keys. */
+export const MAX_MD5_PASSWORD_BYTES = 80;
+
+export const U32_MAX = 0xffffffff;
+export const IPV4_BITS = 32;
+export const IPV6_BITS = 128;
+/** Addresses a peer cannot have: the wildcards (RFC 1122, RFC 4291 2.5.2), broadcast, multicast. */
+export const IPV4_UNSPECIFIED = '0.0.0.0';
+export const IPV6_UNSPECIFIED = '::';
+export const IPV4_BROADCAST = '255.255.255.255';
+/** RFC 5771: 224.0.0.0/4. */
+export const IPV4_MULTICAST_FIRST_OCTET = { min: 224, max: 239 } as const;
+/** RFC 4291 section 2.7: ff00::/8, as the first characters of canonical text. */
+export const IPV6_MULTICAST_TEXT_PREFIX = 'ff';
+
+/** Names of speakers, peers, policies and lists: safe in logs, metrics labels and file names. */
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export const NAME_RULE = "letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64";
+
+/**
+ * Families as GoBGP spells them (and the session layer takes them), by IP version. A family
+ * is usable only if its version is in `speaker.ip_versions`.
+ */
+export const FAMILIES = {
+  'ipv4-unicast': { afi: Afi.IPV4, safi: Safi.UNICAST, ipVersion: 4 },
+  'ipv6-unicast': { afi: Afi.IPV6, safi: Safi.UNICAST, ipVersion: 6 },
+} as const;
+export type FamilyName = keyof typeof FAMILIES;
+export const FAMILY_NAMES = Object.keys(FAMILIES) as readonly FamilyName[];
+
+export const IP_VERSIONS = [4, 6] as const;
+export type IpVersion = (typeof IP_VERSIONS)[number];
+
+export const AUTH_TYPES = ['none', 'md5'] as const;
+export const PEER_TYPES = ['ebgp', 'ibgp'] as const;
+export const ORIGINS = ['igp', 'egp', 'incomplete'] as const;
+export const LIST_ACTIONS = ['permit', 'deny'] as const;
+export const STATEMENT_ACTIONS = ['accept', 'reject', 'next'] as const;
+export const POLICY_FAMILIES = ['ipv4', 'ipv6'] as const;
+
+/** `next_hop` of a static route: our own address on the session (FRR's `network` statement). */
+export const NEXT_HOP_SELF = 'self';
+/** Policy `set.next_hop` keywords besides an address; the RIB's export carries them out. */
+export const SET_NEXT_HOP_KEYWORDS = ['self', 'unchanged'] as const;
+
+/** Max-prefix: FRR's default warning threshold, in percent of the limit. */
+export const DEFAULT_WARNING_THRESHOLD_PERCENT = 75;
+export const PERCENT = 100;
+
+/** FRR limits `set as-path prepend` to 10 copies. */
+export const MAX_PREPEND_COUNT = 10;
+/** FRR's prefix-list sequence numbers are 1..4294967295. */
+export const MAX_SEQ = U32_MAX;
+
+/**
+ * IANA "BGP Well-known Communities" by the names FRR prints (RFC 1997, 3765, 7999, 8326),
+ * plus FRR's `internet` (0:0). Upper-case underscore spellings are accepted too.
+ */
+export const WELL_KNOWN_COMMUNITIES: Readonly<Record<string, number>> = {
+  'graceful-shutdown': 0xffff0000,
+  blackhole: 0xffff029a,
+  'no-export': 0xffffff01,
+  'no-advertise': 0xffffff02,
+  'no-export-subconfed': 0xffffff03,
+  'local-as': 0xffffff03,
+  'no-peer': 0xffffff04,
+  internet: 0,
+};
+export const COMMUNITY_HALF_MAX = 0xffff;
+export const COMMUNITY_HALF_BITS = 16;
+export const LARGE_COMMUNITY_FIELDS = 3;
+
+/** OVSDB's default port (ovsdb-server(1)); OVN's NB and SB listen on 6641 and 6642 by convention. */
+export const OVSDB_DEFAULT_PORT = 6640;
+
+/** Values shown in messages are cut to this many characters. */
+export const MAX_SHOWN_VALUE_LENGTH = 60;
+/** Unknown keys within this edit distance of a known one get a "did you mean". */
+export const SUGGESTION_MAX_DISTANCE = 2;

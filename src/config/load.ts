@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { LineCounter, parseDocument, type YAMLError } from 'yaml';
+import { withPositions } from './locate.js';
+import { byPosition, ConfigError, type Problem } from './problem.js';
+import type { Config } from './schema.js';
+import { validateConfig } from './validate.js';
+
+/** Aliases a document may expand to before it is refused (a "billion laughs" guard). */
+const MAX_ALIAS_COUNT = 100;
+
+export interface LoadOptions {
+  /** Reads the configuration file and password files; default fs.readFileSync as UTF-8. */
+  readonly readFile?: (path: string) => string;
+}
+
+export interface ParseOptions extends LoadOptions {
+  /** The name problems are reported under; also where relative password_file paths start. */
+  readonly file?: string;
+}
+
+/** A usable configuration and the warnings it raised (legal settings that are likely mistakes). */
+export interface LoadedConfig {
+  readonly config: Config;
+  readonly warnings: readonly Problem[];
+  /** As given; undefined when parsed from text without a name. */
+  readonly file: string | undefined;
+}
+
+const readUtf8 = (path: string): string => readFileSync(path, 'utf8');
+
+function yamlProblem(e: YAMLError, lines: LineCounter): Problem {
+  const { line, col } = lines.linePos(e.pos[0]);
+  return { path: '', segments: [], message: e.message, line, column: col };
+}
+
+/**
+ * Parses and validates configuration text. Throws a ConfigError listing every problem (with
+ * line and column) when the text is not YAML or not a valid configuration.
+ */
+export function parseConfig(text: string, options: ParseOptions = {}): LoadedConfig {
+  const { file } = options;
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, logLevel: 'silent' });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      'syntax',
+      doc.errors.map((e) => yamlProblem(e, lines)),
+      file,
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e) {
+    throw new ConfigError('syntax', [{ path: '', segments: [], message: (e as Error).message }], file);
+  }
+  const result = validateConfig(raw, {
+    readFile: options.readFile ?? readUtf8,
+    baseDir: file === undefined ? undefined : dirname(file),
+  });
+  const warnings = [
+    ...doc.warnings.map((w) => yamlProblem(w, lines)),
+    ...withPositions(result.warnings, doc, lines),
+  ].sort(byPosition);
+  if (!result.ok)
+    throw new ConfigError('invalid', withPositions(result.problems, doc, lines).sort(byPosition), file);
+  return { config: result.config, warnings, file };
+}
+
+/** Reads and validates the configuration file; throws ConfigError (kind 'unreadable' if it cannot be read). */
+export function loadConfig(file: string, options: LoadOptions = {}): LoadedConfig {
+  const read = options.readFile ?? readUtf8;
+  let text: string;
+  try {
+    text = read(file);
+  } catch (e) {
+    const reason = (e as { code?: string }).code === 'ENOENT' ? 'no such file' : (e as Error).message;
+    throw new ConfigError(
+      'unreadable',
+      [{ path: '', segments: [], message: `cannot read: ${reason}` }],
+      file,
+    );
+  }
+  return parseConfig(text, { ...options, file });
+}

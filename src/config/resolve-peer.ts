@@ -1,0 +1,198 @@
+import { versionOf } from './addresses.js';
+import {
+  DEFAULT_WARNING_THRESHOLD_PERCENT,
+  FAMILIES,
+  type FamilyName,
+  type IpVersion,
+  LISTEN_DEFAULTS,
+} from './constants.js';
+import type { Context } from './decoders.js';
+import { type Path, problem } from './problem.js';
+import { resolveAuth, type SecretFiles } from './resolve-auth.js';
+import { resolveTimers, type Timers } from './resolve-timers.js';
+import type { PeerConfig } from './schema.js';
+import type { RawPeer } from './sections.js';
+
+/** What checking a peer needs from the rest of the configuration. */
+export interface PeerScope {
+  readonly ctx: Context;
+  readonly files: SecretFiles;
+  readonly localAs: number | undefined;
+  readonly ipVersions: readonly IpVersion[];
+  readonly timers: Timers;
+  readonly policyNames: ReadonlySet<string>;
+}
+
+function familyOf(address: string): FamilyName {
+  return versionOf(address) === 4 ? 'ipv4-unicast' : 'ipv6-unicast';
+}
+
+function resolveFamilies(raw: RawPeer, path: Path, scope: PeerScope): readonly FamilyName[] | undefined {
+  const versions = `[${scope.ipVersions.join(', ')}]`;
+  if (raw.families === undefined) {
+    if (raw.peerIp === undefined) return undefined;
+    const family = familyOf(raw.peerIp);
+    if (!scope.ipVersions.includes(FAMILIES[family].ipVersion)) {
+      scope.ctx.problems.push(
+        problem(
+          [...path, 'families'],
+          `defaults to ${family} (the family of peer_ip), which speaker.ip_versions ${versions} leaves out; list the families`,
+        ),
+      );
+      return undefined;
+    }
+    return [family];
+  }
+  let ok = true;
+  raw.families.forEach((f, i) => {
+    if (!scope.ipVersions.includes(FAMILIES[f].ipVersion)) {
+      scope.ctx.problems.push(
+        problem(
+          [...path, 'families', i],
+          `${f} needs ${FAMILIES[f].ipVersion} in speaker.ip_versions ${versions}`,
+          f,
+        ),
+      );
+      ok = false;
+    }
+  });
+  return ok ? raw.families : undefined;
+}
+
+function checkPolicyNames(names: readonly string[] | undefined, path: Path, scope: PeerScope): void {
+  names?.forEach((n, i) => {
+    if (scope.policyNames.has(n)) return;
+    const defined =
+      scope.policyNames.size === 0
+        ? 'no policies are defined'
+        : `defined: ${[...scope.policyNames].join(', ')}`;
+    scope.ctx.problems.push(problem([...path, i], `no policy named ${JSON.stringify(n)} (${defined})`, n));
+  });
+}
+
+export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): PeerConfig | undefined {
+  const { ctx } = scope;
+  const path = ['peers', index];
+  const at = (key: string) => [...path, key];
+  const timers = resolveTimers(raw, scope.timers, path, ctx);
+  const auth = resolveAuth(raw, path, ctx, scope.files);
+  const families = resolveFamilies(raw, path, scope);
+  let type: 'ebgp' | 'ibgp' | undefined;
+  if (raw.remoteAs !== undefined && scope.localAs !== undefined) {
+    type = raw.remoteAs === scope.localAs ? 'ibgp' : 'ebgp';
+    if (raw.type !== undefined && raw.type !== type) {
+      const why =
+        type === 'ibgp'
+          ? `remote_as ${raw.remoteAs} equals speaker.local_as`
+          : `remote_as ${raw.remoteAs} differs from speaker.local_as ${scope.localAs}`;
+      ctx.problems.push(problem(at('type'), `is ${raw.type}, but ${why}`, raw.type));
+    }
+  }
+  if (
+    raw.localAddress !== undefined &&
+    raw.peerIp !== undefined &&
+    versionOf(raw.localAddress) !== versionOf(raw.peerIp)
+  ) {
+    ctx.problems.push(
+      problem(
+        at('local_address'),
+        `${raw.localAddress} is not IPv${versionOf(raw.peerIp)} like peer_ip ${raw.peerIp}`,
+        raw.localAddress,
+      ),
+    );
+  }
+  if (raw.ebgpMultihop !== undefined && raw.ttlSecurity !== undefined) {
+    ctx.problems.push(problem(at('ttl_security'), 'cannot be combined with ebgp_multihop', raw.ttlSecurity));
+  }
+  if (type === 'ibgp' && raw.ebgpMultihop !== undefined) {
+    ctx.problems.push(
+      problem(at('ebgp_multihop'), 'applies to eBGP peers only; this peer is iBGP', raw.ebgpMultihop),
+    );
+  }
+  if (type === 'ebgp' && raw.routeReflectorClient === true) {
+    ctx.problems.push(
+      problem(
+        at('route_reflector_client'),
+        'route reflection (RFC 4456) is for iBGP peers; this peer is eBGP',
+        true,
+      ),
+    );
+  }
+  checkPolicyNames(raw.import, at('import'), scope);
+  checkPolicyNames(raw.export, at('export'), scope);
+  if (type === 'ebgp') {
+    // RFC 8212: without policies an eBGP session exchanges nothing. Legal, rarely meant.
+    if ((raw.import ?? []).length === 0) {
+      ctx.warnings.push(
+        problem(at('import'), 'eBGP peer without import policy: no routes are accepted from it (RFC 8212)'),
+      );
+    }
+    if ((raw.export ?? []).length === 0) {
+      ctx.warnings.push(
+        problem(at('export'), 'eBGP peer without export policy: no routes are sent to it (RFC 8212)'),
+      );
+    }
+  }
+  if (raw.name === undefined || raw.peerIp === undefined || raw.remoteAs === undefined) return undefined;
+  if (type === undefined || auth === undefined || families === undefined) return undefined;
+  const mp = raw.maxPrefixes;
+  return {
+    name: raw.name,
+    description: raw.description,
+    peerIp: raw.peerIp,
+    port: raw.port ?? LISTEN_DEFAULTS.port,
+    remoteAs: raw.remoteAs,
+    type,
+    auth,
+    ...timers,
+    passive: raw.passive ?? false,
+    shutdown: raw.shutdown ?? false,
+    families,
+    localAddress: raw.localAddress,
+    ebgpMultihop: raw.ebgpMultihop,
+    ttlSecurity: raw.ttlSecurity,
+    addPath: { receive: raw.addPath?.receive ?? false, send: raw.addPath?.send ?? false },
+    routeReflectorClient: raw.routeReflectorClient ?? false,
+    nextHopSelf: raw.nextHopSelf ?? false,
+    extendedMessage: raw.extendedMessage ?? false,
+    maxPrefixes:
+      mp?.limit === undefined
+        ? undefined
+        : {
+            limit: mp.limit,
+            warningOnly: mp.warningOnly ?? false,
+            warningThreshold: mp.warningThreshold ?? DEFAULT_WARNING_THRESHOLD_PERCENT,
+            restartAfter: mp.restartAfter ?? 0,
+          },
+    import: raw.import ?? [],
+    export: raw.export ?? [],
+  };
+}
+
+/** Names and addresses identify peers (incoming connections are matched by address). */
+export function checkDuplicatePeers(raw: readonly RawPeer[], ctx: Context): void {
+  const names = new Map<string, number>();
+  const addresses = new Map<string, number>();
+  raw.forEach((p, i) => {
+    if (p.name !== undefined) {
+      const first = names.get(p.name);
+      if (first === undefined) names.set(p.name, i);
+      else
+        ctx.problems.push(
+          problem(
+            ['peers', i, 'name'],
+            `${JSON.stringify(p.name)} is already the name of peers[${first}]`,
+            p.name,
+          ),
+        );
+    }
+    if (p.peerIp !== undefined) {
+      const first = addresses.get(p.peerIp);
+      if (first === undefined) addresses.set(p.peerIp, i);
+      else
+        ctx.problems.push(
+          problem(['peers', i, 'peer_ip'], `${p.peerIp} is already the address of peers[${first}]`, p.peerIp),
+        );
+    }
+  });
+}

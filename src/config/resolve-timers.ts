@@ -1,0 +1,46 @@
+import { KEEPALIVE_HOLD_TIME_RATIO } from '../bgp/wire/index.js';
+import { TIMER_DEFAULTS } from './constants.js';
+import type { Context } from './decoders.js';
+import { type Path, problem } from './problem.js';
+
+export interface Timers {
+  readonly holdTime: number;
+  readonly keepaliveTime: number;
+  readonly connectRetry: number;
+}
+
+export interface RawTimers {
+  readonly holdTime?: number;
+  readonly keepaliveTime?: number;
+  readonly connectRetry?: number;
+}
+
+export const DEFAULT_TIMERS: Timers = {
+  holdTime: TIMER_DEFAULTS.holdTime,
+  keepaliveTime: Math.floor(TIMER_DEFAULTS.holdTime / KEEPALIVE_HOLD_TIME_RATIO),
+  connectRetry: TIMER_DEFAULTS.connectRetry,
+};
+
+/** A hold time set without a keepalive brings its own third (RFC 4271 section 10); else inherit both. */
+export function resolveTimers(raw: RawTimers, inherited: Timers, path: Path, ctx: Context): Timers {
+  const holdTime = raw.holdTime ?? inherited.holdTime;
+  const keepaliveTime =
+    raw.keepaliveTime ??
+    (raw.holdTime === undefined
+      ? inherited.keepaliveTime
+      : Math.floor(raw.holdTime / KEEPALIVE_HOLD_TIME_RATIO));
+  const ka = raw.keepaliveTime;
+  if (ka !== undefined) {
+    const at = [...path, 'keepalive_time'];
+    if (holdTime === 0 && ka !== 0) {
+      ctx.problems.push(
+        problem(at, `must be 0 or left out when hold_time is 0 (no keepalives), got ${ka}`, ka),
+      );
+    } else if (holdTime !== 0 && (ka === 0 || ka >= holdTime)) {
+      ctx.problems.push(
+        problem(at, `expected 1..${holdTime - 1} (less than hold_time ${holdTime}), got ${ka}`, ka),
+      );
+    }
+  }
+  return { holdTime, keepaliveTime, connectRetry: raw.connectRetry ?? inherited.connectRetry };
+}

@@ -1,0 +1,173 @@
+import { formatPrefix, versionOf } from './addresses.js';
+import {
+  DEFAULT_CONTROL_SOCKET,
+  DEFAULT_LOG_LEVEL,
+  FAMILIES,
+  GRACEFUL_RESTART_DEFAULTS,
+  IP_VERSIONS,
+  type IpVersion,
+  LISTEN_DEFAULTS,
+  NEXT_HOP_SELF,
+} from './constants.js';
+import type { Context } from './decoders.js';
+import { type Path, problem } from './problem.js';
+import type { SecretFiles } from './resolve-auth.js';
+import { checkDuplicatePeers, type PeerScope, resolvePeer } from './resolve-peer.js';
+import { resolvePolicy } from './resolve-policy.js';
+import { DEFAULT_TIMERS, resolveTimers, type Timers } from './resolve-timers.js';
+import type { Config, ConfigPrefix, OvnConfig, PeerConfig, SpeakerConfig, StaticRoute } from './schema.js';
+import type { RawConfig, RawOvn, RawRoute, RawSpeaker } from './sections.js';
+
+/*
+ * The second pass: defaults that depend on other fields, and the checks that need more than
+ * one value. Only values that decoded are looked at, so a bad field yields one problem, not a
+ * cascade. Returns undefined when anything is wrong (the problems say what).
+ */
+
+export type ResolveOptions = SecretFiles;
+
+function resolveSpeaker(
+  raw: RawSpeaker,
+  ctx: Context,
+): { config?: SpeakerConfig; ipVersions: IpVersion[]; timers: Timers } {
+  const path = ['speaker'];
+  if (raw.ipVersion !== undefined && raw.ipVersions !== undefined) {
+    ctx.problems.push(
+      problem([...path, 'ip_versions'], 'give ip_version or ip_versions, not both', raw.ipVersions),
+    );
+  }
+  const ipVersions = [
+    ...(raw.ipVersions ?? (raw.ipVersion === undefined ? IP_VERSIONS : [raw.ipVersion])),
+  ].sort();
+  const timers = resolveTimers(raw, DEFAULT_TIMERS, path, ctx);
+  const gr = raw.gracefulRestart;
+  if (raw.name === undefined || raw.localAs === undefined || raw.routerId === undefined)
+    return { ipVersions, timers };
+  return {
+    ipVersions,
+    timers,
+    config: {
+      name: raw.name,
+      localAs: raw.localAs,
+      routerId: raw.routerId,
+      ipVersions,
+      listen: {
+        address: raw.listen?.address ?? LISTEN_DEFAULTS.address,
+        port: raw.listen?.port ?? LISTEN_DEFAULTS.port,
+      },
+      ...timers,
+      gracefulRestart: {
+        enabled: gr?.enabled ?? gr !== undefined,
+        restartTime: gr?.restartTime ?? GRACEFUL_RESTART_DEFAULTS.restartTime,
+        staleRoutesTime: gr?.staleRoutesTime ?? GRACEFUL_RESTART_DEFAULTS.staleRoutesTime,
+      },
+      controlSocket: raw.controlSocket ?? DEFAULT_CONTROL_SOCKET,
+      metrics: raw.metrics?.listen === undefined ? undefined : { listen: raw.metrics.listen },
+      log: { level: raw.log?.level ?? DEFAULT_LOG_LEVEL },
+    },
+  };
+}
+
+function resolveRoutes(raw: RawConfig, scope: PeerScope): StaticRoute[] {
+  const { ctx } = scope;
+  const out: StaticRoute[] = [];
+  const seen = new Map<string, string>();
+  const versions = `[${scope.ipVersions.join(', ')}]`;
+  const add = (p: ConfigPrefix, path: Path, route: Omit<StaticRoute, 'prefix'>, nextHopPath?: Path) => {
+    const key = formatPrefix(p);
+    const version = p.afi === FAMILIES['ipv4-unicast'].afi ? 4 : 6;
+    const first = seen.get(key);
+    let ok = true;
+    if (first !== undefined) {
+      ctx.problems.push(problem(path, `${key} is already announced by ${first}`, key));
+      ok = false;
+    }
+    if (!scope.ipVersions.includes(version)) {
+      ctx.problems.push(
+        problem(path, `${key} is IPv${version}, which speaker.ip_versions ${versions} leaves out`, key),
+      );
+      ok = false;
+    }
+    if (nextHopPath && route.nextHop !== NEXT_HOP_SELF && versionOf(route.nextHop) !== version) {
+      ctx.problems.push(
+        problem(nextHopPath, `${route.nextHop} is not IPv${version} like the prefix ${key}`, route.nextHop),
+      );
+      ok = false;
+    }
+    seen.set(key, first ?? `${path[0]}[${path[1]}]`);
+    if (ok) out.push({ prefix: p, ...route });
+  };
+  (raw.routes ?? []).forEach((r: RawRoute, i) => {
+    if (r.prefix === undefined) return;
+    const route = {
+      nextHop: r.nextHop ?? NEXT_HOP_SELF,
+      origin: r.origin ?? 'igp',
+      med: r.med,
+      localPref: r.localPref,
+      communities: r.communities ?? [],
+      largeCommunities: r.largeCommunities ?? [],
+    } as const;
+    add(r.prefix, ['routes', i, 'prefix'], route, ['routes', i, 'next_hop']);
+  });
+  (raw.networks ?? []).forEach((p, i) => {
+    const route = {
+      nextHop: NEXT_HOP_SELF,
+      origin: 'igp',
+      med: undefined,
+      localPref: undefined,
+      communities: [],
+      largeCommunities: [],
+    } as const;
+    add(p, ['networks', i], route);
+  });
+  return out;
+}
+
+function resolveOvn(raw: RawOvn, ctx: Context): OvnConfig | undefined {
+  const usesSsl = [...(raw.nb ?? []), ...(raw.sb ?? [])].some((r) => r.method === 'ssl');
+  if (usesSsl && raw.ssl === undefined) {
+    ctx.problems.push(
+      problem(['ovn', 'ssl'], 'ssl: remotes need ssl.private_key, ssl.certificate and ssl.ca_cert'),
+    );
+    return undefined;
+  }
+  if (!usesSsl && raw.ssl !== undefined) {
+    ctx.warnings.push(problem(['ovn', 'ssl'], 'is set but no remote uses ssl:'));
+  }
+  const ssl = raw.ssl;
+  if (raw.nb === undefined || raw.sb === undefined) return undefined;
+  if (
+    ssl !== undefined &&
+    (ssl.privateKey === undefined || ssl.certificate === undefined || ssl.caCert === undefined)
+  ) {
+    return undefined;
+  }
+  return {
+    nb: raw.nb,
+    sb: raw.sb,
+    ssl: ssl && { privateKey: ssl.privateKey!, certificate: ssl.certificate!, caCert: ssl.caCert! },
+  };
+}
+
+/** Applies derived defaults and cross-field checks; undefined when `ctx` gained problems. */
+export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOptions): Config | undefined {
+  const before = ctx.problems.length;
+  const speaker = raw.speaker === undefined ? undefined : resolveSpeaker(raw.speaker, ctx);
+  const policy = resolvePolicy(raw, ctx);
+  const scope: PeerScope = {
+    ctx,
+    files: options,
+    localAs: raw.speaker?.localAs,
+    ipVersions: speaker?.ipVersions ?? [...IP_VERSIONS],
+    timers: speaker?.timers ?? DEFAULT_TIMERS,
+    policyNames: new Set(policy.policies.map((p) => p.name)),
+  };
+  const rawPeers = raw.peers ?? [];
+  checkDuplicatePeers(rawPeers, ctx);
+  const peers = rawPeers.map((p, i) => resolvePeer(p, i, scope));
+  const routes = resolveRoutes(raw, scope);
+  const ovn = raw.ovn === undefined ? undefined : resolveOvn(raw.ovn, ctx);
+  if (ctx.problems.length > before || speaker?.config === undefined) return undefined;
+  if (peers.some((p) => p === undefined) || (raw.ovn !== undefined && ovn === undefined)) return undefined;
+  return { speaker: speaker.config, peers: peers as PeerConfig[], routes, policy, ovn };
+}

@@ -1,0 +1,234 @@
+import type { AfiCode } from '../bgp/wire/index.js';
+import type { FamilyName, IpVersion, LOG_LEVELS, ORIGINS } from './constants.js';
+
+/*
+ * The validated configuration: every default applied, every cross reference checked,
+ * addresses in canonical text (RFC 5952), prefixes parsed, secrets read. Names are the file's
+ * snake_case keys in camelCase. Plain readonly data, so two configurations compare by value.
+ */
+
+export type { FamilyName, IpVersion };
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type Origin = (typeof ORIGINS)[number];
+
+/** A prefix as the API spells it: `{afi, addr, len}`, bits past `len` zero. */
+export interface ConfigPrefix {
+  readonly afi: AfiCode;
+  readonly addr: string;
+  readonly len: number;
+}
+
+/** RFC 8092: global administrator, local data 1, local data 2. */
+export type LargeCommunity = readonly [number, number, number];
+
+/** One OVSDB remote of a connection string. */
+export type OvsdbRemote =
+  | { readonly method: 'unix'; readonly path: string; readonly text: string }
+  | {
+      readonly method: 'tcp' | 'ssl';
+      readonly host: string;
+      readonly port: number;
+      /** False when the port was left to OVSDB's default. */
+      readonly portGiven: boolean;
+      readonly text: string;
+    };
+
+export interface Config {
+  readonly speaker: SpeakerConfig;
+  readonly peers: readonly PeerConfig[];
+  /** `routes` then `networks`, in file order; no two share a prefix. */
+  readonly routes: readonly StaticRoute[];
+  readonly policy: PolicyConfig;
+  /** Absent: the speaker runs without OVN (static routes only). */
+  readonly ovn: OvnConfig | undefined;
+}
+
+export interface SpeakerConfig {
+  readonly name: string;
+  readonly localAs: number;
+  /** BGP Identifier, dotted quad. */
+  readonly routerId: string;
+  /** Which address families the speaker carries at all; peers and routes stay within them. */
+  readonly ipVersions: readonly IpVersion[];
+  readonly listen: { readonly address: string; readonly port: number };
+  /** Defaults for peers, in seconds. */
+  readonly holdTime: number;
+  readonly keepaliveTime: number;
+  readonly connectRetry: number;
+  readonly gracefulRestart: GracefulRestartConfig;
+  readonly controlSocket: string;
+  readonly metrics: { readonly listen: { readonly address: string; readonly port: number } } | undefined;
+  readonly log: { readonly level: LogLevel };
+}
+
+/** RFC 4724. */
+export interface GracefulRestartConfig {
+  readonly enabled: boolean;
+  /** Seconds the peer should keep our routes while we restart (the capability's Restart Time). */
+  readonly restartTime: number;
+  /** Seconds we keep a restarting peer's routes before dropping them. */
+  readonly staleRoutesTime: number;
+}
+
+/** RFC 2385 TCP-MD5; the password comes from the file or from `password_file`. */
+export type PeerAuth =
+  | { readonly type: 'none' }
+  | { readonly type: 'md5'; readonly password: string; readonly passwordFile: string | undefined };
+
+export interface PeerConfig {
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly peerIp: string;
+  /** The peer's TCP port. */
+  readonly port: number;
+  readonly remoteAs: number;
+  /** Derived: ibgp when remote_as equals speaker.local_as. */
+  readonly type: 'ebgp' | 'ibgp';
+  readonly auth: PeerAuth;
+  readonly holdTime: number;
+  readonly keepaliveTime: number;
+  readonly connectRetry: number;
+  readonly passive: boolean;
+  /** Administratively down: configured, never connected. */
+  readonly shutdown: boolean;
+  readonly families: readonly FamilyName[];
+  readonly localAddress: string | undefined;
+  /** TTL of our packets to an eBGP peer several hops away. */
+  readonly ebgpMultihop: number | undefined;
+  /** RFC 5082 GTSM: the peer is at most this many hops away. */
+  readonly ttlSecurity: number | undefined;
+  /** RFC 7911 for every configured family. */
+  readonly addPath: { readonly receive: boolean; readonly send: boolean };
+  readonly routeReflectorClient: boolean;
+  readonly nextHopSelf: boolean;
+  /** RFC 8654. */
+  readonly extendedMessage: boolean;
+  readonly maxPrefixes: MaxPrefixes | undefined;
+  /** Policy chains; RFC 8212: for an eBGP peer an empty chain accepts and sends nothing. */
+  readonly import: readonly string[];
+  readonly export: readonly string[];
+}
+
+export interface MaxPrefixes {
+  /** Prefixes accepted from the peer in each family (as FRR's maximum-prefix). */
+  readonly limit: number;
+  /** Only log when over the limit; otherwise the session is closed (RFC 4486 Cease/1). */
+  readonly warningOnly: boolean;
+  /** Percent of the limit at which a warning is logged. */
+  readonly warningThreshold: number;
+  /** Seconds before reconnecting after the limit closed the session; 0: stay down until a reload or reset. */
+  readonly restartAfter: number;
+}
+
+export interface StaticRoute {
+  readonly prefix: ConfigPrefix;
+  /** 'self' (our address on each session) or an address of the prefix's family. */
+  readonly nextHop: string;
+  readonly origin: Origin;
+  readonly med: number | undefined;
+  readonly localPref: number | undefined;
+  readonly communities: readonly number[];
+  readonly largeCommunities: readonly LargeCommunity[];
+}
+
+export interface OvnConfig {
+  readonly nb: readonly OvsdbRemote[];
+  readonly sb: readonly OvsdbRemote[];
+  /** Files for ssl: remotes. */
+  readonly ssl:
+    | { readonly privateKey: string; readonly certificate: string; readonly caCert: string }
+    | undefined;
+}
+
+/*
+ * Routing policy, in the shape src/policy compiles (FRR's prefix-list, community-list,
+ * as-path access-list and route-map). Community and prefix texts are kept as written: the
+ * policy compiler reads the same syntax this layer has already checked.
+ */
+
+export type ListAction = 'permit' | 'deny';
+export type PolicyFamily = 'ipv4' | 'ipv6';
+export type StatementAction = 'accept' | 'reject' | 'next';
+
+export interface PolicyConfig {
+  readonly prefixLists: readonly PrefixListConfig[];
+  readonly communityLists: readonly CommunityListConfig[];
+  readonly largeCommunityLists: readonly CommunityListConfig[];
+  readonly asPathLists: readonly AsPathListConfig[];
+  readonly policies: readonly PolicyDefinition[];
+}
+
+export interface PrefixListEntry {
+  readonly seq?: number;
+  readonly action: ListAction;
+  /** Canonical "addr/len", or "any". */
+  readonly prefix: string;
+  readonly ge?: number;
+  readonly le?: number;
+}
+
+export interface PrefixListConfig {
+  readonly name: string;
+  /** The family of the entries; absent when every entry is "any". */
+  readonly family?: PolicyFamily;
+  readonly entries: readonly PrefixListEntry[];
+}
+
+export interface CommunityListConfig {
+  readonly name: string;
+  readonly entries: readonly { readonly action: ListAction; readonly communities: readonly string[] }[];
+}
+
+export interface AsPathListEntry {
+  readonly action: ListAction;
+  readonly regex?: string;
+  readonly originAs?: number;
+  readonly containsAs?: number;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+}
+
+export interface AsPathListConfig {
+  readonly name: string;
+  readonly entries: readonly AsPathListEntry[];
+}
+
+export interface MatchConfig {
+  readonly prefixList?: string;
+  readonly communityList?: string;
+  readonly largeCommunityList?: string;
+  /** An as_path_lists name. */
+  readonly asPath?: string;
+  /** A prefix_lists name the next hop must be permitted by. */
+  readonly nextHop?: string;
+  readonly family?: PolicyFamily;
+}
+
+export interface CommunityChange {
+  readonly set?: readonly string[];
+  readonly remove?: readonly string[];
+  readonly deleteList?: string;
+  readonly add?: readonly string[];
+}
+
+export interface SetConfig {
+  readonly localPref?: number;
+  readonly med?: number | string;
+  readonly communities?: CommunityChange;
+  readonly largeCommunities?: CommunityChange;
+  readonly asPathPrepend?: { readonly as?: number; readonly count: number };
+  readonly nextHop?: string;
+}
+
+export interface StatementConfig {
+  readonly name?: string;
+  readonly match?: MatchConfig;
+  readonly set?: SetConfig;
+  readonly action: StatementAction;
+}
+
+export interface PolicyDefinition {
+  readonly name: string;
+  readonly statements: readonly StatementConfig[];
+  readonly defaultAction?: StatementAction;
+}

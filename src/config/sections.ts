@@ -1,0 +1,285 @@
+import { MIN_HOLD_TIME } from '../bgp/wire/index.js';
+import {
+  absolutePath,
+  filePath,
+  formatPrefix,
+  ipAddress,
+  keywordOrAddress,
+  listenAddress,
+  ovsdbRemotes,
+  prefix,
+  routerId,
+} from './addresses.js';
+import {
+  AUTH_TYPES,
+  DEFAULT_CONTROL_SOCKET,
+  DEFAULT_LOG_LEVEL,
+  DEFAULT_WARNING_THRESHOLD_PERCENT,
+  FAMILY_NAMES,
+  GRACEFUL_RESTART_DEFAULTS,
+  IP_VERSIONS,
+  LISTEN_DEFAULTS,
+  LOG_LEVELS,
+  MAX_HOLD_TIME,
+  MAX_PORT,
+  MAX_RESTART_TIME,
+  MAX_SECONDS,
+  MAX_STALE_ROUTES_TIME,
+  MAX_TTL,
+  MAX_TTL_SECURITY_HOPS,
+  NEXT_HOP_SELF,
+  ORIGINS,
+  PEER_TYPES,
+  PERCENT,
+  U32_MAX,
+} from './constants.js';
+import {
+  boolean,
+  type Decoded,
+  either,
+  integer,
+  isBoolean,
+  isMapping,
+  isNumber,
+  list,
+  map,
+  object,
+  oneOf,
+  optional,
+  required,
+  scalar,
+  secret,
+  text,
+} from './decoders.js';
+import { policySections } from './sections-policy.js';
+import { asn, community, largeCommunity, name } from './values.js';
+
+export type { RawPolicy, RawPrefixList, RawPrefixListEntry, RawStatement } from './sections-policy.js';
+
+/*
+ * The file format, one table per section: key, decoder, whether required, default, and the
+ * line the reference documentation prints. Checks that need two fields or two sections
+ * (families against ip_versions, policy references, …) live in resolve.ts.
+ */
+
+const seconds = (min: number, max = MAX_SECONDS) =>
+  integer(min, max, `a whole number of seconds ${min}..${max}`);
+
+/** RFC 4271 section 4.2: zero, or at least three seconds. */
+const holdTime = scalar(`0 or a whole number of seconds ${MIN_HOLD_TIME}..${MAX_HOLD_TIME}`, (v, bad) =>
+  typeof v === 'number' && Number.isInteger(v) && (v === 0 || (v >= MIN_HOLD_TIME && v <= MAX_HOLD_TIME))
+    ? v
+    : bad(),
+);
+
+const timers = {
+  hold_time: optional(holdTime, 'Hold time proposed in OPEN (RFC 4271 4.2); 0 turns keepalives off.', '90'),
+  keepalive_time: optional(
+    seconds(0),
+    'Seconds between KEEPALIVEs; less than hold_time, 0 only with hold_time 0.',
+    'hold_time / 3',
+  ),
+  connect_retry: optional(seconds(1), 'ConnectRetryTime: seconds between connection attempts.', '120'),
+} as const;
+
+const listen = object('a mapping with address and port', {
+  address: optional(
+    ipAddress({ wildcard: true }),
+    'Address to accept BGP connections on; "::" takes IPv4 as well.',
+    `"${LISTEN_DEFAULTS.address}"`,
+  ),
+  port: optional(integer(0, MAX_PORT), 'TCP port; 0 picks a free one.', String(LISTEN_DEFAULTS.port)),
+});
+
+const gracefulRestartFields = object('a mapping of graceful restart settings', {
+  enabled: optional(boolean, 'Advertise the capability and keep routes of restarting peers.', 'true'),
+  restart_time: optional(
+    seconds(1, MAX_RESTART_TIME),
+    'Restart Time we advertise: how long peers keep our routes while we restart.',
+    String(GRACEFUL_RESTART_DEFAULTS.restartTime),
+  ),
+  stale_routes_time: optional(
+    seconds(1, MAX_STALE_ROUTES_TIME),
+    "How long we keep a restarting peer's routes.",
+    String(GRACEFUL_RESTART_DEFAULTS.staleRoutesTime),
+  ),
+});
+export interface GracefulRestartInput {
+  readonly enabled?: boolean;
+  readonly restartTime?: number;
+  readonly staleRoutesTime?: number;
+}
+
+const gracefulRestart = either<GracefulRestartInput>(
+  'true, false or a mapping of graceful restart settings',
+  [
+    { when: isBoolean, decoder: map(boolean, (enabled) => ({ enabled })) },
+    { when: isMapping, decoder: gracefulRestartFields },
+  ],
+);
+
+const speakerFields = {
+  name: required(name, 'Name of this speaker, for logs and metrics.'),
+  local_as: required(asn, 'Our AS number: 65000, "65000" or asdot "1.10".'),
+  router_id: required(routerId, 'BGP Identifier (RFC 6286), a dotted quad.'),
+  ip_version: optional(oneOf(IP_VERSIONS), 'Carry one IP version only: 4 or 6 (Dragonflow).'),
+  ip_versions: optional(
+    list(oneOf(IP_VERSIONS), { min: 1, key: String, expected: 'a list of IP versions (4, 6)' }),
+    'IP versions carried; peers and routes must stay within them.',
+    '[4, 6]',
+  ),
+  listen: optional(listen, 'Where to accept BGP connections.'),
+  ...timers,
+  graceful_restart: optional(gracefulRestart, 'RFC 4724 graceful restart: true, false or settings.', 'false'),
+  control_socket: optional(
+    absolutePath,
+    'Unix socket of the control API and CLI (mode 0600).',
+    DEFAULT_CONTROL_SOCKET,
+  ),
+  metrics: optional(
+    object('a mapping with listen', {
+      listen: required(listenAddress, 'Address and port of the Prometheus endpoint, e.g. "127.0.0.1:9179".'),
+    }),
+    'Prometheus metrics endpoint; absent: no endpoint.',
+  ),
+  log: optional(
+    object('a mapping with level', {
+      level: optional(oneOf(LOG_LEVELS), 'Least severe level logged.', DEFAULT_LOG_LEVEL),
+    }),
+    'Logging.',
+  ),
+} as const;
+const speaker = object('a mapping of speaker settings', speakerFields);
+export type RawSpeaker = Decoded<typeof speakerFields>;
+
+const maxPrefixFields = object('a mapping with limit', {
+  limit: required(integer(1, U32_MAX), 'Prefixes accepted from the peer in each family.'),
+  warning_only: optional(boolean, 'Only log when over the limit instead of closing the session.', 'false'),
+  warning_threshold: optional(
+    integer(1, PERCENT),
+    'Percent of the limit at which to log a warning.',
+    String(DEFAULT_WARNING_THRESHOLD_PERCENT),
+  ),
+  restart_after: optional(
+    seconds(0, U32_MAX),
+    'Seconds before reconnecting after the limit closed the session; 0 waits for a reload.',
+    '0',
+  ),
+});
+export interface MaxPrefixesInput {
+  readonly limit?: number;
+  readonly warningOnly?: boolean;
+  readonly warningThreshold?: number;
+  readonly restartAfter?: number;
+}
+const maxPrefixes = either<MaxPrefixesInput>('a prefix count or a mapping with limit', [
+  { when: isNumber, decoder: map(integer(1, U32_MAX), (limit) => ({ limit })) },
+  { when: isMapping, decoder: maxPrefixFields },
+]);
+
+const policyNames = list(name, { key: String, expected: 'a list of policy names' });
+
+const peerFields = {
+  name: required(name, 'Unique name of the peer.'),
+  description: optional(
+    text({ expected: 'a non-empty string', maxLength: 256 }),
+    'Free text, for show commands.',
+  ),
+  peer_ip: required(ipAddress(), "The peer's address."),
+  port: optional(integer(1, MAX_PORT), "The peer's TCP port.", '179'),
+  remote_as: required(asn, "The peer's AS number."),
+  type: optional(oneOf(PEER_TYPES), 'Checked against remote_as and local_as when given.'),
+  auth_type: optional(oneOf(AUTH_TYPES), 'none, or md5 for RFC 2385 TCP-MD5.', 'none'),
+  password: secret(
+    text({ expected: 'a non-empty string' }),
+    'MD5 password (at most 80 bytes); exactly one of password and password_file with md5.',
+  ),
+  password_file: optional(filePath, 'File holding the MD5 password (one trailing newline is dropped).'),
+  ...timers,
+  passive: optional(boolean, 'Never connect; wait for the peer to connect.', 'false'),
+  shutdown: optional(boolean, 'Administratively down: configured but never connected.', 'false'),
+  families: optional(
+    list(oneOf(FAMILY_NAMES), {
+      min: 1,
+      key: String,
+      expected: `a list of families (${FAMILY_NAMES.join(', ')})`,
+    }),
+    'Address families negotiated (RFC 4760).',
+    'the family of peer_ip',
+  ),
+  local_address: optional(ipAddress(), 'Source address of our connections; same version as peer_ip.'),
+  ebgp_multihop: optional(integer(1, MAX_TTL), 'TTL for an eBGP peer that is not directly connected.'),
+  ttl_security: optional(
+    integer(1, MAX_TTL_SECURITY_HOPS),
+    'RFC 5082 GTSM: the peer is at most this many hops away.',
+  ),
+  add_path: optional(
+    object('a mapping with receive and send', {
+      receive: optional(boolean, 'Accept several paths per prefix.', 'false'),
+      send: optional(boolean, 'Send several paths per prefix.', 'false'),
+    }),
+    'RFC 7911 ADD-PATH for every configured family.',
+  ),
+  route_reflector_client: optional(boolean, 'Reflect iBGP routes to this iBGP peer (RFC 4456).', 'false'),
+  next_hop_self: optional(boolean, 'Put our address as next hop on routes sent to this peer.', 'false'),
+  extended_message: optional(boolean, 'Offer RFC 8654 messages up to 65535 bytes.', 'false'),
+  max_prefixes: optional(maxPrefixes, 'A limit, or {limit, warning_only, warning_threshold, restart_after}.'),
+  import: optional(policyNames, 'Policies applied, in order, to routes received (RFC 8212).', '[]'),
+  export: optional(policyNames, 'Policies applied, in order, to routes sent (RFC 8212).', '[]'),
+} as const;
+const peer = object('a mapping of peer settings', peerFields);
+export type RawPeer = Decoded<typeof peerFields>;
+
+const routeFields = {
+  prefix: required(prefix, 'The prefix to originate; host bits must be zero.'),
+  next_hop: optional(keywordOrAddress([NEXT_HOP_SELF]), 'self, or an address of the same version.', 'self'),
+  origin: optional(oneOf(ORIGINS), 'ORIGIN attribute.', 'igp'),
+  med: optional(integer(0, U32_MAX), 'MULTI_EXIT_DISC.'),
+  local_pref: optional(integer(0, U32_MAX), 'LOCAL_PREF (sent to iBGP peers only).'),
+  communities: optional(
+    list(community, { key: String, expected: 'a list of communities ("AS:VALUE" or a well-known name)' }),
+    'Communities (RFC 1997).',
+    '[]',
+  ),
+  large_communities: optional(
+    list(largeCommunity, {
+      key: (c) => c.join(':'),
+      expected: 'a list of large communities ("GLOBAL:LOCAL1:LOCAL2")',
+    }),
+    'Large communities (RFC 8092).',
+    '[]',
+  ),
+} as const;
+const route = object('a mapping with prefix', routeFields);
+export type RawRoute = Decoded<typeof routeFields>;
+
+const ovnFields = {
+  nb: required(ovsdbRemotes, 'OVN Northbound connection string, e.g. "tcp:198.18.0.10:6641".'),
+  sb: required(ovsdbRemotes, 'OVN Southbound connection string, e.g. "tcp:198.18.0.10:6642".'),
+  ssl: optional(
+    object('a mapping with private_key, certificate and ca_cert', {
+      private_key: required(filePath, 'PEM private key.'),
+      certificate: required(filePath, 'PEM certificate.'),
+      ca_cert: required(filePath, 'PEM CA certificate.'),
+    }),
+    'Files for ssl: remotes.',
+  ),
+} as const;
+export type RawOvn = Decoded<typeof ovnFields>;
+
+const topFields = {
+  speaker: required(speaker, 'This speaker.'),
+  peers: optional(list(peer, { expected: 'a list of peers' }), 'BGP neighbours.', '[]'),
+  routes: optional(list(route, { expected: 'a list of routes' }), 'Static routes to originate.', '[]'),
+  networks: optional(
+    list(prefix, { key: formatPrefix, expected: 'a list of prefixes' }),
+    "Prefixes to originate with next hop self (FRR's network).",
+    '[]',
+  ),
+  ...policySections,
+  ovn: optional(object('a mapping with nb and sb', ovnFields), 'OVN databases; absent: no OVN.'),
+} as const;
+
+/** The whole file. */
+export const configSchema = object('a mapping with a speaker section', topFields);
+export type RawConfig = Decoded<typeof topFields>;
