@@ -1,0 +1,35 @@
+/**
+ * BGP sessions: the shell that binds the RFC 4271 FSM to TCP (one listener, active and
+ * passive connections, collision detection), timers, framing and OPEN negotiation, and hands
+ * the layers above decoded UPDATEs with backpressure both ways.
+ */
+export {
+  childLogger,
+  type Logger,
+  type Scheduler,
+  silentLogger,
+  systemScheduler,
+  type TimerHandle,
+} from './components.js';
+export { type AddPathSetting, type PeerConfig, type PeerInit, resolvePeerConfig } from './config.js';
+export { FAMILY, FAMILY_NAMES, type FamilyName, familyName, SessionDefaults } from './constants.js';
+export { SessionConfigError, SessionError, type SessionErrorKind } from './errors.js';
+export { checkFamilies, localCapabilities, localOpen } from './open.js';
+export { Peer, type PeerComponents } from './peer.js';
+export type {
+  CollisionEvent,
+  ConnectionInfo,
+  EstablishedInfo,
+  Family,
+  NotificationEvent,
+  PeerEvents,
+  StateChange,
+} from './peer-events.js';
+export {
+  type ListenInit,
+  Sessions,
+  type SessionsComponents,
+  type SessionsInit,
+  type SessionsPeerInit,
+} from './sessions.js';
+export type { MessageCounts, MessageStats } from './stats.js';

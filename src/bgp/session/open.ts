@@ -1,0 +1,67 @@
+import { type Capability, encodeCapabilities } from '../wire/capabilities.js';
+import { AddPathMode, ErrorCode, OpenSubcode } from '../wire/constants.js';
+import { BgpError } from '../wire/errors.js';
+import type { Negotiated } from '../wire/negotiate.js';
+import { buildOpen, type OpenMessage } from '../wire/open.js';
+import { Writer } from '../wire/writer.js';
+import type { AddPathSetting, PeerConfig } from './config.js';
+import { FAMILY } from './constants.js';
+
+const ADD_PATH_MODE: Readonly<Record<AddPathSetting, (typeof AddPathMode)[keyof typeof AddPathMode]>> = {
+  receive: AddPathMode.RECEIVE,
+  send: AddPathMode.SEND,
+  both: AddPathMode.BOTH,
+};
+
+/**
+ * What we advertise: multiprotocol for each configured family (RFC 4760), route refresh
+ * (RFC 2918), the 4-octet AS (RFC 6793), and, when configured, enhanced route refresh
+ * (RFC 7313), extended message (RFC 8654) and ADD-PATH (RFC 7911). No graceful restart yet.
+ */
+export function localCapabilities(config: PeerConfig): Capability[] {
+  const caps: Capability[] = config.families.map((f) => ({
+    name: 'multiprotocol',
+    afi: FAMILY[f].afi,
+    reserved: 0,
+    safi: FAMILY[f].safi,
+  }));
+  caps.push({ name: 'route-refresh' });
+  if (config.enhancedRouteRefresh) caps.push({ name: 'enhanced-route-refresh' });
+  caps.push({ name: 'four-octet-as', as: config.localAs });
+  if (config.extendedMessage) caps.push({ name: 'extended-message' });
+  const addPath = config.families.flatMap((f) => {
+    const mode = config.addPath[f];
+    return mode === undefined ? [] : [{ ...FAMILY[f], mode: ADD_PATH_MODE[mode] }];
+  });
+  if (addPath.length > 0) caps.push({ name: 'add-path', families: addPath });
+  return caps;
+}
+
+/** Our OPEN for this peer (AS_TRANS in My AS when our AS needs 4 octets, RFC 6793 section 3). */
+export function localOpen(config: PeerConfig): OpenMessage {
+  return buildOpen({
+    as: config.localAs,
+    bgpId: config.bgpId,
+    holdTime: config.fsm.holdTime,
+    capabilities: localCapabilities(config),
+  });
+}
+
+/**
+ * A session that shares none of our families carries nothing. RFC 5492 section 3 lets us end
+ * it with OPEN Message Error / Unsupported Capability, the Data field holding the capabilities
+ * we wanted (our multiprotocol capabilities); FRR does the same.
+ */
+export function checkFamilies(negotiated: Negotiated, config: PeerConfig): void {
+  if (negotiated.families.length > 0) return;
+  const wanted = localCapabilities(config).filter((c) => c.name === 'multiprotocol');
+  const w = new Writer(64);
+  encodeCapabilities(w, wanted);
+  throw new BgpError(
+    'open-no-common-family',
+    ErrorCode.OPEN_MESSAGE,
+    OpenSubcode.UNSUPPORTED_CAPABILITY,
+    w.finish(),
+    `no family in common (we want ${config.families.join(', ')})`,
+  );
+}

@@ -1,0 +1,449 @@
+import type net from 'node:net';
+import { type FsmEvent, resolveCollision, type State } from '../fsm/index.js';
+import { type ConnectInit, connectToPeer, type OutgoingConnection } from '../transport/index.js';
+import type { AttrInterner } from '../wire/attributes/interner.js';
+import { type AfiCode, CeaseSubcode, RouteRefreshSubtype } from '../wire/constants.js';
+import { encodeMessageBytes } from '../wire/message.js';
+import { fourOctetAs, type OpenMessage } from '../wire/open.js';
+import { endOfRibInput, type UpdateInput } from '../wire/update.js';
+import { childLogger, type Logger, type Scheduler, silentLogger, systemScheduler } from './components.js';
+import { type PeerConfig, type PeerInit, resolvePeerConfig } from './config.js';
+import { Emitter, type Listener } from './emitter.js';
+import { SessionError } from './errors.js';
+import { countUpdates, notificationEvent } from './messages.js';
+import type {
+  CollisionEvent,
+  ConnectionInfo,
+  EstablishedInfo,
+  PeerEvents,
+  StateChange,
+} from './peer-events.js';
+import { Session, type SessionOwner } from './session.js';
+import { type MessageStats, newMessageStats } from './stats.js';
+
+/** Parts a peer can be given; every one has a real default. */
+export interface PeerComponents {
+  readonly scheduler?: Scheduler;
+  readonly logger?: Logger;
+  /** For RFC 4271 section 10 jitter. */
+  readonly random?: () => number;
+  /** How outgoing connections are made (TCP-MD5, TTL, source address). */
+  readonly connect?: (init: ConnectInit) => Promise<OutgoingConnection>;
+  /** Shared attribute interner for decoded UPDATEs (the RIB's). */
+  readonly interner?: AttrInterner;
+}
+
+const STATE_RANK: Readonly<Record<State, number>> = {
+  Idle: 0,
+  Connect: 1,
+  Active: 1,
+  OpenSent: 2,
+  OpenConfirm: 3,
+  Established: 4,
+};
+
+/**
+ * A configured BGP peer. It owns one FSM per TCP connection (RFC 4271 section 8: one for the
+ * peer, one more for a second connection while a collision is pending), makes our outgoing
+ * connections, takes the peer's incoming ones from the listener, and resolves collisions
+ * (section 6.8). Above it the RIB sees one session: events, `send`, `refresh`.
+ */
+export class Peer {
+  readonly config: PeerConfig;
+  readonly stats: MessageStats = newMessageStats();
+  readonly #log: Logger;
+  readonly #scheduler: Scheduler;
+  readonly #random: () => number;
+  readonly #connect: (init: ConnectInit) => Promise<OutgoingConnection>;
+  readonly #interner: AttrInterner | undefined;
+  readonly #emitter: Emitter<PeerEvents>;
+  readonly #owner: SessionOwner;
+  /** The FSM that lives as long as the peer is started and drives (re)connects. */
+  #primary: Session | null = null;
+  /** A second connection's FSM, until collision detection keeps one of the two. */
+  #secondary: Session | null = null;
+  /** Sessions let go whose sockets are still flushing a last NOTIFICATION. */
+  readonly #retired = new Set<Session>();
+  #dial: { readonly controller: AbortController; readonly session: Session } | null = null;
+  #enabled = false;
+  #readPaused = false;
+  #state: State = 'Idle';
+  #establishedOn: Session | null = null;
+  /** Why the last connection changed state, for the peer-level state event. */
+  #lastReason = '';
+
+  constructor(init: PeerInit, components: PeerComponents = {}) {
+    this.config = resolvePeerConfig(init);
+    this.#log = childLogger(components.logger ?? silentLogger, { peer: this.config.name });
+    this.#scheduler = components.scheduler ?? systemScheduler;
+    this.#random = components.random ?? Math.random;
+    this.#connect = components.connect ?? connectToPeer;
+    this.#interner = components.interner;
+    this.#emitter = new Emitter((event, error) =>
+      this.#log.error({ event, error: String(error) }, 'peer event listener failed'),
+    );
+    this.#owner = this.#makeOwner();
+  }
+
+  get address(): string {
+    return this.config.address;
+  }
+
+  /** RFC 4271 state of the peer's most advanced connection. */
+  get state(): State {
+    return this.#state;
+  }
+
+  /** Whether the peer is administratively up (started and not stopped). */
+  get enabled(): boolean {
+    return this.#enabled;
+  }
+
+  /** The Established session's negotiated data, or null. */
+  get established(): EstablishedInfo | null {
+    return this.#establishedOn?.established ?? null;
+  }
+
+  /** Live TCP connections (one, or two during a collision). */
+  get connections(): ConnectionInfo[] {
+    return [this.#primary, this.#secondary].flatMap((s) => (s?.connection ? [s.connection] : []));
+  }
+
+  /** Bytes queued for the peer and not yet taken by the kernel. */
+  get writeQueueBytes(): number {
+    return this.#establishedOn?.writeQueueBytes ?? 0;
+  }
+
+  on<K extends keyof PeerEvents>(event: K, listener: Listener<PeerEvents[K]>): () => void {
+    return this.#emitter.on(event, listener);
+  }
+
+  off<K extends keyof PeerEvents>(event: K, listener: Listener<PeerEvents[K]>): void {
+    this.#emitter.off(event, listener);
+  }
+
+  /** RFC 4271 ManualStart (passive peers: with PassiveTcpEstablishment). */
+  start(): void {
+    this.#enabled = true;
+    this.#primary ??= this.#newSession();
+    if (this.#primary.state === 'Idle') this.#primary.start(this.config.fsm.passive);
+  }
+
+  /**
+   * RFC 4271 ManualStop: Cease (Administrative Shutdown unless told otherwise, RFC 4486) with an
+   * RFC 9003 message for subcodes 2 and 4; the peer stays down until `start()`.
+   */
+  stop(subcode: number = CeaseSubcode.ADMINISTRATIVE_SHUTDOWN, message?: string): void {
+    this.#enabled = false;
+    const event: FsmEvent =
+      message === undefined ? { type: 'ManualStop', subcode } : { type: 'ManualStop', subcode, message };
+    const why = message === undefined ? 'stopped' : `stopped: ${message}`;
+    for (const s of [this.#secondary, this.#primary]) s?.handle(event, why);
+  }
+
+  /** Administrative shutdown with an RFC 8203/9003 Shutdown Communication. */
+  shutdown(message?: string): void {
+    this.stop(CeaseSubcode.ADMINISTRATIVE_SHUTDOWN, message);
+  }
+
+  /** Administrative Reset (Cease/4, with an optional message), then start again. */
+  reset(message?: string): void {
+    this.stop(CeaseSubcode.ADMINISTRATIVE_RESET, message);
+    this.start();
+  }
+
+  /** A connection from the peer's address, handed over by the listener. */
+  accept(
+    socket: net.Socket,
+    connection: { readonly local: ConnectionInfo['local']; readonly remote: ConnectionInfo['remote'] },
+  ): void {
+    this.#route(socket, { direction: 'incoming', ...connection });
+  }
+
+  /** Encodes and queues one UPDATE. False: `await drain()` before sending more. */
+  send(update: UpdateInput): boolean {
+    const s = this.#requireEstablished();
+    let bytes: Uint8Array;
+    try {
+      bytes = encodeMessageBytes({ ...update, type: 'update' }, s.established!.context);
+    } catch (error) {
+      throw new SessionError('invalid-message', `UPDATE cannot be encoded: ${String(error)}`);
+    }
+    return s.sendUpdates(bytes, 1);
+  }
+
+  /**
+   * Queues pre-encoded UPDATEs (whole messages, e.g. from UpdatePacker within the negotiated
+   * context's size limit). The session keeps a reference until they are sent: do not reuse
+   * the buffer. False: `await drain()` before sending more.
+   */
+  sendRaw(bytes: Uint8Array): boolean {
+    const s = this.#requireEstablished();
+    const messages = countUpdates(bytes, s.established!.context.maxLength);
+    return s.sendUpdates(bytes, messages);
+  }
+
+  /** RFC 4724 End-of-RIB for a family, once its initial routes are sent. */
+  sendEndOfRib(afi: AfiCode, safi = 1): boolean {
+    return this.send(endOfRibInput(afi, safi));
+  }
+
+  /** Resolves when the write queue is short again; rejects if the session goes down. */
+  drain(): Promise<void> {
+    const s = this.#establishedOn;
+    if (!s)
+      return Promise.reject(
+        new SessionError('not-established', `peer ${this.config.name} is ${this.#state}`),
+      );
+    return s.drain();
+  }
+
+  /** Asks the peer to send its routes of a family again (RFC 2918). */
+  refresh(afi: number, safi = 1): void {
+    this.#requireEstablished().sendRouteRefresh(afi, safi, RouteRefreshSubtype.NORMAL);
+  }
+
+  /** RFC 7313 BoRR / EoRR markers around a re-advertisement we make on request. */
+  sendRefreshMarker(afi: number, safi: number, subtype: number): void {
+    this.#requireEstablished().sendRouteRefresh(afi, safi, subtype);
+  }
+
+  /** Stops reading from the peer (the RIB is behind); timers and keepalives keep running. */
+  pause(): void {
+    this.#readPaused = true;
+    for (const s of this.#sessions()) s.pauseReading();
+  }
+
+  resume(): void {
+    this.#readPaused = false;
+    for (const s of this.#sessions()) s.resumeReading();
+  }
+
+  /**
+   * Stops the peer (Cease, Peer De-configured unless told otherwise) and waits until its
+   * sockets are closed (a peer that never reads is cut off after a short linger).
+   */
+  async close(subcode: number = CeaseSubcode.PEER_DE_CONFIGURED, message?: string): Promise<void> {
+    this.stop(subcode, message);
+    this.#abortDial();
+    const all = [...this.#sessions(), ...this.#retired];
+    await Promise.all(all.map((s) => s.closed()));
+    for (const s of all) s.dispose();
+    this.#primary = null;
+    this.#secondary = null;
+    this.#retired.clear();
+  }
+
+  #sessions(): Session[] {
+    return [this.#primary, this.#secondary].filter((s): s is Session => s !== null);
+  }
+
+  #requireEstablished(): Session {
+    const s = this.#establishedOn;
+    if (s?.state !== 'Established') {
+      throw new SessionError('not-established', `peer ${this.config.name} is ${this.#state}`);
+    }
+    return s;
+  }
+
+  #newSession(): Session {
+    const s = new Session(this.config, this.#owner, {
+      scheduler: this.#scheduler,
+      logger: this.#log,
+      random: this.#random,
+      stats: this.stats,
+      interner: this.#interner,
+    });
+    if (this.#readPaused) s.pauseReading();
+    return s;
+  }
+
+  /**
+   * Gives a new connection to an FSM: the primary takes it while it waits for one (Connect,
+   * Active; Idle refuses it, RFC 4271 8.2.2); otherwise it gets its own FSM for collision
+   * detection. A third connection is refused.
+   */
+  #route(socket: net.Socket, connection: ConnectionInfo): void {
+    const { direction, remote } = connection;
+    const p = this.#primary;
+    if (!this.#enabled || !p) {
+      this.#log.info({ direction, remote }, 'connection refused: peer is administratively down');
+      socket.resetAndDestroy();
+      return;
+    }
+    this.#emitter.emit('connection', connection);
+    if (!p.connection && (p.state === 'Connect' || p.state === 'Active' || p.state === 'Idle')) {
+      p.attach(socket, connection);
+      return;
+    }
+    if (!this.#secondary) {
+      const s = this.#newSession();
+      this.#secondary = s;
+      // Started passive: this FSM never dials; it exists for this one connection.
+      s.start(true);
+      s.attach(socket, connection);
+      return;
+    }
+    this.#log.info({ direction, remote }, 'connection refused: two connections to this peer exist already');
+    socket.resetAndDestroy();
+  }
+
+  #abortDial(): void {
+    this.#dial?.controller.abort();
+    this.#dial = null;
+  }
+
+  #dialFor(session: Session): void {
+    this.#abortDial();
+    const controller = new AbortController();
+    const dial = { controller, session };
+    this.#dial = dial;
+    const c = this.config;
+    this.#connect({
+      host: c.address,
+      port: c.port,
+      localAddress: c.localAddress,
+      password: c.password,
+      ttl: c.ttl,
+      timeoutMs: c.connectTimeoutMs,
+      signal: controller.signal,
+    }).then(
+      (conn) => {
+        if (this.#dial !== dial) {
+          conn.socket.destroy();
+          return;
+        }
+        this.#dial = null;
+        this.#route(conn.socket, { direction: 'outgoing', local: conn.local, remote: conn.peer });
+      },
+      (error: unknown) => {
+        if (this.#dial !== dial) return;
+        this.#dial = null;
+        const reason = `connect failed: ${error instanceof Error ? error.message : String(error)}`;
+        this.#log.debug({ reason }, 'outgoing connection failed');
+        if (session === this.#primary) session.connectFailed(reason);
+      },
+    );
+  }
+
+  /** RFC 4271 6.8, on a valid OPEN received on `s`. */
+  #collision(s: Session, open: OpenMessage): boolean {
+    const other = s === this.#primary ? this.#secondary : this.#primary;
+    const received = s.connection?.direction;
+    if (!other?.connection || !received) return true;
+    const verdict = resolveCollision({
+      localId: this.config.bgpId,
+      remoteId: open.bgpId,
+      localAs: this.config.localAs,
+      remoteAs: fourOctetAs(open),
+      received,
+      otherState: other.state,
+      // RFC 4271 6.8 MAY: both connections lead to the same configured address, so the
+      // identifier in this OPEN is the one the other connection will bring too. Deciding now
+      // (as FRR does) spares the loser a short-lived Established session.
+      examineOpenSent: true,
+    });
+    if (!verdict.collision) return true;
+    const [kept, closed] = verdict.close === 'this' ? [other, s] : [s, other];
+    const collision: CollisionEvent = {
+      keep: kept.connection!.direction,
+      close: closed.connection!.direction,
+      localId: this.config.bgpId,
+      remoteId: open.bgpId,
+    };
+    this.#log.info(collision, 'connection collision resolved (RFC 4271 6.8)');
+    this.#emitter.emit('collision', collision);
+    if (verdict.close === 'this') return false;
+    other.handle({ type: 'OpenCollisionDump' }, 'connection collision: the other connection is kept');
+    return true;
+  }
+
+  /** After a session's events are handled: let go of finished FSMs, hand the peer to the survivor. */
+  #settled(s: Session): void {
+    if (s.state === 'Idle') {
+      if (s === this.#secondary) {
+        this.#secondary = null;
+        this.#retire(s);
+      } else if (s === this.#primary && this.#secondary && this.#secondary.state !== 'Idle') {
+        // The other connection carries the peer now (RFC 4271 8.2.1.2 disposes the loser's FSM).
+        const survivor = this.#secondary;
+        this.#secondary = null;
+        this.#primary = survivor;
+        survivor.promote(this.config.fsm.passive);
+        this.#retire(s);
+      } else if (
+        s === this.#primary &&
+        this.#enabled &&
+        !s.fsm.timers['idle-hold'] &&
+        this.config.fsm.allowAutomaticStart &&
+        !s.connection
+      ) {
+        // A collision dump of the last connection: nothing restarts it by itself.
+        s.handle(
+          {
+            type: this.config.fsm.passive ? 'AutomaticStart_with_PassiveTcpEstablishment' : 'AutomaticStart',
+          },
+          'restart after a collision',
+        );
+      }
+    }
+    this.#updateState();
+  }
+
+  #retire(s: Session): void {
+    this.#retired.add(s);
+    s.retire();
+    void s.closed().then(() => this.#retired.delete(s));
+  }
+
+  #updateState(reason?: string): void {
+    let best: State = 'Idle';
+    for (const s of this.#sessions()) if (STATE_RANK[s.state] > STATE_RANK[best]) best = s.state;
+    if (best === this.#state) return;
+    const change: StateChange = { from: this.#state, to: best, reason: reason ?? this.#lastReason };
+    this.#state = best;
+    this.#log.info(change, `state ${change.from} -> ${change.to}`);
+    this.#emitter.emit('state', change);
+  }
+
+  #makeOwner(): SessionOwner {
+    return {
+      connect: (s) => {
+        if (s === this.#primary) this.#dialFor(s);
+      },
+      dropped: (s) => {
+        if (s === this.#primary) this.#abortDial();
+      },
+      openReceived: (s, open) => this.#collision(s, open),
+      transition: (s, _from, _to, _event, reason) => {
+        if (s === this.#primary || s === this.#secondary) {
+          this.#lastReason = reason;
+          this.#updateState(reason);
+        }
+      },
+      established: (s, info) => {
+        this.#establishedOn = s;
+        const { negotiated, connection } = info;
+        this.#log.info(
+          {
+            direction: connection.direction,
+            holdTime: info.holdTime,
+            remoteAs: negotiated.remoteAs,
+            families: negotiated.families,
+          },
+          'session established',
+        );
+        this.#emitter.emit('established', info);
+      },
+      leftEstablished: (s, reason) => {
+        if (this.#establishedOn === s) this.#establishedOn = null;
+        this.#emitter.emit('down', reason);
+      },
+      update: (_s, update) => this.#emitter.emit('update', update),
+      endOfRib: (_s, family) => this.#emitter.emit('end-of-rib', family),
+      routeRefresh: (_s, message) => this.#emitter.emit('route-refresh', message),
+      notification: (_s, direction, n) => this.#emitter.emit('notification', notificationEvent(direction, n)),
+      settled: (s) => this.#settled(s),
+    };
+  }
+}

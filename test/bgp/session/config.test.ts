@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkFamilies,
+  localCapabilities,
+  localOpen,
+  type PeerInit,
+  resolvePeerConfig,
+  SessionConfigError,
+} from '../../../src/bgp/session/index.js';
+import { BgpError } from '../../../src/bgp/wire/errors.js';
+import type { Negotiated } from '../../../src/bgp/wire/negotiate.js';
+
+const BASE: PeerInit = { address: '198.18.1.2', remoteAs: 65001, localAs: 65000, routerId: '198.18.0.1' };
+
+describe('peer configuration', () => {
+  it('defaults as an FRR or GoBGP operator expects: port 179, hold 90, keepalive 30, connect retry 120, active', () => {
+    const c = resolvePeerConfig(BASE);
+    expect(c).toMatchObject({
+      address: '198.18.1.2',
+      name: '198.18.1.2',
+      port: 179,
+      ebgp: true,
+      bgpId: 0xc6120001,
+      password: null,
+      families: ['ipv4-unicast'],
+      extendedMessage: false,
+      addPath: {},
+      connectTimeoutMs: 120_000,
+    });
+    expect(c.fsm).toMatchObject({ holdTime: 90, keepaliveTime: 30, connectRetryTime: 120, passive: false });
+  });
+
+  it('an IPv6 peer negotiates IPv6 unicast unless told otherwise; addresses are normalized', () => {
+    const c = resolvePeerConfig({ ...BASE, address: '2001:DB8:1:0:0:0:0:2' });
+    expect(c.address).toBe('2001:db8:1::2');
+    expect(c.families).toEqual(['ipv6-unicast']);
+    expect(resolvePeerConfig({ ...BASE, address: '::ffff:198.18.1.2' }).address).toBe('198.18.1.2');
+  });
+
+  it.each([
+    ['address', { address: 'peer-one' }],
+    ['remoteAs', { remoteAs: 0 }],
+    ['localAs', { localAs: 2 ** 32 }],
+    ['routerId', { routerId: '0.0.0.0' }],
+    ['routerId', { routerId: '2001:db8::1' }],
+    ['families', { families: ['ipv4-multicast'] }],
+    ['families', { families: [] }],
+    ['addPath.ipv6-unicast', { addPath: { 'ipv6-unicast': 'send' } }],
+    ['addPath.ipv4-unicast', { addPath: { 'ipv4-unicast': 'sometimes' } }],
+    ['holdTime', { holdTime: 2 }],
+    ['localAddress', { localAddress: '2001:db8::1' }],
+    ['password', { password: '' }],
+    ['port', { port: 70_000 }],
+    ['extendedMessage', { extendedMessage: 'yes' }],
+  ])('refuses a bad %s with an error naming it', (field, patch) => {
+    let caught: unknown;
+    try {
+      resolvePeerConfig({ ...BASE, ...patch } as PeerInit);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(SessionConfigError);
+    expect((caught as SessionConfigError).field).toBe(field);
+  });
+});
+
+describe('our OPEN', () => {
+  it('advertises multiprotocol per family, route refresh and the 4-octet AS', () => {
+    const c = resolvePeerConfig({ ...BASE, families: ['ipv4-unicast', 'ipv6-unicast'] });
+    expect(localCapabilities(c)).toEqual([
+      { name: 'multiprotocol', afi: 1, reserved: 0, safi: 1 },
+      { name: 'multiprotocol', afi: 2, reserved: 0, safi: 1 },
+      { name: 'route-refresh' },
+      { name: 'four-octet-as', as: 65000 },
+    ]);
+    expect(localOpen(c)).toMatchObject({ myAs: 65000, holdTime: 90, bgpId: 0xc6120001 });
+  });
+
+  it('adds enhanced route refresh, extended message and ADD-PATH when configured, and AS_TRANS for a 4-octet AS', () => {
+    const c = resolvePeerConfig({
+      ...BASE,
+      localAs: 4_200_000_000,
+      enhancedRouteRefresh: true,
+      extendedMessage: true,
+      addPath: { 'ipv4-unicast': 'both' },
+    });
+    expect(localCapabilities(c).slice(-4)).toEqual([
+      { name: 'enhanced-route-refresh' },
+      { name: 'four-octet-as', as: 4_200_000_000 },
+      { name: 'extended-message' },
+      { name: 'add-path', families: [{ afi: 1, safi: 1, mode: 3 }] },
+    ]);
+    expect(localOpen(c).myAs).toBe(23456);
+  });
+
+  it('a session without a common family is refused with 2/7 naming our families', () => {
+    const c = resolvePeerConfig(BASE);
+    const none = { families: [] } as unknown as Negotiated;
+    let caught: unknown;
+    try {
+      checkFamilies(none, c);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(BgpError);
+    expect([(caught as BgpError).code, (caught as BgpError).subcode]).toEqual([2, 7]);
+    expect([...(caught as BgpError).data]).toEqual([1, 4, 0, 1, 0, 1]);
+    expect(() =>
+      checkFamilies({ families: [{ afi: 1, safi: 1 }] } as unknown as Negotiated, c),
+    ).not.toThrow();
+  });
+});

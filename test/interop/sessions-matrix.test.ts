@@ -1,0 +1,226 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type DaemonImpl,
+  type Family,
+  Lab,
+  type LabPeer,
+  type NeighborSpec,
+} from '../../frr-interop/lab/index.js';
+import { md5Keyed, SpeakerAgent } from './support/speaker.js';
+import type { AgentPeer } from './support/speaker-agent.js';
+
+// The interop matrix: our sessions reach Established, and carry routes both ways, with FRR 8.4,
+// GoBGP 3.10 and BIRD 2; over IPv4 and IPv6 transport; eBGP and iBGP; 2-octet and 4-octet
+// ASNs; with and without TCP-MD5. One lab of six daemons (each implementation once with a
+// 2-octet and once with a 4-octet AS), twelve sessions, reconfigured live (on the daemons and
+// on our side) for each of four phases: every test below is one cell of the matrix.
+
+const IS_ROOT = process.getuid?.() === 0;
+const SPEAKER_ID = '198.18.0.1';
+/** Our AS towards external peers, by the size of theirs (RFC 6793: both 4-octet, AS_TRANS in OPEN). */
+const OUR_EBGP_AS = { 2: 65000, 4: 4_200_000_000 } as const;
+const TRANSPORTS: readonly Family[] = ['ipv4', 'ipv6'];
+const UP_MS = 45_000;
+/** Per cell: above the sum of its bounded waits, so those fail first and say what they waited for. */
+const CELL_MS = 4 * UP_MS + 20_000;
+
+type AsSize = 2 | 4;
+interface PeerDef {
+  readonly name: string;
+  readonly impl: DaemonImpl;
+  readonly as: number;
+  readonly size: AsSize;
+  readonly index: number;
+}
+const PEERS: readonly PeerDef[] = [
+  { name: 'frr2', impl: 'frr', as: 65001, size: 2, index: 1 },
+  { name: 'frr4', impl: 'frr', as: 4_200_000_001, size: 4, index: 2 },
+  { name: 'gobgp2', impl: 'gobgp', as: 65002, size: 2, index: 3 },
+  { name: 'gobgp4', impl: 'gobgp', as: 4_200_000_002, size: 4, index: 4 },
+  { name: 'bird2', impl: 'bird', as: 65003, size: 2, index: 5 },
+  { name: 'bird4', impl: 'bird', as: 4_200_000_003, size: 4, index: 6 },
+];
+const IMPL_NAME: Record<DaemonImpl, string> = { frr: 'FRR', gobgp: 'GoBGP', bird: 'BIRD' };
+const TRANSPORT_NAME: Record<Family, string> = { ipv4: 'IPv4', ipv6: 'IPv6' };
+
+interface Phase {
+  readonly name: string;
+  readonly ibgp: boolean;
+  readonly md5: boolean;
+}
+/** Each phase changes one setting, so every reconfiguration is a small step. */
+const PHASES: readonly Phase[] = [
+  { name: 'eBGP without TCP-MD5', ibgp: false, md5: false },
+  { name: 'eBGP with TCP-MD5', ibgp: false, md5: true },
+  { name: 'iBGP with TCP-MD5', ibgp: true, md5: true },
+  { name: 'iBGP without TCP-MD5', ibgp: true, md5: false },
+];
+
+const theirs = (i: number): Record<Family, string> => ({
+  ipv4: `198.19.1${i}.0/24`,
+  ipv6: `2001:db8:a${i}::/48`,
+});
+const ours = (i: number): Record<Family, string> => ({
+  ipv4: `198.19.2${i}.0/24`,
+  ipv6: `2001:db8:b${i}::/48`,
+});
+const familyName = (f: Family) => (f === 'ipv4' ? 'ipv4-unicast' : 'ipv6-unicast');
+
+interface Session {
+  readonly def: PeerDef;
+  readonly peer: LabPeer;
+  readonly transport: Family;
+  readonly address: string;
+  readonly ours: string;
+}
+
+const ourAs = (def: PeerDef, phase: Phase) => (phase.ibgp ? def.as : OUR_EBGP_AS[def.size]);
+const password = (s: Session) => `md5-${s.def.name}-${s.transport}`;
+
+describe.skipIf(!IS_ROOT)('the interop matrix: peer x transport x eBGP/iBGP x AS size x TCP-MD5', () => {
+  // A fixed id: a run that was killed outright leaves a lab the next run removes first.
+  const id = 'sessmatrix';
+  let lab: Lab;
+  let agent: SpeakerAgent;
+  let sessions: Session[] = [];
+
+  const neighborSpec = (s: Session, phase: Phase): NeighborSpec => ({
+    address: s.ours,
+    remoteAs: ourAs(s.def, phase),
+    families: [s.transport],
+    ...(phase.md5 ? { password: password(s) } : {}),
+  });
+
+  const agentPeer = (s: Session, phase: Phase): AgentPeer => ({
+    address: s.address,
+    remoteAs: s.def.as,
+    localAs: ourAs(s.def, phase),
+    families: [familyName(s.transport)],
+    connectRetryTime: 2,
+    idleHoldTime: 1,
+    maxIdleHoldTime: 4,
+    announce: [ours(s.def.index)[s.transport]],
+    ...(phase.md5 ? { password: password(s) } : {}),
+  });
+
+  /** Moves both ends of every session to `phase`: ours down first, the daemons, ours up again. */
+  async function enter(phase: Phase): Promise<number> {
+    for (const s of sessions) await agent.command({ cmd: 'remove-peer', peer: s.address });
+    await Promise.all(
+      lab.peers.map(async (peer) => {
+        for (const s of sessions.filter((x) => x.peer === peer)) {
+          await peer.daemon.removeNeighbor(s.ours);
+          await peer.daemon.addNeighbor(neighborSpec(s, phase));
+        }
+      }),
+    );
+    const since = agent.mark();
+    for (const s of sessions) await agent.command({ cmd: 'add-peer', config: agentPeer(s, phase) });
+    return since;
+  }
+
+  beforeAll(async () => {
+    const first = PHASES[0]!;
+    lab = await Lab.create({
+      id,
+      speaker: { as: OUR_EBGP_AS[2], routerId: SPEAKER_ID },
+      peers: PEERS.map((p) => ({
+        name: p.name,
+        impl: p.impl,
+        as: p.as,
+        originate: { ipv4: [theirs(p.index).ipv4], ipv6: [theirs(p.index).ipv6] },
+        speakerSessions: { remoteAs: ourAs(p, first) },
+      })),
+    });
+    sessions = lab.peers.flatMap((peer, i) =>
+      TRANSPORTS.map((transport) => ({
+        def: PEERS[i]!,
+        peer,
+        transport,
+        address: peer.address[transport],
+        ours: peer.speakerAddress[transport],
+      })),
+    );
+    agent = await SpeakerAgent.start(lab.speakerNs, {
+      localAs: OUR_EBGP_AS[2],
+      routerId: SPEAKER_ID,
+      peers: sessions.map((s) => agentPeer(s, first)),
+      logFile: join(lab.dir, 'speaker-sessions.log'),
+    });
+  });
+
+  afterAll(async () => {
+    await agent?.stop();
+    await lab?.destroy();
+  });
+
+  PHASES.forEach((phase, n) => {
+    describe(phase.name, () => {
+      let since = 0;
+      beforeAll(async () => {
+        if (n > 0) since = await enter(phase);
+      });
+
+      for (const def of PEERS) {
+        for (const transport of TRANSPORTS) {
+          it(
+            `${IMPL_NAME[def.impl]}, ${def.size}-octet AS, ${TRANSPORT_NAME[transport]} transport`,
+            async () => {
+              const s = sessions.find((x) => x.def === def && x.transport === transport)!;
+              const label = `${IMPL_NAME[def.impl]} ${def.size}-octet AS over ${transport}, ${phase.name}`;
+              const up = await agent.waitFor(
+                (e) => e.ev === 'established' && e.peer === s.address,
+                `our session with ${label}`,
+                UP_MS,
+                since,
+              );
+              expect(up, label).toMatchObject({
+                remoteAs: def.as,
+                as4: true,
+                families: [familyName(transport)],
+                holdTime: 9,
+              });
+              const status = await s.peer.daemon.waitForNeighborState(s.ours, 'Established', UP_MS);
+              expect(status.remoteAs, label).toBe(ourAs(def, phase));
+
+              // Routes both ways: the daemon's prefix reaches us, ours reaches the daemon with our
+              // AS prepended towards an external peer and an empty AS_PATH towards an internal one.
+              const theirPrefix = theirs(def.index)[transport];
+              const got = await agent.waitFor(
+                (e) =>
+                  e.ev === 'update' && e.peer === s.address && (e.announce as string[]).includes(theirPrefix),
+                `${theirPrefix} from ${label}`,
+                UP_MS,
+                since,
+              );
+              expect(got.asPath, label).toEqual(phase.ibgp ? [] : [def.as]);
+              const mine = ours(def.index)[transport];
+              const route = await until(
+                async () =>
+                  (await s.peer.daemon.routes(transport, { from: s.ours })).find((r) => r.prefix === mine),
+                `${mine} at ${label}`,
+              );
+              expect(route.asPath, label).toEqual(phase.ibgp ? [] : [ourAs(def, phase)]);
+              // TCP-MD5 on the wire: the kernel signs this session's segments exactly when the phase says so.
+              const keyed = md5Keyed(lab.speakerNs, s.address);
+              expect(keyed.length, label).toBeGreaterThan(0);
+              expect(keyed, label).toEqual(keyed.map(() => phase.md5));
+            },
+            CELL_MS,
+          );
+        }
+      }
+    });
+  });
+});
+
+async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = UP_MS): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
