@@ -1,4 +1,5 @@
 import type { AfiCode } from '../bgp/wire/index.js';
+import type { CommunitySetModel, MatchModel, SetModel } from '../policy/index.js';
 import type { FamilyName, IpVersion, LOG_LEVELS, ORIGINS } from './constants.js';
 
 /*
@@ -193,32 +194,10 @@ export interface AsPathListConfig {
   readonly entries: readonly AsPathListEntry[];
 }
 
-export interface MatchConfig {
-  readonly prefixList?: string;
-  readonly communityList?: string;
-  readonly largeCommunityList?: string;
-  /** An as_path_lists name. */
-  readonly asPath?: string;
-  /** A prefix_lists name the next hop must be permitted by. */
-  readonly nextHop?: string;
-  readonly family?: PolicyFamily;
-}
-
-export interface CommunityChange {
-  readonly set?: readonly string[];
-  readonly remove?: readonly string[];
-  readonly deleteList?: string;
-  readonly add?: readonly string[];
-}
-
-export interface SetConfig {
-  readonly localPref?: number;
-  readonly med?: number | string;
-  readonly communities?: CommunityChange;
-  readonly largeCommunities?: CommunityChange;
-  readonly asPathPrepend?: { readonly as?: number; readonly count: number };
-  readonly nextHop?: string;
-}
+/** Policy match, set and community changes are the policy model's own shapes (src/policy). */
+export type MatchConfig = MatchModel;
+export type CommunityChange = CommunitySetModel;
+export type SetConfig = SetModel;
 
 export interface StatementConfig {
   readonly name?: string;

@@ -25,8 +25,8 @@ function decodeIpv4(buf: Uint8Array, pos: number, end: number, out: PrefixList):
   while (pos < end) {
     let pathId = 0;
     if (addPath) {
-      if (end - pos < 5) return false;
-      pathId = ((buf[pos] << 24) | (buf[pos + 1] << 16) | (buf[pos + 2] << 8) | buf[pos + 3]) >>> 0;
+      if (end - pos < 5) return false; // RFC 7911: a path id and at least the length octet
+      pathId = u32At(buf, pos);
       pos += 4;
     }
     const len = buf[pos++];
@@ -53,8 +53,8 @@ function decodeIpv6(buf: Uint8Array, pos: number, end: number, out: PrefixList):
   while (pos < end) {
     let pathId = 0;
     if (addPath) {
-      if (end - pos < 5) return false;
-      pathId = ((buf[pos] << 24) | (buf[pos + 1] << 16) | (buf[pos + 2] << 8) | buf[pos + 3]) >>> 0;
+      if (end - pos < 5) return false; // RFC 7911: a path id and at least the length octet
+      pathId = u32At(buf, pos);
       pos += 4;
     }
     const len = buf[pos++];
@@ -77,6 +77,10 @@ function decodeIpv6(buf: Uint8Array, pos: number, end: number, out: PrefixList):
     pos += n;
   }
   return true;
+}
+
+function u32At(buf: Uint8Array, pos: number): number {
+  return ((buf[pos] << 24) | (buf[pos + 1] << 16) | (buf[pos + 2] << 8) | buf[pos + 3]) >>> 0;
 }
 
 /** Bytes one prefix of `list` takes on the wire. */
