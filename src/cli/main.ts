@@ -4,11 +4,13 @@ import { decodeMessage, Framer, MAX_EXTENDED_MESSAGE_LENGTH } from '../bgp/wire/
 import { checkConfigFile } from '../config/index.js';
 import { describeMessage } from './describe.js';
 import { captureFiles, roundTripCapture } from './roundtrip.js';
+import { RUN_USAGE, runCommand } from './run.js';
 import { CONTROL_OPTIONS, CONTROL_USAGE, runControlCommand } from './show.js';
 
 const USAGE = `ovn-bgp-speaker: a BGP-4 speaker for OVN clouds
 
 Usage:
+${RUN_USAGE}
   ovn-bgp-speaker decode [FILE|-]          decode BGP messages given as hex (a capture, or stdin)
   ovn-bgp-speaker roundtrip [-v] PATH      decode and re-encode captured sessions (a .json file
                                            or a folder of them), compare the bytes
@@ -93,6 +95,8 @@ function main(argv: string[]): number | Promise<number> {
       }
       return bad ? 1 : 0;
     }
+    case 'run':
+      return runCommand(rest, { err: (text) => console.error(text) });
     case 'show':
     case 'neighbor':
       return runControlCommand(command, rest, {

@@ -1,0 +1,293 @@
+import type {
+  FamilyCounts,
+  FamilyName,
+  MessageCounts,
+  NeighborDetail,
+  NeighborSummary,
+  PathView,
+  RibEntryView,
+  RibQuery,
+} from '../api/index.js';
+import type { MessageCounts as SessionCounts } from '../bgp/session/index.js';
+import { familyName } from '../bgp/session/index.js';
+import type { AsPathSegment, PathAttributes } from '../bgp/wire/attributes/types.js';
+import { Afi, type AfiCode, AsPathSegmentType, Origin } from '../bgp/wire/constants.js';
+import { formatIpv4 } from '../bgp/wire/prefix-list.js';
+import { formatCommunity, formatLargeCommunity } from '../policy/index.js';
+import {
+  type EntryView,
+  effectiveAsPath,
+  IPV4_MAX_LEN,
+  IPV6_MAX_LEN,
+  nextHopText,
+  parsePrefix,
+  type Rib,
+  type RibPrefix,
+  toRibPrefix,
+} from '../rib/index.js';
+import { LOCAL_SOURCE_NAME, UNSPECIFIED_NEXT_HOP } from './constants.js';
+import type { PeerBinding } from './peer-binding.js';
+import type { RouteStore } from './route-store.js';
+
+/*
+ * The views `show` prints, built from the RIB and the peers on request: plain JSON data, so
+ * `--json` output is exactly what the control socket returned.
+ */
+
+const FAMILY_AFI: Readonly<Record<FamilyName, AfiCode>> = {
+  'ipv4-unicast': Afi.IPV4,
+  'ipv6-unicast': Afi.IPV6,
+};
+const ORIGIN_NAME: Readonly<Record<number, PathView['origin']>> = {
+  [Origin.IGP]: 'igp',
+  [Origin.EGP]: 'egp',
+  [Origin.INCOMPLETE]: 'incomplete',
+};
+const LARGE_COMMUNITY_FIELDS = 3;
+const MS_PER_SECOND = 1000;
+
+/** AS_PATH as vtysh prints it: sequences as "65001 65002", sets "{65003,65004}", confederations in () and []. */
+export function formatAsPath(path: readonly AsPathSegment[]): string {
+  return path
+    .map((s) => {
+      switch (s.type) {
+        case AsPathSegmentType.AS_SET:
+          return `{${s.asns.join(',')}}`;
+        case AsPathSegmentType.AS_CONFED_SEQUENCE:
+          return `(${s.asns.join(' ')})`;
+        case AsPathSegmentType.AS_CONFED_SET:
+          return `[${s.asns.join(',')}]`;
+        default:
+          return s.asns.join(' ');
+      }
+    })
+    .filter((t) => t !== '')
+    .join(' ');
+}
+
+function largeCommunities(flat: readonly number[] | undefined): string[] {
+  const out: string[] = [];
+  if (!flat) return out;
+  for (let i = 0; i + LARGE_COMMUNITY_FIELDS <= flat.length; i += LARGE_COMMUNITY_FIELDS) {
+    out.push(formatLargeCommunity(flat[i]!, flat[i + 1]!, flat[i + 2]!));
+  }
+  return out;
+}
+
+/** One path's attributes as `show` prints them. */
+export function attributesView(
+  attrs: PathAttributes,
+  afi: AfiCode,
+  from: string,
+  flags: { best: boolean; multipath: boolean; reason?: string },
+): PathView {
+  return {
+    from,
+    nextHop: nextHopText(attrs, afi) ?? UNSPECIFIED_NEXT_HOP[afi === Afi.IPV4 ? 4 : 6],
+    asPath: formatAsPath(effectiveAsPath(attrs)),
+    origin: ORIGIN_NAME[attrs.origin ?? Origin.INCOMPLETE] ?? 'incomplete',
+    ...(attrs.med !== undefined && { med: attrs.med }),
+    ...(attrs.localPref !== undefined && { localPref: attrs.localPref }),
+    communities: (attrs.communities ?? []).map(formatCommunity),
+    largeCommunities: largeCommunities(attrs.largeCommunities),
+    best: flags.best,
+    multipath: flags.multipath,
+    ...(flags.best && flags.reason !== undefined && { reason: flags.reason }),
+  };
+}
+
+function entryView(e: EntryView): RibEntryView {
+  const afi = e.prefix.afi;
+  return {
+    prefix: e.prefix.toString(),
+    paths: e.paths.map((p) =>
+      attributesView(p.attrs, afi, p.source.kind === 'local' ? LOCAL_SOURCE_NAME : p.source.id, {
+        best: p.best,
+        multipath: p.multipath,
+        reason: e.reason,
+      }),
+    ),
+  };
+}
+
+/**
+ * Prefixes of a query, in address order: an exact prefix, the longest prefix covering an
+ * address, or (without one) every prefix `has` holds in the family asked for, up to `limit`.
+ */
+function select(
+  query: RibQuery,
+  has: (p: RibPrefix) => boolean,
+  all: (afi: AfiCode) => RibPrefix[],
+): RibPrefix[] {
+  const limit = query.limit ?? Number.POSITIVE_INFINITY;
+  if (query.prefix !== undefined) {
+    if (query.prefix.includes('/')) {
+      const p = parsePrefix(query.prefix);
+      return has(p) ? [p] : [];
+    }
+    const afi = query.prefix.includes(':') ? Afi.IPV6 : Afi.IPV4;
+    for (let len = afi === Afi.IPV4 ? IPV4_MAX_LEN : IPV6_MAX_LEN; len >= 0; len--) {
+      const p = toRibPrefix({ afi, addr: query.prefix, len });
+      if (has(p)) return [p];
+    }
+    return [];
+  }
+  const out: RibPrefix[] = [];
+  for (const afi of [Afi.IPV4, Afi.IPV6] as const) {
+    if (query.afi !== undefined && (query.afi === 4 ? Afi.IPV4 : Afi.IPV6) !== afi) continue;
+    for (const p of sortPrefixes(all(afi))) {
+      if (out.length >= limit) return out;
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+function sortPrefixes(list: RibPrefix[]): RibPrefix[] {
+  return list.sort((a, b) => a.w0 - b.w0 || a.w1 - b.w1 || a.w2 - b.w2 || a.w3 - b.w3 || a.len - b.len);
+}
+
+/** `show rib`: every path of the prefixes asked for, the best one with the step that chose it. */
+export function ribView(rib: Rib, query: RibQuery): RibEntryView[] {
+  const has = (p: RibPrefix) => rib.lookup(p) !== undefined;
+  const all = (afi: AfiCode) => {
+    const t = rib.locRib(afi).table;
+    const out: RibPrefix[] = [];
+    for (let e = 0; e < t.end; e++) if (t.isLive(e)) out.push(t.prefix(e));
+    return out;
+  };
+  return select(query, has, all).flatMap((p) => {
+    const e = rib.lookup(p);
+    return e ? [entryView(e)] : [];
+  });
+}
+
+function storeView(
+  store: RouteStore,
+  query: RibQuery,
+  from: string,
+  best: (p: RibPrefix, attrs: PathAttributes) => boolean,
+): RibEntryView[] {
+  const has = (p: RibPrefix) => store.lookup(p).length > 0;
+  const all = (afi: AfiCode) => store.entries(afi).map((e) => store.prefixOf(afi, e));
+  return select(query, has, all).map((p) => ({
+    prefix: p.toString(),
+    paths: store
+      .lookup(p)
+      .map((r) => attributesView(r.attrs, p.afi, from, { best: best(p, r.attrs), multipath: false })),
+  }));
+}
+
+/** `show advertised PEER`: what the peer has from us, as it was sent (after export policy). */
+export function advertisedView(binding: PeerBinding, query: RibQuery): RibEntryView[] {
+  const s = binding.session;
+  if (!s) return [];
+  return storeView(s.exporter.advertised, query, LOCAL_SOURCE_NAME, () => true);
+}
+
+/**
+ * `show received PEER`: what the peer sent, before import policy; a path is marked best when
+ * it is the peer's path the Loc-RIB selected.
+ */
+export function receivedView(binding: PeerBinding, rib: Rib, query: RibQuery): RibEntryView[] {
+  const s = binding.session;
+  if (!s) return [];
+  const best = (p: RibPrefix) => rib.best(p)?.source.id === binding.name;
+  const store = s.importer.store;
+  if (store) return storeView(store, query, binding.name, best);
+  // Without an import policy the RIB's Adj-RIB-In is what the peer sent.
+  const adj = rib.adjRibIn(s.ribPeer);
+  const has = (p: RibPrefix) => adj.lookup(p).length > 0;
+  const all = (afi: AfiCode) => {
+    const out: RibPrefix[] = [];
+    for (const r of adj.entries()) if (r.prefix.afi === afi) out.push(r.prefix);
+    return out;
+  };
+  return select(query, has, all).map((p) => ({
+    prefix: p.toString(),
+    paths: adj
+      .lookup(p)
+      .map((r) => attributesView(r.attrs, p.afi, binding.name, { best: best(p), multipath: false })),
+  }));
+}
+
+function counts(c: SessionCounts): MessageCounts {
+  return {
+    open: c.open,
+    update: c.update,
+    notification: c.notification,
+    keepalive: c.keepalive,
+    routeRefresh: c.routeRefresh,
+  };
+}
+
+/** One neighbor's line of `show summary`. */
+export function neighborSummary(b: PeerBinding, now: number): NeighborSummary {
+  const { config, peer } = b;
+  const prefixes: Partial<Record<FamilyName, FamilyCounts>> = {};
+  for (const f of config.families) prefixes[f] = b.counts(FAMILY_AFI[f]);
+  return {
+    name: config.name,
+    address: config.peerIp,
+    remoteAs: config.remoteAs,
+    state: peer.state,
+    stateSeconds: Math.max(0, Math.floor((now - b.stateSince) / MS_PER_SECOND)),
+    adminDown: b.stoppedBy !== null && b.stoppedBy !== 'max-prefix',
+    prefixes,
+    messages: { sent: counts(peer.stats.sent), received: counts(peer.stats.received) },
+  };
+}
+
+function capabilities(b: PeerBinding): string[] {
+  const n = b.session?.info.negotiated;
+  if (!n) return [];
+  const out: string[] = [];
+  if (n.families.length > 0) out.push('multiprotocol');
+  if (n.routeRefresh) out.push('route-refresh');
+  if (n.enhancedRouteRefresh) out.push('enhanced-route-refresh');
+  if (n.as4) out.push('four-octet-as');
+  if (n.addPath.length > 0) out.push('add-path');
+  if (n.extendedNextHop.length > 0) out.push('extended-next-hop');
+  if (n.extendedMessage) out.push('extended-message');
+  if (n.gracefulRestart) out.push('graceful-restart');
+  if (n.fqdn) out.push('fqdn');
+  return out;
+}
+
+/** `show neighbors`: one neighbor in full. */
+export function neighborDetail(b: PeerBinding, now: number, localAs: number): NeighborDetail {
+  const s = b.session;
+  const n = s?.info.negotiated;
+  const last = b.lastNotification;
+  const localAddress = s?.info.connection.local.address ?? b.config.localAddress;
+  const families = (n?.families ?? [])
+    .map((f) => familyName(f.afi, f.safi))
+    .filter((f): f is FamilyName => f in FAMILY_AFI);
+  return {
+    ...neighborSummary(b, now),
+    localAs,
+    ...(localAddress !== undefined && { localAddress }),
+    ebgp: b.config.type === 'ebgp',
+    ...(n && { remoteRouterId: formatIpv4(n.remoteBgpId) }),
+    ...(s && { holdTime: s.info.holdTime, keepaliveTime: s.info.keepaliveTime }),
+    families,
+    capabilities: capabilities(b),
+    establishedTransitions: b.establishedTransitions,
+    ...(last && {
+      lastNotification: {
+        direction: last.event.direction,
+        code: last.event.code,
+        subcode: last.event.subcode,
+        description: last.description,
+        ...(last.event.message !== null && { message: last.event.message }),
+        at: last.at.toISOString(),
+      },
+    }),
+    ...(b.lastError !== undefined && { lastError: b.lastError }),
+  };
+}
+
+/** Loc-RIB prefix counts per family, for `show summary`. */
+export function ribCounts(rib: Rib): Record<FamilyName, number> {
+  return { 'ipv4-unicast': rib.locRib(Afi.IPV4).selected, 'ipv6-unicast': rib.locRib(Afi.IPV6).selected };
+}

@@ -1,0 +1,222 @@
+import { makeAttributes, type PathAttributes } from '../bgp/wire/attributes/types.js';
+import { Afi, type AfiCode, Safi } from '../bgp/wire/constants.js';
+import { PrefixList } from '../bgp/wire/prefix-list.js';
+import type { PreparedAttributes, UpdatePacker } from '../bgp/wire/update-packer.js';
+import type { Writer } from '../bgp/wire/writer.js';
+import type { PolicyResult, RouteFilter } from '../policy/index.js';
+import type { OutboundWork } from '../rib/index.js';
+import { SINGLE_PATH_ID } from './constants.js';
+import { RouteStore } from './route-store.js';
+
+/** What encoding for one Established session depends on. */
+export interface ExportSession {
+  /** Packs for this session's context (4-octet AS, message size). */
+  readonly packer: UpdatePacker;
+  /** Families negotiated with the peer: nothing else is sent. */
+  readonly families: ReadonlySet<AfiCode>;
+  /** Per family (IPv4, IPv6): the peer receives RFC 7911 path ids from us. */
+  readonly addPathSend: readonly [boolean, boolean];
+  /** Our addresses on the session, for a policy's `set next_hop self`. */
+  readonly localIpv4: number | undefined;
+  readonly localIpv6: Uint8Array | undefined;
+}
+
+/**
+ * The export side of one session after the update group: the Adj-RIB-Out's work through the
+ * peer's export policy into UPDATE bytes. What was really sent (after policy) is kept, so a
+ * withdrawal goes out only for a prefix the peer has from us, `show advertised` shows what
+ * the peer got, and a changed policy that now rejects a prefix withdraws it.
+ */
+export class Exporter {
+  readonly session: ExportSession;
+  #advertised = new RouteStore();
+  /** During a resync: what was sent before it and has not been sent again yet. */
+  #previous: RouteStore | null = null;
+  #filter: RouteFilter;
+  readonly #prepared = new WeakMap<PathAttributes, PreparedAttributes>();
+  readonly #selfNextHop = new WeakMap<PathAttributes, PathAttributes>();
+
+  constructor(filter: RouteFilter, session: ExportSession) {
+    this.#filter = filter;
+    this.session = session;
+  }
+
+  get filter(): RouteFilter {
+    return this.#filter;
+  }
+
+  /** What the peer has from us, by prefix, with the attributes it was sent. */
+  get advertised(): RouteStore {
+    return this.#advertised;
+  }
+
+  set filter(f: RouteFilter) {
+    this.#filter = f;
+  }
+
+  /**
+   * Appends the UPDATEs for one slice of Adj-RIB-Out work to `w`: withdrawals first, then
+   * announcements grouped by the attributes policy left them with. Returns how many messages.
+   */
+  encode(work: OutboundWork, w: Writer): number {
+    const gone: [PrefixList | null, PrefixList | null] = [null, null];
+    const groups = new Map<PathAttributes, PrefixList>();
+    const families = this.session.families;
+    const adv = this.#advertised;
+    const prev = this.#previous;
+    const filter = this.#filter;
+    const addPath = this.session.addPathSend;
+    // Withdrawn only when the peer has it (now, or from before a resync).
+    const unsend = (list: PrefixList, i: number, at: number) => {
+      const had = adv.delete(list.afi, list.words, at, list.lens[i]);
+      if (prev?.delete(list.afi, list.words, at, list.lens[i]) || had) append(gone, list, i, addPath);
+    };
+    for (const list of work.withdraw) {
+      if (!families.has(list.afi)) continue;
+      const wpp = list.wordsPerPrefix;
+      for (let i = 0; i < list.count; i++) unsend(list, i, i * wpp);
+    }
+    for (const { attrs, prefixes: list } of work.announce) {
+      const afi = list.afi;
+      if (!families.has(afi)) continue;
+      const wpp = list.wordsPerPrefix;
+      for (let i = 0; i < list.count; i++) {
+        const r: PolicyResult | null = filter.acceptsAll
+          ? null
+          : filter.rejectsAll
+            ? REJECTED
+            : filter.evaluate(afi, list.words, i * wpp, list.lens[i], attrs);
+        if (r !== null && !r.accept) {
+          unsend(list, i, i * wpp);
+          continue;
+        }
+        const out = r === null ? attrs : r.nextHop === 'self' ? this.#withSelfNextHop(r.attrs, afi) : r.attrs;
+        adv.set(afi, list.words, i * wpp, list.lens[i], 0, out);
+        prev?.delete(afi, list.words, i * wpp, list.lens[i]);
+        let group = groups.get(out);
+        if (!group) {
+          group = new PrefixList(afi, addPath[slot(afi)]);
+          groups.set(out, group);
+        }
+        copyPrefix(group, list, i);
+      }
+    }
+    const packer = this.session.packer;
+    let messages = 0;
+    for (const list of gone) {
+      if (list) messages += packer.withdraw(w, list, Safi.UNICAST);
+    }
+    for (const [attrs, list] of groups) messages += packer.announce(w, this.#prepare(attrs), list);
+    return messages;
+  }
+
+  /**
+   * The Adj-RIB-Out starts over (the update group changed): what it sends from now on is
+   * recorded afresh, and `finishResync` withdraws whatever it did not send again.
+   */
+  beginResync(): void {
+    const prev = this.#previous;
+    if (prev === null) {
+      this.#previous = this.#advertised;
+    } else {
+      // A resync within a resync: what was sent since the first one is also the peer's now.
+      for (const afi of [Afi.IPV4, Afi.IPV6] as const) {
+        this.#advertised.visit(afi, 0, Number.POSITIVE_INFINITY, (words, off, len, _id, attrs) => {
+          prev.set(afi, words, off, len, 0, attrs);
+        });
+      }
+    }
+    this.#advertised = new RouteStore();
+  }
+
+  get resyncing(): boolean {
+    return this.#previous !== null;
+  }
+
+  /** Appends withdrawals for what was sent before the resync and not since; returns the message count. */
+  finishResync(w: Writer): number {
+    const prev = this.#previous;
+    if (prev === null) return 0;
+    this.#previous = null;
+    const gone: [PrefixList | null, PrefixList | null] = [null, null];
+    const addPath = this.session.addPathSend;
+    for (const afi of [Afi.IPV4, Afi.IPV6] as const) {
+      const list = new PrefixList(afi, addPath[slot(afi)]);
+      prev.visit(afi, 0, Number.POSITIVE_INFINITY, (words, off, len) => {
+        const j = list.grow();
+        list.lens[j] = len;
+        for (let k = 0; k < list.wordsPerPrefix; k++)
+          list.words[j * list.wordsPerPrefix + k] = words[off + k];
+        if (list.addPath) list.pathIds[j] = SINGLE_PATH_ID;
+      });
+      if (list.count > 0) gone[slot(afi)] = list;
+    }
+    let messages = 0;
+    for (const list of gone) if (list) messages += this.session.packer.withdraw(w, list, Safi.UNICAST);
+    return messages;
+  }
+
+  /** Drops what was recorded as sent (the session is gone). */
+  clear(): void {
+    this.#advertised.clear();
+    this.#previous = null;
+  }
+
+  #prepare(attrs: PathAttributes): PreparedAttributes {
+    let p = this.#prepared.get(attrs);
+    if (!p) {
+      p = this.session.packer.prepare(attrs);
+      this.#prepared.set(attrs, p);
+    }
+    return p;
+  }
+
+  /** A policy's `set next_hop self`: our address on this session replaces the next hop. */
+  #withSelfNextHop(attrs: PathAttributes, afi: AfiCode): PathAttributes {
+    let out = this.#selfNextHop.get(attrs);
+    if (out) return out;
+    const { localIpv4, localIpv6 } = this.session;
+    if (afi === Afi.IPV4 && localIpv4 !== undefined) {
+      out = makeAttributes({ ...attrs, nextHop: localIpv4, mpReach: undefined });
+    } else if (afi === Afi.IPV6 && localIpv6 !== undefined) {
+      out = makeAttributes({
+        ...attrs,
+        mpReach: { afi: Afi.IPV6, safi: Safi.UNICAST, nextHop: localIpv6, reserved: 0 },
+      });
+    } else {
+      out = attrs;
+    }
+    this.#selfNextHop.set(attrs, out);
+    return out;
+  }
+}
+
+const REJECTED: PolicyResult = Object.freeze({ accept: false, reason: 'export policy rejects every route' });
+
+function slot(afi: AfiCode): 0 | 1 {
+  return afi === Afi.IPV4 ? 0 : 1;
+}
+
+function append(
+  gone: [PrefixList | null, PrefixList | null],
+  from: PrefixList,
+  i: number,
+  addPath: readonly [boolean, boolean],
+): void {
+  const s = slot(from.afi);
+  let list = gone[s];
+  if (!list) {
+    list = new PrefixList(from.afi, addPath[s]);
+    gone[s] = list;
+  }
+  copyPrefix(list, from, i);
+}
+
+/** Copies prefix i of `from` into `to`, with our one path id when `to` carries path ids. */
+function copyPrefix(to: PrefixList, from: PrefixList, i: number): void {
+  const j = to.grow();
+  to.lens[j] = from.lens[i];
+  const wpp = from.wordsPerPrefix;
+  for (let k = 0; k < wpp; k++) to.words[j * wpp + k] = from.words[i * wpp + k];
+  if (to.addPath) to.pathIds[j] = SINGLE_PATH_ID;
+}

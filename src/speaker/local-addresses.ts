@@ -1,0 +1,57 @@
+import type { NetworkInterfaceInfo } from 'node:os';
+import { normalizeAddress } from '../bgp/transport/index.js';
+import { addressBytes, parseIpv4 } from '../bgp/wire/prefix-list.js';
+import { parsePrefix, type RibPrefix } from '../rib/index.js';
+
+/** What `os.networkInterfaces()` returns: the addresses of each interface. */
+export type InterfaceTable = NodeJS.Dict<NetworkInterfaceInfo[]>;
+
+/** Our addresses on one session, as export puts them in NEXT_HOP / MP_REACH_NLRI. */
+export interface SessionAddresses {
+  readonly ipv4: number | undefined;
+  /** A global (not link-local) IPv6 address. */
+  readonly ipv6: Uint8Array | undefined;
+  /** The subnets of the interface the session runs over (RFC 4271 5.1.3 third-party next hops). */
+  readonly subnets: readonly RibPrefix[];
+}
+
+const LINK_LOCAL = /^fe[89ab][0-9a-f]:/i;
+
+/**
+ * Our addresses for a session whose local end is `local`: that address for its own family,
+ * and the other family's address from the same interface (as FRR takes the interface's global
+ * IPv6 address for IPv6 routes over an IPv4 session), when there is one.
+ */
+export function sessionAddresses(local: string, interfaces: InterfaceTable): SessionAddresses {
+  const address = normalizeAddress(local);
+  const v6 = address.includes(':');
+  const iface = Object.values(interfaces).find((list) =>
+    list?.some((a) => normalizeSafe(a.address) === address),
+  );
+  const sibling = (family: 'IPv4' | 'IPv6') =>
+    iface?.find((a) => a.family === family && !(family === 'IPv6' && LINK_LOCAL.test(a.address)))?.address;
+  const ipv4 = v6 ? sibling('IPv4') : address;
+  const ipv6 = v6 ? address : sibling('IPv6');
+  const subnets: RibPrefix[] = [];
+  for (const a of iface ?? []) {
+    if (a.cidr === null || (a.family === 'IPv6' && LINK_LOCAL.test(a.address))) continue;
+    try {
+      subnets.push(parsePrefix(a.cidr));
+    } catch {
+      // A cidr the RIB cannot read (never seen on Linux) is just not a shared subnet.
+    }
+  }
+  return {
+    ipv4: ipv4 === undefined ? undefined : parseIpv4(ipv4),
+    ipv6: ipv6 === undefined ? undefined : addressBytes(ipv6),
+    subnets,
+  };
+}
+
+function normalizeSafe(text: string): string | undefined {
+  try {
+    return normalizeAddress(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,154 @@
+import type { EstablishedInfo, Logger, Peer } from '../bgp/session/index.js';
+import { Afi, type AfiCode, Safi } from '../bgp/wire/constants.js';
+import { UpdatePacker } from '../bgp/wire/update-packer.js';
+import { Writer } from '../bgp/wire/writer.js';
+import type { RouteFilter } from '../policy/index.js';
+import type { AdjRibOut, BestPathSource, ExportTarget, UpdateGroups } from '../rib/index.js';
+import { SpeakerDefaults } from './constants.js';
+import { Exporter } from './export.js';
+import type { SessionAddresses } from './local-addresses.js';
+
+/** What sending to one session needs from the speaker. */
+export interface OutboundComponents {
+  readonly groups: UpdateGroups;
+  readonly rib: BestPathSource;
+  readonly log: Logger;
+  /** Where long work yields to the event loop (setImmediate). */
+  readonly defer: (fn: () => void) => void;
+}
+
+/**
+ * The sending half of one Established session: its Adj-RIB-Out in an update group, the
+ * export policy, and a loop that packs the Adj-RIB-Out's work a slice per turn into UPDATEs
+ * and hands them to the session, waiting for it to drain. End-of-RIB (RFC 4724) goes out per
+ * family once the initial table is out.
+ */
+export class Outbound {
+  readonly exporter: Exporter;
+  readonly #id: string;
+  readonly #peer: Peer;
+  readonly #info: EstablishedInfo;
+  readonly #c: OutboundComponents;
+  readonly #writer = new Writer(SpeakerDefaults.SEND_BATCH_BYTES);
+  #target: ExportTarget;
+  #adjOut: AdjRibOut | null = null;
+  /** Prefixes of the initial table (or of a resync) not yet taken from the Adj-RIB-Out. */
+  #initialLeft = 0;
+  #endOfRibSent = false;
+  #pumping = false;
+  #closed = false;
+
+  constructor(
+    id: string,
+    peer: Peer,
+    info: EstablishedInfo,
+    target: ExportTarget,
+    local: SessionAddresses,
+    filter: RouteFilter,
+    components: OutboundComponents,
+  ) {
+    this.#id = id;
+    this.#peer = peer;
+    this.#info = info;
+    this.#target = target;
+    this.#c = components;
+    const n = info.negotiated;
+    const sends = (afi: AfiCode) => n.addPath.some((f) => f.afi === afi && f.safi === Safi.UNICAST && f.send);
+    this.exporter = new Exporter(filter, {
+      packer: new UpdatePacker({ as4: info.context.update.as4 }, info.context.maxLength),
+      families: new Set(n.families.filter((f) => f.safi === Safi.UNICAST).map((f) => f.afi as AfiCode)),
+      addPathSend: [sends(Afi.IPV4), sends(Afi.IPV6)],
+      localIpv4: local.ipv4,
+      localIpv6: local.ipv6,
+    });
+    this.#join();
+    this.kick();
+  }
+
+  /** The RIB changed (or the session drained): send what the Adj-RIB-Out holds. */
+  kick(): void {
+    if (this.#closed || !this.#adjOut || this.#pumping) return;
+    void this.#pump();
+  }
+
+  /**
+   * Everything goes out again through a fresh Adj-RIB-Out (export policy or next_hop_self
+   * changed, or the peer asked for a refresh): the current best paths are offered anew and
+   * what the peer has from us that is not sent again is withdrawn at the end. Safer than
+   * marking the old Adj-RIB-Out for resending, which loses a withdrawal that arrives between
+   * the marking and the sending.
+   */
+  resync(changes: { readonly filter?: RouteFilter; readonly nextHopSelf?: boolean } = {}): void {
+    if (this.#closed) return;
+    if (changes.filter) this.exporter.filter = changes.filter;
+    if (changes.nextHopSelf !== undefined)
+      this.#target = { ...this.#target, nextHopSelf: changes.nextHopSelf };
+    this.#c.groups.leave(this.#id);
+    this.exporter.beginResync();
+    this.#join();
+    this.kick();
+  }
+
+  /** The session is gone: leave the update group, forget what was sent. */
+  close(): void {
+    this.#closed = true;
+    this.#c.groups.leave(this.#id);
+    this.#adjOut = null;
+    this.exporter.clear();
+  }
+
+  #join(): void {
+    try {
+      this.#adjOut = this.#c.groups.join(
+        { id: this.#id, routerId: this.#info.negotiated.remoteBgpId, target: this.#target },
+        this.#c.rib,
+      );
+      this.#initialLeft = this.#adjOut.pending;
+    } catch (error) {
+      // An eBGP session without a local address we can put as next hop: nothing can be sent.
+      this.#c.log.error({ error: String(error) }, 'no routes can be advertised on this session');
+      this.#adjOut = null;
+      this.#initialLeft = 0;
+    }
+  }
+
+  async #pump(): Promise<void> {
+    this.#pumping = true;
+    const out = this.#adjOut!;
+    const w = this.#writer;
+    try {
+      for (;;) {
+        if (this.#closed || this.#adjOut !== out) return;
+        const before = out.pending;
+        const work = out.take(SpeakerDefaults.EXPORT_SLICE_PREFIXES);
+        if (this.#initialLeft > 0)
+          this.#initialLeft = Math.max(0, this.#initialLeft - (before - out.pending));
+        w.reset();
+        if (work.count > 0) this.exporter.encode(work, w);
+        if (this.#initialLeft === 0 && this.exporter.resyncing) this.exporter.finishResync(w);
+        // sendRaw keeps the bytes until they are written: hand it a copy, reuse the writer.
+        if (w.pos > 0 && !this.#peer.sendRaw(w.finish())) await this.#peer.drain();
+        if (this.#initialLeft === 0 && !this.#endOfRibSent && !this.#closed) this.#sendEndOfRib();
+        if (work.count === 0) return;
+        // Yield between slices: timers, other sessions and the control socket get their turn.
+        await new Promise<void>((resolve) => this.#c.defer(resolve));
+      }
+    } catch (error) {
+      if (!this.#closed) this.#c.log.warn({ error: String(error) }, 'sending routes failed');
+    } finally {
+      this.#pumping = false;
+      // A resync replaced the Adj-RIB-Out while this loop was waiting.
+      if (this.#adjOut !== out) this.kick();
+    }
+  }
+
+  /** RFC 4724 section 2: End-of-RIB for each negotiated family once the initial table is out. */
+  #sendEndOfRib(): void {
+    this.#endOfRibSent = true;
+    for (const f of this.#info.negotiated.families) {
+      if (f.safi === Safi.UNICAST && (f.afi === Afi.IPV4 || f.afi === Afi.IPV6))
+        this.#peer.sendEndOfRib(f.afi);
+    }
+    this.#c.log.info({}, 'initial routes sent (End-of-RIB)');
+  }
+}

@@ -1,0 +1,40 @@
+import type { AddPathSetting, SessionsPeerInit } from '../bgp/session/index.js';
+import { gtsm, type TtlOptions } from '../bgp/transport/index.js';
+import type { PeerConfig } from '../config/index.js';
+
+function addPathSetting(a: PeerConfig['addPath']): AddPathSetting | undefined {
+  if (a.receive && a.send) return 'both';
+  if (a.receive) return 'receive';
+  if (a.send) return 'send';
+  return undefined;
+}
+
+function ttlOf(p: PeerConfig): TtlOptions | undefined {
+  if (p.ttlSecurity !== undefined) return gtsm(p.ttlSecurity);
+  if (p.ebgpMultihop !== undefined) return { ttl: p.ebgpMultihop };
+  return undefined;
+}
+
+/** A configured peer as the session layer takes it; our AS and router id come from the speaker. */
+export function sessionPeerInit(p: PeerConfig): SessionsPeerInit {
+  const addPath = addPathSetting(p.addPath);
+  const ttl = ttlOf(p);
+  return {
+    name: p.name,
+    address: p.peerIp,
+    port: p.port,
+    remoteAs: p.remoteAs,
+    localAddress: p.localAddress,
+    password: p.auth.type === 'md5' ? p.auth.password : null,
+    ...(ttl && { ttl }),
+    families: p.families,
+    extendedMessage: p.extendedMessage,
+    ...(addPath && { addPath: Object.fromEntries(p.families.map((f) => [f, addPath])) }),
+    holdTime: p.holdTime,
+    keepaliveTime: p.keepaliveTime,
+    connectRetryTime: p.connectRetry,
+    passive: p.passive,
+    // Started by the speaker once its events are bound; `shutdown` keeps it down.
+    enabled: false,
+  };
+}

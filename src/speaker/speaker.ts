@@ -1,0 +1,415 @@
+import { networkInterfaces } from 'node:os';
+import {
+  ControlError,
+  type ControlServer,
+  type MetricsServer,
+  type NeighborDetail,
+  type RibEntryView,
+  type RibQuery,
+  type SpeakerControl,
+  SpeakerMetrics,
+  type SummaryView,
+  startControlServer,
+  startMetricsServer,
+} from '../api/index.js';
+import { type Logger, type MessageStats, type Peer, Sessions, silentLogger } from '../bgp/session/index.js';
+import { normalizeAddress } from '../bgp/transport/index.js';
+import { AttrInterner } from '../bgp/wire/index.js';
+import { parseIpv4 } from '../bgp/wire/prefix-list.js';
+import type { Config, LogLevel, PeerConfig, ReloadOutcome } from '../config/index.js';
+import { formatProblem } from '../config/index.js';
+import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
+import {
+  advertisedView,
+  neighborDetail,
+  neighborSummary,
+  receivedView,
+  ribCounts,
+  ribView,
+} from './control.js';
+import type { InterfaceTable } from './local-addresses.js';
+import { tapMessageStats } from './message-tap.js';
+import { type BindingComponents, PeerBinding } from './peer-binding.js';
+import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
+import { applyReloadPlan, type ReloadHost } from './reload.js';
+import { RouteFlow } from './route-flow.js';
+import { sessionPeerInit } from './session-init.js';
+import { originateAll } from './static-routes.js';
+
+/** The few things a speaker takes from its surroundings; each has a real default. */
+export interface SpeakerComponents {
+  /** pino, or anything with its methods; default silent. */
+  readonly logger?: Logger;
+  /** Applies `speaker.log.level` on start and reload (pino: `level => logger.level = level`). */
+  readonly setLogLevel?: (level: LogLevel) => void;
+  /** Our interfaces' addresses (next hops for the other family); default os.networkInterfaces. */
+  readonly interfaces?: () => InterfaceTable;
+  /** Milliseconds, for "seconds in this state"; default Date.now. */
+  readonly now?: () => number;
+}
+
+/** `metrics.listen` as startMetricsServer takes it: HOST:PORT with IPv6 in brackets. */
+function listenText(l: { address: string; port: number }): string {
+  return l.address.includes(':') ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`;
+}
+
+/**
+ * The running speaker: builds the graph from a configuration (sessions, RIB, update groups,
+ * one binding per peer, static routes, control socket, metrics) and owns its lifecycle.
+ * It is the SpeakerControl the control socket serves, and it applies reloads without
+ * touching the sessions a reload does not concern.
+ */
+export class Speaker implements SpeakerControl {
+  readonly #rib: Rib;
+  readonly #groups: UpdateGroups;
+  readonly #flow: RouteFlow;
+  readonly #sessions: Sessions;
+  readonly #bindings = new Map<string, PeerBinding>();
+  readonly #log: Logger;
+  readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel'>> &
+    Pick<SpeakerComponents, 'setLogLevel'>;
+  readonly #tapped = new WeakSet<MessageStats>();
+  /** Peers whose settings for the next session wait for the current one to end. */
+  readonly #pendingRebuild = new Set<string>();
+  #config: Config;
+  #policies: CompiledPolicies;
+  #metrics: SpeakerMetrics | undefined;
+  #control: ControlServer | undefined;
+  #metricsServer: MetricsServer | undefined;
+  #reloading: Promise<void> = Promise.resolve();
+  #closing: Promise<void> | null = null;
+
+  private constructor(config: Config, sessions: Sessions, components: SpeakerComponents) {
+    this.#config = config;
+    this.#sessions = sessions;
+    this.#components = {
+      logger: components.logger ?? silentLogger,
+      interfaces: components.interfaces ?? networkInterfaces,
+      now: components.now ?? Date.now,
+      setLogLevel: components.setLogLevel,
+    };
+    this.#log = this.#components.logger;
+    this.#rib = new Rib({ localAs: config.speaker.localAs, routerId: parseIpv4(config.speaker.routerId) });
+    this.#groups = new UpdateGroups({
+      localAs: config.speaker.localAs,
+      clusterId: this.#rib.clusterId,
+      defaultLocalPref: DEFAULT_LOCAL_PREF,
+    });
+    this.#flow = new RouteFlow(
+      this.#rib,
+      this.#groups,
+      (fn) => setImmediate(fn),
+      () => {
+        for (const b of this.#bindings.values()) b.kick();
+      },
+      (error) => this.#log.error({ error: String(error) }, 'route processing failed'),
+    );
+    this.#policies = compileConfigPolicies(config);
+  }
+
+  /**
+   * Starts a speaker: the BGP listener, every peer, the static routes, the control socket and
+   * (when configured) the metrics endpoint. Whatever was started is closed again if a later
+   * step fails (a control socket served by another speaker, a port in use).
+   */
+  static async start(config: Config, components: SpeakerComponents = {}): Promise<Speaker> {
+    const logger = components.logger ?? silentLogger;
+    components.setLogLevel?.(config.speaker.log.level);
+    const sessions = await Sessions.create(
+      {
+        localAs: config.speaker.localAs,
+        routerId: config.speaker.routerId,
+        listen: { host: config.speaker.listen.address, port: config.speaker.listen.port },
+      },
+      { logger, interner: new AttrInterner() },
+    );
+    let speaker: Speaker;
+    try {
+      speaker = new Speaker(config, sessions, components);
+    } catch (error) {
+      await sessions.close();
+      throw error;
+    }
+    try {
+      await speaker.#startServices(config);
+      for (const p of config.peers) speaker.#addPeer(p);
+      originateAll(speaker.#rib, config.routes);
+      speaker.#flow.schedule();
+    } catch (error) {
+      await speaker.close();
+      throw error;
+    }
+    speaker.#warnUnused(config);
+    const listen = sessions.address;
+    speaker.#log.info(
+      {
+        name: config.speaker.name,
+        localAs: config.speaker.localAs,
+        routerId: config.speaker.routerId,
+        listen,
+        peers: config.peers.length,
+        routes: config.routes.length,
+      },
+      'speaker started',
+    );
+    return speaker;
+  }
+
+  get config(): Config {
+    return this.#config;
+  }
+
+  /** Where the BGP listener is bound (the port chosen when 0 was configured). */
+  get listenAddress(): { address: string; port: number } | null {
+    return this.#sessions.address;
+  }
+
+  get metricsUrl(): string | undefined {
+    return this.#metricsServer?.url;
+  }
+
+  get controlSocket(): string | undefined {
+    return this.#control?.path;
+  }
+
+  /** Runs the decision process now and sends what changed (tests; normally a turn later). */
+  flush(): void {
+    this.#flow.flush();
+  }
+
+  /** Applies a reload's outcome; reloads run one after the other. */
+  reload(outcome: ReloadOutcome): Promise<void> {
+    const run = () =>
+      this.#applyReload(outcome).catch((error: unknown) =>
+        this.#log.error({ error: String(error) }, 'reload failed'),
+      );
+    this.#reloading = this.#reloading.then(run);
+    return this.#reloading;
+  }
+
+  /**
+   * Stops everything: Cease (Administrative Shutdown with `message`) to every peer, the
+   * listener, the control socket (its file is removed) and the metrics endpoint.
+   */
+  close(message?: string): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#flow.close();
+      await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
+      await this.#sessions.close(message);
+      for (const b of this.#bindings.values()) b.detach();
+      this.#log.info({}, 'speaker stopped');
+    })();
+    return this.#closing;
+  }
+
+  // SpeakerControl.
+
+  summary(): SummaryView {
+    const now = this.#components.now();
+    return {
+      routerId: this.#config.speaker.routerId,
+      localAs: this.#config.speaker.localAs,
+      neighbors: [...this.#bindings.values()].map((b) => neighborSummary(b, now)),
+      rib: ribCounts(this.#rib),
+    };
+  }
+
+  neighbors(name?: string): NeighborDetail[] {
+    const now = this.#components.now();
+    const list = name === undefined ? [...this.#bindings.values()] : [this.#binding(name)];
+    return list.map((b) => neighborDetail(b, now, this.#config.speaker.localAs));
+  }
+
+  rib(query: RibQuery): RibEntryView[] {
+    return ribView(this.#rib, query);
+  }
+
+  advertised(peer: string, query: RibQuery): RibEntryView[] {
+    return advertisedView(this.#binding(peer), query);
+  }
+
+  received(peer: string, query: RibQuery): RibEntryView[] {
+    return receivedView(this.#binding(peer), this.#rib, query);
+  }
+
+  async resetNeighbor(peer: string): Promise<void> {
+    const b = this.#binding(peer);
+    if (!b.reset()) {
+      throw new ControlError('not-established', `neighbor ${b.name} is shut down: enable it instead`);
+    }
+  }
+
+  async shutdownNeighbor(peer: string, message?: string): Promise<void> {
+    this.#binding(peer).shutdown(message);
+  }
+
+  async enableNeighbor(peer: string): Promise<void> {
+    this.#binding(peer).enable();
+  }
+
+  async refreshNeighbor(peer: string): Promise<void> {
+    const b = this.#binding(peer);
+    if (!b.refresh()) throw new ControlError('not-established', `neighbor ${b.name} is ${b.peer.state}`);
+  }
+
+  /** A neighbor by configured name, or by address. */
+  #binding(peer: string): PeerBinding {
+    const byName = this.#bindings.get(peer);
+    if (byName) return byName;
+    let address: string | undefined;
+    try {
+      address = normalizeAddress(peer);
+    } catch {
+      address = undefined;
+    }
+    for (const b of this.#bindings.values()) if (b.config.peerIp === address) return b;
+    throw new ControlError('unknown-peer', `no neighbor named ${peer}`);
+  }
+
+  /** Settings this version reads but does not act on yet: say so rather than ignore them quietly. */
+  #warnUnused(config: Config): void {
+    if (config.speaker.gracefulRestart.enabled) {
+      this.#log.warn({}, 'graceful_restart is not supported yet: the capability is not advertised');
+    }
+    if (config.ovn)
+      this.#log.warn({}, 'ovn is configured: this version of the speaker does not connect to OVN yet');
+  }
+
+  async #startServices(config: Config): Promise<void> {
+    this.#control = await startControlServer({
+      path: config.speaker.controlSocket,
+      control: this,
+      logger: this.#log,
+    });
+    await this.#setMetrics(config.speaker.metrics);
+  }
+
+  async #setMetrics(m: Config['speaker']['metrics']): Promise<void> {
+    await this.#metricsServer?.close();
+    this.#metricsServer = undefined;
+    if (!m) return;
+    this.#metrics ??= new SpeakerMetrics({ control: this, logger: this.#log });
+    for (const b of this.#bindings.values()) this.#tap(b.peer);
+    this.#metricsServer = await startMetricsServer({
+      listen: listenText(m.listen),
+      metrics: this.#metrics,
+      logger: this.#log,
+    });
+  }
+
+  #tap(peer: Peer): void {
+    const metrics = this.#metrics;
+    if (!metrics || this.#tapped.has(peer.stats)) return;
+    this.#tapped.add(peer.stats);
+    tapMessageStats(peer.stats, () => peer.config.name, metrics);
+  }
+
+  #bindingComponents(): BindingComponents {
+    return {
+      rib: this.#rib,
+      groups: this.#groups,
+      flow: this.#flow,
+      log: this.#log,
+      interfaces: this.#components.interfaces,
+      now: this.#components.now,
+      defer: (fn) => setImmediate(fn),
+      setTimer: (fn, ms) => setTimeout(fn, ms).unref(),
+      clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+      onNotification: (peer, n) => this.#metrics?.notification(peer, n.direction, n.code, n.subcode),
+      onSessionEnded: (peer) => {
+        if (this.#pendingRebuild.delete(peer)) void this.#rebuild(peer, undefined);
+      },
+    };
+  }
+
+  #newPeer(config: PeerConfig): Peer {
+    const peer = this.#sessions.addPeer(sessionPeerInit(config));
+    this.#tap(peer);
+    return peer;
+  }
+
+  #addPeer(config: PeerConfig): PeerBinding {
+    const peer = this.#newPeer(config);
+    const b = new PeerBinding(config, peer, peerPolicies(config, this.#policies), this.#bindingComponents());
+    this.#bindings.set(config.name, b);
+    b.start();
+    return b;
+  }
+
+  async #removePeer(name: string): Promise<void> {
+    const b = this.#bindings.get(name);
+    if (!b) return;
+    this.#bindings.delete(name);
+    this.#pendingRebuild.delete(name);
+    // RFC 4486 Cease / Peer De-configured.
+    await this.#sessions.removePeer(b.peer.address);
+    b.detach();
+    this.#metrics?.forgetPeer(name);
+  }
+
+  /**
+   * A new session object for a peer whose session settings changed; the old one sends
+   * `cease` (when it is up) and closes first. The peer then starts unless it is kept down.
+   */
+  async #rebuild(name: string, cease: number | undefined): Promise<void> {
+    const b = this.#bindings.get(name);
+    if (!b || this.#closing) return;
+    if (cease !== undefined) b.peer.stop(cease);
+    await this.#sessions.removePeer(b.peer.address);
+    if (this.#bindings.get(name) !== b || this.#closing) return;
+    b.rebind(b.config, this.#newPeer(b.config));
+    b.start();
+  }
+
+  #reloadHost(): ReloadHost {
+    return {
+      log: this.#log,
+      binding: (name) => this.#bindings.get(name),
+      peerPolicies: (p) => peerPolicies(p, this.#policies),
+      addPeer: (p) => {
+        this.#addPeer(p);
+      },
+      removePeer: (name) => this.#removePeer(name),
+      rebuild: (name, cease) => this.#rebuild(name, cease),
+      rebuildAfterSession: (name) => {
+        const b = this.#bindings.get(name);
+        if (b?.session) this.#pendingRebuild.add(name);
+        else return this.#rebuild(name, undefined);
+        return Promise.resolve();
+      },
+      rib: this.#rib,
+      setLogLevel: (level) => this.#components.setLogLevel?.(level),
+      setControlSocket: async (path) => {
+        await this.#control?.close();
+        this.#control = await startControlServer({ path, control: this, logger: this.#log });
+      },
+      setMetrics: (m) => this.#setMetrics(m),
+    };
+  }
+
+  async #applyReload(outcome: ReloadOutcome): Promise<void> {
+    if (this.#closing) return;
+    if (!outcome.ok) {
+      const e = outcome.error;
+      this.#log.error(
+        { kind: e.kind, problems: e.problems.map((p) => formatProblem(p, e.file)) },
+        'configuration not reloaded: the running configuration is kept',
+      );
+      return;
+    }
+    for (const w of outcome.warnings) this.#log.warn({ problem: formatProblem(w) }, 'configuration warning');
+    if (outcome.plan.empty) {
+      this.#log.info({}, 'configuration reloaded: nothing changed');
+      return;
+    }
+    this.#log.info({ changes: outcome.summary }, 'configuration reloaded');
+    this.#config = outcome.config;
+    this.#policies = compileConfigPolicies(outcome.config);
+    try {
+      await applyReloadPlan(this.#reloadHost(), outcome.plan, outcome.config);
+    } catch (error) {
+      this.#log.error({ error: String(error) }, 'applying the reloaded configuration failed');
+    }
+    this.#flow.schedule();
+  }
+}
