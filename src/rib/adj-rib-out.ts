@@ -23,6 +23,9 @@ export interface OutboundWork {
 }
 
 /** One family: prefix → exported attribute id sent, and the pending wish while dirty. */
+/** isDirty value of an entry that goes out again even if unchanged (a ROUTE-REFRESH). */
+const FORCED = 2;
+
 class FamilyOut {
   readonly table: PrefixTable;
   sent: Int32Array;
@@ -157,10 +160,11 @@ export class AdjRibOut {
       const n = Math.min(f.dirtyCount, budget);
       for (let k = 0; k < n; k++) {
         const e = f.dirty[k];
+        const forced = f.isDirty[e] === FORCED;
         f.isDirty[e] = 0;
         const want = f.want[e];
         const sent = f.sent[e];
-        if (want === sent) {
+        if (want === sent && !(forced && want !== NOT_ADVERTISED)) {
           if (want !== NOT_ADVERTISED) this.exported.unref(want);
           else t.remove(e);
           continue;
@@ -200,15 +204,15 @@ export class AdjRibOut {
       if (!f) continue;
       const t = f.table;
       for (let e = 0; e < t.end; e++) {
-        if (!t.isLive(e)) continue;
+        if (!t.isLive(e) || f.sent[e] === NOT_ADVERTISED) continue;
         if (!f.isDirty[e]) {
-          f.want[e] = f.sent[e]; // the reference moves from sent to the wish
-          f.sent[e] = NOT_ADVERTISED;
+          // The wish is what was sent; both hold a reference until take() settles it.
+          this.exported.ref(f.sent[e]);
+          f.want[e] = f.sent[e];
           f.markDirty(e);
-        } else if (f.want[e] !== NOT_ADVERTISED && f.sent[e] !== NOT_ADVERTISED) {
-          this.exported.unref(f.sent[e]);
-          f.sent[e] = NOT_ADVERTISED;
         }
+        // The peer still has the route, so `sent` stays: a later withdrawal must still go out.
+        f.isDirty[e] = FORCED;
       }
     }
   }

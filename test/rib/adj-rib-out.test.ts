@@ -183,6 +183,22 @@ describe('Adj-RIB-Out and update groups', () => {
     expect(lines(x.take()).filter((l) => l.startsWith('-'))).toEqual(['-198.18.0.0/24']);
   });
 
+  it('a withdrawal after a refresh still reaches the peer that has the route', () => {
+    const { rib, groups, step } = setup();
+    const a = rib.addPeer(EBGP_A);
+    const x = groups.join(out('x'), rib);
+    rib.announce(a, v4('198.18.0.0/24', '198.18.1.0/24'), attrs([65001]));
+    step();
+    expect(x.take().count).toBe(2);
+    x.refresh();
+    rib.withdraw(a, v4('198.18.0.0/24'));
+    step();
+    const work = lines(x.take());
+    expect(work.filter((l) => l.startsWith('-'))).toEqual(['-198.18.0.0/24']);
+    expect(work.filter((l) => !l.startsWith('-'))).toHaveLength(1);
+    expect(x.take().count).toBe(0);
+  });
+
   it('releases every exported attribute set when peers leave', () => {
     const { rib, groups, step } = setup();
     const a = rib.addPeer(EBGP_A);
