@@ -396,7 +396,7 @@ export class PeerBinding {
       this.#log.warn({ count: action.count, limit: action.limit }, action.message);
       this.#stoppedBy = 'max-prefix';
       // RFC 4486 section 4: Cease, Maximum Number of Prefixes Reached.
-      this.#peer.stop(CeaseSubcode.MAXIMUM_NUMBER_OF_PREFIXES_REACHED);
+      this.#peer.stop(CeaseSubcode.MAXIMUM_NUMBER_OF_PREFIXES_REACHED, undefined, action.data);
       const after = action.restartAfterSeconds;
       if (after !== undefined) {
         this.#cancelRestart();

@@ -107,6 +107,8 @@ describe('policy', () => {
       code: ErrorCode.CEASE,
       subcode: CeaseSubcode.MAXIMUM_NUMBER_OF_PREFIXES_REACHED,
     });
+    // RFC 4486 section 4: AFI 1, SAFI 1, the upper bound 2.
+    expect(Array.from(a.rec.notifications[0]!.data)).toEqual([0, 1, 1, 0, 0, 0, 2]);
     await until(() => s.rib({ afi: 4 }).length === 0, 'its routes withdrawn');
     const [n] = s.neighbors('p2');
     expect(n!.lastNotification).toMatchObject({ direction: 'sent', code: 6, subcode: 1 });

@@ -20,7 +20,12 @@ export type FsmEvent =
    * Event 2. Sends Cease with `subcode` (default Administrative Shutdown; Peer De-configured and
    * Administrative Reset also fit) and, for subcodes 2 and 4, the RFC 9003 `message`.
    */
-  | { readonly type: 'ManualStop'; readonly subcode?: number; readonly message?: string }
+  | {
+      readonly type: 'ManualStop';
+      readonly subcode?: number;
+      readonly message?: string;
+      readonly data?: Uint8Array;
+    }
   /** Event 3. */
   | { readonly type: 'AutomaticStart' }
   /** Event 4. */

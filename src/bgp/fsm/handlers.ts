@@ -99,9 +99,9 @@ function ceaseFor(e: FsmEvent): Notification {
   if (e.type === 'ManualStop') {
     const subcode = isOctet(e.subcode) ? e.subcode : CeaseSubcode.ADMINISTRATIVE_SHUTDOWN;
     const message = SHUTDOWN_COMMUNICATION_SUBCODES.has(subcode) ? e.message : undefined;
-    return message === undefined
-      ? { code: ErrorCode.CEASE, subcode }
-      : { code: ErrorCode.CEASE, subcode, message };
+    if (message !== undefined) return { code: ErrorCode.CEASE, subcode, message };
+    // e.g. RFC 4486 section 4: Maximum Number of Prefixes Reached carries AFI, SAFI and the limit.
+    return e.data ? { code: ErrorCode.CEASE, subcode, data: e.data } : { code: ErrorCode.CEASE, subcode };
   }
   if (e.type === 'AutomaticStop') {
     const subcode = isOctet(e.subcode) ? e.subcode : 0;

@@ -133,10 +133,14 @@ export class Peer {
    * RFC 4271 ManualStop: Cease (Administrative Shutdown unless told otherwise, RFC 4486) with an
    * RFC 9003 message for subcodes 2 and 4; the peer stays down until `start()`.
    */
-  stop(subcode: number = CeaseSubcode.ADMINISTRATIVE_SHUTDOWN, message?: string): void {
+  stop(subcode: number = CeaseSubcode.ADMINISTRATIVE_SHUTDOWN, message?: string, data?: Uint8Array): void {
     this.#enabled = false;
-    const event: FsmEvent =
-      message === undefined ? { type: 'ManualStop', subcode } : { type: 'ManualStop', subcode, message };
+    const event: FsmEvent = {
+      type: 'ManualStop',
+      subcode,
+      ...(message === undefined ? {} : { message }),
+      ...(data ? { data } : {}),
+    };
     const why = message === undefined ? 'stopped' : `stopped: ${message}`;
     for (const s of [this.#secondary, this.#primary]) s?.handle(event, why);
   }
