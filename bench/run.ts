@@ -1,8 +1,13 @@
+import { spawnSync } from 'node:child_process';
 import { formatPolicyFigures, runPolicyBench } from './policy/prefix-list.bench.js';
 import { machineLine } from './support/report.js';
 import { formatCodecFigures, runCodecBench } from './wire/codec.bench.js';
 
-/** `npm run bench`: every benchmark, one after another, on this machine. */
+/**
+ * `npm run bench`: every benchmark, one after another, on this machine: the codec and the
+ * policy (one core), then — as root, since it builds the lab — the full-table throughput of
+ * ovn-bgp-speaker, FRR, GoBGP and BIRD side by side (about 8 minutes for 1M prefixes, 3 runs).
+ */
 async function main(): Promise<void> {
   console.log(`machine: ${machineLine()}`);
   console.log('\n== BGP codec (one core, wall time, benny) ==');
@@ -12,6 +17,18 @@ async function main(): Promise<void> {
   const policy = await runPolicyBench();
   console.log(`\n${formatPolicyFigures(policy.figures)}`);
   for (const note of policy.notes) console.log(note);
+  if (process.argv.includes('--codec-only')) return;
+  console.log('\n== Full-table UPDATE throughput against FRR, GoBGP and BIRD (the lab) ==');
+  if (process.getuid?.() !== 0) {
+    console.log('skipped: needs root for the lab (sudo npm run bench:throughput)');
+    return;
+  }
+  const run = spawnSync(
+    'npx',
+    ['tsx', 'bench/throughput/run.ts', '--prefixes', '1000000', '--runs', '3', '--out', 'bench-results'],
+    { stdio: 'inherit' },
+  );
+  if (run.status !== 0) process.exitCode = run.status ?? 1;
 }
 
 main().catch((e) => {

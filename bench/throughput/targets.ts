@@ -1,0 +1,194 @@
+/**
+ * The four implementations behind one interface: start a fresh process, name the process to
+ * measure, and say how many prefixes it holds from a neighbor (and in what state the session is).
+ */
+import { join } from 'node:path';
+import type { DaemonImpl, FrrDaemon } from '../../frr-interop/lab/index.js';
+import { type BenchLab, type BenchLink, IMPL_LABEL, type Impl } from './bench-lab.js';
+import { ChildProgram } from './child-process.js';
+import {
+  BenchAs,
+  CHILD_READY_TIMEOUT,
+  HOLD_TIME_SECONDS,
+  KEEPALIVE_SECONDS,
+  OURS_LINK,
+  STATUS_TIMEOUT,
+} from './constants.js';
+import { RealSpeakerTarget, realSpeakerAvailable } from './real-speaker.js';
+import type { SpeakerConfig } from './speaker.js';
+
+export interface Held {
+  readonly count: number;
+  /** RFC 4271 state name as the implementation reports it. */
+  readonly state: string;
+}
+
+export interface Target {
+  readonly impl: Impl;
+  readonly label: string;
+  readonly link: BenchLink;
+  /** A fresh process (the previous one, if any, is stopped first). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The process whose CPU and memory are measured (FRR: bgpd, not zebra). */
+  pid(): number;
+  /** Prefixes accepted from the neighbor at `address`. */
+  held(address: string): Promise<Held>;
+  /** Extra lines for a failure report (logs). */
+  diagnostics(): string;
+}
+
+const PROCESS_NAME: Record<DaemonImpl, string> = {
+  frr: 'frr/bgpd',
+  gobgp: 'gobgp/gobgpd',
+  bird: 'bird/bird',
+};
+const ESTABLISHED = 'Established';
+
+class DaemonTarget implements Target {
+  readonly impl: DaemonImpl;
+  readonly label: string;
+  readonly link: BenchLink;
+  readonly #bench: BenchLab;
+
+  constructor(bench: BenchLab, impl: DaemonImpl) {
+    this.impl = impl;
+    this.label = IMPL_LABEL[impl];
+    this.link = bench.links[impl];
+    this.#bench = bench;
+  }
+
+  get #daemon() {
+    return this.#bench.lab.peer(this.impl).daemon;
+  }
+
+  async start(): Promise<void> {
+    await this.#daemon.restart();
+  }
+
+  async stop(): Promise<void> {
+    await this.#daemon.stop();
+  }
+
+  pid(): number {
+    const p = this.#daemon.processes().find((r) => r.name === PROCESS_NAME[this.impl]);
+    if (!p) throw new Error(`${this.label}: no ${PROCESS_NAME[this.impl]} process`);
+    return p.pid;
+  }
+
+  async held(address: string): Promise<Held> {
+    const n = await this.#daemon.neighbor(address);
+    if (!n) return { count: 0, state: 'not configured' };
+    let count = 0;
+    for (const v of Object.values(n.prefixesReceived)) count += v ?? 0;
+    return { count, state: n.state };
+  }
+
+  diagnostics(): string {
+    const d = this.#daemon;
+    const log = d.impl === 'frr' ? (d as FrrDaemon).bgpdLog : `${d.dir}`;
+    return `${this.label} files: ${log}`;
+  }
+}
+
+/** Our session and RIB code alone (speaker.ts), as a child program. */
+class CoreTarget implements Target {
+  readonly impl: 'core' | 'ours';
+  readonly label: string;
+  readonly link: BenchLink;
+  readonly #ns: string;
+  readonly #config: SpeakerConfig;
+  readonly #track: (c: ChildProgram) => void;
+  readonly #nodeOptions: readonly string[];
+  #child: ChildProgram | null = null;
+
+  /** As 'ours' it stands in for the speaker while `ovn-bgp-speaker run` does not exist. */
+  constructor(
+    impl: 'core' | 'ours',
+    bench: BenchLab,
+    config: SpeakerConfig,
+    track: (c: ChildProgram) => void,
+    nodeOptions: readonly string[],
+  ) {
+    this.impl = impl;
+    this.label =
+      impl === 'core' ? IMPL_LABEL.core : `${IMPL_LABEL.ours} (${IMPL_LABEL.core}: no run command yet)`;
+    this.link = bench.links.ours;
+    this.#ns = bench.oursNs;
+    this.#config = config;
+    this.#track = track;
+    this.#nodeOptions = nodeOptions;
+  }
+
+  async start(): Promise<void> {
+    await this.stop();
+    const child = new ChildProgram(this.#ns, 'speaker', this.#config, this.label, this.#nodeOptions);
+    this.#track(child);
+    this.#child = child;
+    await child.waitFor((e) => e.ev === 'ready', 'ready', CHILD_READY_TIMEOUT);
+  }
+
+  async stop(): Promise<void> {
+    await this.#child?.stop();
+    this.#child = null;
+  }
+
+  pid(): number {
+    if (!this.#child) throw new Error(`${this.label} is not running`);
+    return this.#child.pid;
+  }
+
+  async held(address: string): Promise<Held> {
+    if (!this.#child) throw new Error(`${this.label} is not running`);
+    const s = await this.#child.request('status', STATUS_TIMEOUT);
+    const peers = s.peers as { address: string; state: string; accepted: number }[];
+    const p = peers.find((x) => x.address === address);
+    return p ? { count: p.accepted, state: p.state } : { count: 0, state: 'not configured' };
+  }
+
+  diagnostics(): string {
+    return this.#child?.diagnostics() ?? '';
+  }
+}
+
+export function oursConfig(families: SpeakerConfig['families'], link: BenchLink): SpeakerConfig {
+  return {
+    localAs: BenchAs.OURS,
+    routerId: OURS_LINK.oursIpv4,
+    holdTimeSeconds: HOLD_TIME_SECONDS,
+    keepaliveSeconds: KEEPALIVE_SECONDS,
+    families,
+    peers: [
+      { address: link.hubIpv4, remoteAs: BenchAs.REPLAYER, role: 'source' },
+      { address: link.counterIpv4, remoteAs: BenchAs.COUNTER, role: 'export' },
+    ],
+    localIpv4: OURS_LINK.oursIpv4,
+    localIpv6: OURS_LINK.oursIpv6,
+  };
+}
+
+/**
+ * `profileDir`: our speaker (and the core) run with --cpu-prof, one profile per process in that
+ * folder. Until `ovn-bgp-speaker run` exists, 'ours' is the core.
+ */
+export function makeTargets(
+  bench: BenchLab,
+  families: SpeakerConfig['families'],
+  track: (c: ChildProgram) => void,
+  profileDir?: string,
+): Record<Impl, Target> {
+  const nodeOptions = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const config = oursConfig(families, bench.links.ours);
+  const speakerDir = join(bench.lab.dir, 'ours');
+  return {
+    ours: realSpeakerAvailable()
+      ? new RealSpeakerTarget(bench.oursNs, speakerDir, bench.links.ours, families, nodeOptions)
+      : new CoreTarget('ours', bench, config, track, nodeOptions),
+    core: new CoreTarget('core', bench, config, track, nodeOptions),
+    frr: new DaemonTarget(bench, 'frr'),
+    gobgp: new DaemonTarget(bench, 'gobgp'),
+    bird: new DaemonTarget(bench, 'bird'),
+  };
+}
+
+export const isEstablished = (h: Held): boolean => h.state === ESTABLISHED;
