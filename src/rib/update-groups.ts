@@ -79,7 +79,11 @@ export class UpdateGroup {
       for (const m of to) m.offer(change.prefix, NOT_ADVERTISED);
       return;
     }
-    const exp = this.exportOf(change.attrs, change.source, change.prefix.afi);
+    // Nothing goes back to the peer it came from: a group holding only that peer (the usual
+    // case while a peer sends its full table) needs no export computed at all.
+    const exp = onlySender(to, change.source)
+      ? null
+      : this.exportOf(change.attrs, change.source, change.prefix.afi);
     if (exp === null) {
       for (const m of to) m.offer(change.prefix, NOT_ADVERTISED);
       return;
@@ -89,6 +93,12 @@ export class UpdateGroup {
     for (const m of to) m.offer(change.prefix, sendsTo(m, change.source, exp) ? id : NOT_ADVERTISED);
     this.interner.unref(id);
   }
+}
+
+function onlySender(to: Iterable<AdjRibOut>, source: RouteSource): boolean {
+  if (source.kind === 'local') return false;
+  for (const m of to) if (m.peerId !== source.id) return false;
+  return true;
 }
 
 /** Per-peer rules: not back to the sender; not to the peer that originated it into the cluster (RFC 4456 section 8). */
