@@ -1,6 +1,7 @@
 import type { PathAttributes } from '../bgp/wire/attributes/types.js';
 import { Afi, type AfiCode } from '../bgp/wire/constants.js';
 import { PrefixList } from '../bgp/wire/prefix-list.js';
+import { grown } from './grow.js';
 import type { InternTable } from './intern-table.js';
 import type { RibPrefix } from './prefix-key.js';
 import { PrefixTable } from './prefix-table.js';
@@ -53,15 +54,9 @@ class FamilyOut {
   }
 
   private grow(cap: number): void {
-    const sent = new Int32Array(cap);
-    sent.set(this.sent);
-    this.sent = sent;
-    const want = new Int32Array(cap);
-    want.set(this.want);
-    this.want = want;
-    const d = new Uint8Array(cap);
-    d.set(this.isDirty);
-    this.isDirty = d;
+    this.sent = grown(this.sent, cap);
+    this.want = grown(this.want, cap);
+    this.isDirty = grown(this.isDirty, cap);
   }
 }
 

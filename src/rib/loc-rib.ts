@@ -2,6 +2,7 @@ import type { AfiCode } from '../bgp/wire/constants.js';
 import type { AttrTable } from './attr-table.js';
 import { BestPathReason, type BestPathReasonText, MED_WORST } from './constants.js';
 import { type Candidate, type DecisionOptions, selectBest } from './decision.js';
+import { grown } from './grow.js';
 import type { RibPeer } from './peer.js';
 import type { RibPrefix } from './prefix-key.js';
 import { PrefixTable } from './prefix-table.js';
@@ -405,37 +406,21 @@ export class LocRib {
   }
 
   private growPaths(cap: number): void {
-    this.pPeer = growInt32(this.pPeer, cap);
-    this.pAttr = growInt32(this.pAttr, cap);
-    this.pNext = growInt32(this.pNext, cap);
-    const ids = new Uint32Array(cap);
-    ids.set(this.pPathId);
-    this.pPathId = ids;
-    const arrival = new Float64Array(cap);
-    arrival.set(this.pArrival);
-    this.pArrival = arrival;
+    this.pPeer = grown(this.pPeer, cap);
+    this.pAttr = grown(this.pAttr, cap);
+    this.pNext = grown(this.pNext, cap);
+    this.pPathId = grown(this.pPathId, cap);
+    this.pArrival = grown(this.pArrival, cap);
   }
 
   private growEntries(cap: number): void {
-    this.head = growInt32(this.head, cap);
-    this.selPeer = growInt32(this.selPeer, cap);
-    this.selAttr = growInt32(this.selAttr, cap);
-    const ids = new Uint32Array(cap);
-    ids.set(this.selPathId);
-    this.selPathId = ids;
-    const r = new Uint8Array(cap);
-    r.set(this.selReason);
-    this.selReason = r;
-    const d = new Uint8Array(cap);
-    d.set(this.isDirty);
-    this.isDirty = d;
+    this.head = grown(this.head, cap);
+    this.selPeer = grown(this.selPeer, cap);
+    this.selAttr = grown(this.selAttr, cap);
+    this.selPathId = grown(this.selPathId, cap);
+    this.selReason = grown(this.selReason, cap);
+    this.isDirty = grown(this.isDirty, cap);
   }
-}
-
-function growInt32(a: Int32Array, cap: number): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(cap);
-  b.set(a);
-  return b;
 }
 
 function sameTriples(a: number[] | null, b: number[] | null): boolean {
