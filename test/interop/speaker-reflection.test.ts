@@ -108,10 +108,11 @@ describe.skipIf(!IS_ROOT)('the speaker as route reflector, and its best path nex
     const ibgp = lab.peer('ibgp');
     const [path] = await eventually(
       async () => {
+        // FRR marks the path best only once zebra has resolved its next hop: wait for that too.
         const paths = await frrPaths('client', REFLECTED);
-        return paths.length > 0 ? paths : undefined;
+        return paths.some((p) => p.bestpath?.overall) ? paths : undefined;
       },
-      `${REFLECTED} at the FRR client`,
+      `${REFLECTED} at the FRR client, as its best path`,
       FLOW_MS,
     );
     expect(path!.originatorId).toBe(ibgp.routerId);
@@ -149,9 +150,9 @@ describe.skipIf(!IS_ROOT)('the speaker as route reflector, and its best path nex
     const theirs = await eventually(
       async () => {
         const paths = await frrPaths('frr', CONTESTED);
-        return paths.length === 2 ? paths : undefined;
+        return paths.length === 2 && paths.some((p) => p.bestpath?.overall) ? paths : undefined;
       },
-      `two paths for ${CONTESTED} at FRR`,
+      `two paths for ${CONTESTED} at FRR, one chosen`,
       FLOW_MS,
     );
     expect(ours.paths.map((p) => p.asPath).sort()).toEqual(['65002 65010', '65003']);
