@@ -26,7 +26,13 @@ export class PolicyChain extends FilterBase {
     this.name = name;
     this.policies = policies;
     this.fellThrough = rejected(`${name}: no policy accepted the route`);
+    // Only the first policy can decide for every route: a later one sees what the first passed on.
+    this.acceptsAll = policies.length > 0 && policies[0].acceptsAll;
+    this.rejectsAll = policies.length === 0 || policies[0].rejectsAll;
   }
+
+  override readonly acceptsAll: boolean;
+  override readonly rejectsAll: boolean;
 
   evaluate(
     afi: AfiCode,

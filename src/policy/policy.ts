@@ -116,7 +116,15 @@ export class Policy extends FilterBase {
     this.tests = tests;
     this.defaultRejected = rejected(`policy ${name}: no statement matched, default action reject`);
     this.fellThrough = rejected(`policy ${name}: no statement accepted the route`);
+    const first = statements[0];
+    this.acceptsAll = first === undefined ? defaultAction === ACCEPT : acceptsUnchanged(first);
+    this.rejectsAll = first === undefined ? defaultAction === REJECT : first.action === REJECT && matchesAll(first);
   }
+
+  /** True when the first statement accepts every route unchanged: callers may skip evaluation. */
+  override readonly acceptsAll: boolean;
+  /** True when the first statement rejects every route. */
+  override readonly rejectsAll: boolean;
 
   evaluate(
     afi: AfiCode,
@@ -245,4 +253,12 @@ export class Policy extends FilterBase {
 
 function readWord(b: Uint8Array, at: number): number {
   return ((b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]) >>> 0;
+}
+
+function matchesAll(s: CompiledStatement): boolean {
+  return s.afi === 0 && s.prefixList === null && s.nextHopList === null && s.tests.length === 0;
+}
+
+function acceptsUnchanged(s: CompiledStatement): boolean {
+  return s.action === ACCEPT && matchesAll(s) && s.sets === null && s.directive === -1;
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { AS_TRANS, AsPathSegmentType } from '../../src/bgp/wire/constants.js';
 import { addressBytes, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
+import { PolicyChain } from '../../src/policy/index.js';
 import type { ListDefinitions, MatchModel, SetModel, StatementModel } from '../../src/policy/index.js';
 import { attrs, deepFreeze, policy, run } from './helpers.js';
 
@@ -198,5 +199,37 @@ describe('policy evaluation properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('a policy or chain flagged accept-all or reject-all evaluates every route that way', () => {
+    // Unconditional statements first often, so both flags come up.
+    const bare = fc.constantFrom<StatementModel>({ action: 'accept' }, { action: 'reject' }, { action: 'next' });
+    const leading = fc.tuple(fc.option(bare, { nil: undefined }), policyArb).map(([head, m]) => ({
+      ...m,
+      statements: head ? [head, ...m.statements] : m.statements,
+    }));
+    let flagged = 0;
+    fc.assert(
+      fc.property(
+        fc.array(leading, { minLength: 1, maxLength: 3 }),
+        attrsArb,
+        fc.array(routeArb, { minLength: 1, maxLength: 7 }),
+        (models, make, routes) => {
+          const policies = models.map((m, i) => policy(m.statements, LISTS, m.defaultAction, `P${i}`, 65000));
+          for (const filter of [policies[0], new PolicyChain('chain', policies)]) {
+            if (filter.acceptsAll || filter.rejectsAll) flagged++;
+            expect(filter.acceptsAll && filter.rejectsAll).toBe(false);
+            const input = make();
+            for (const route of routes) {
+              const r = run(filter, route, input);
+              if (filter.acceptsAll) expect(r).toEqual({ accept: true, attrs: input, nextHop: 'default' });
+              if (filter.rejectsAll) expect(r.accept).toBe(false);
+            }
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+    expect(flagged).toBeGreaterThan(50);
   });
 });

@@ -248,6 +248,12 @@ describe('chains of policies', () => {
     expect(run(accepting, '198.18.0.1/32', attrs()).accept).toBe(true);
   });
 
+  it('says it accepts everything unchanged only when its first policy does', () => {
+    expect(new PolicyChain('c', [p.get('all')!, p.get('no-hosts')!]).acceptsAll).toBe(true);
+    expect(chain.acceptsAll || chain.rejectsAll).toBe(false);
+    expect(new PolicyChain('empty', []).rejectsAll).toBe(true);
+  });
+
   it('rejects when every policy passed the route on', () => {
     const passing = new PolicyChain('export policy of peer y', [p.get('tag')!, p.get('no-hosts')!]);
     expect(run(passing, '198.18.0.0/24', attrs())).toEqual({
