@@ -16,15 +16,19 @@ export type GrowColumns = (capacity: number) => void;
 /**
  * A set of prefixes (plus RFC 7911 path id when `withPathIds`) numbered by dense entry
  * indexes, for the RIBs to keep their per-route data in parallel typed arrays. Open
- * addressing with linear probing over an Int32Array of entry numbers; keys live in
- * struct-of-arrays columns (1 word per IPv4 prefix, 4 per IPv6), masked to the length.
- * Nothing is allocated per prefix and the garbage collector sees a handful of typed arrays
- * instead of a million objects.
+ * addressing with linear probing; keys live in struct-of-arrays columns (1 word per IPv4
+ * prefix, 4 per IPv6), masked to the length. Nothing is allocated per prefix and the garbage
+ * collector sees a handful of typed arrays instead of a million objects.
  *
- *   slots:  [ 0 | e+1 | 0 | e+1 | ... ]          (power of two, <= 3/4 full)
+ *   slots:  [ h | e+1 | 0 | 0 | h | e+1 | ... ]  (pairs, power of two, <= 3/4 full)
  *   words:  [ w(e0) ... | w(e1) ... ]            (1 or 4 per entry)
  *   lens:   [ len(e0) | len(e1) | ... ]          (255 = free entry)
  *   pathIds:[ id(e0) | id(e1) | ... ]            (only with path ids)
+ *
+ * Each slot keeps the key's 32-bit hash next to the entry number: a probe compares hashes in
+ * the slot's own cache line and reads the key columns only when they are equal, so adding a
+ * new prefix to a table far bigger than the cache costs one miss instead of three, and growing
+ * the slots never rereads a key.
  *
  * Removal shifts later members of the probe run back (no tombstones), and freed entries
  * are reused, chained through their first word.
@@ -43,7 +47,10 @@ export class PrefixTable {
   pathIds: Uint32Array;
   /** Whether the last `insert` created the entry (false: it was there already). */
   added = false;
+  /** Pairs (hash, entry + 1); entry + 1 === 0 marks an empty slot. */
   private slots: Int32Array;
+  /** Slot count - 1 (slots.length / 2 - 1). */
+  private mask: number;
   private freeHead = -1;
   private readonly key = new Uint32Array(4);
   private readonly onGrow: GrowColumns | undefined;
@@ -59,7 +66,8 @@ export class PrefixTable {
     this.pathIds = new Uint32Array(withPathIds ? this.capacity : 0);
     let slots = MIN_SLOTS;
     while (slots * MAX_LOAD_NUM < this.capacity * MAX_LOAD_DEN) slots *= 2;
-    this.slots = new Int32Array(slots);
+    this.slots = new Int32Array(slots * 2);
+    this.mask = slots - 1;
   }
 
   isLive(entry: number): boolean {
@@ -69,62 +77,67 @@ export class PrefixTable {
   /** The entry of the prefix at src[off..] (1 or 4 words, host bits ignored), or -1. */
   find(src: ArrayLike<number>, off: number, len: number, pathId = 0): number {
     const slots = this.slots;
-    const mask = slots.length - 1;
+    const mask = this.mask;
     if (this.wordsPerPrefix === 1) {
       // IPv4, the bulk of a full table: one word, compared in place.
       const w = maskIpv4(src[off], len);
-      for (let i = hash1(w, len, pathId) & mask; ; i = (i + 1) & mask) {
-        const s = slots[i];
+      const h = hash1(w, len, pathId);
+      for (let i = h & mask; ; i = (i + 1) & mask) {
+        const s = slots[2 * i + 1];
         if (s === EMPTY_SLOT) return -1;
-        if (this.words[s - 1] === w && this.sameTail(s - 1, len, pathId)) return s - 1;
+        if (slots[2 * i] === h && this.words[s - 1] === w && this.sameTail(s - 1, len, pathId)) return s - 1;
       }
     }
     const k = this.loadKey(src, off, len);
-    for (let i = hash4(k, len, pathId) & mask; ; i = (i + 1) & mask) {
-      const s = slots[i];
+    const h = hash4(k, len, pathId);
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const s = slots[2 * i + 1];
       if (s === EMPTY_SLOT) return -1;
-      if (this.matches4(s - 1, k) && this.sameTail(s - 1, len, pathId)) return s - 1;
+      if (slots[2 * i] === h && this.matches4(s - 1, k) && this.sameTail(s - 1, len, pathId)) return s - 1;
     }
   }
 
   /** The entry of the prefix, created if missing (`added` tells which). */
   insert(src: ArrayLike<number>, off: number, len: number, pathId = 0): number {
-    if ((this.size + 1) * MAX_LOAD_DEN > this.slots.length * MAX_LOAD_NUM) this.rehash(this.slots.length * 2);
+    if ((this.size + 1) * MAX_LOAD_DEN > (this.mask + 1) * MAX_LOAD_NUM) this.rehash((this.mask + 1) * 2);
     const slots = this.slots;
-    const mask = slots.length - 1;
+    const mask = this.mask;
     let i: number;
     if (this.wordsPerPrefix === 1) {
       const w = maskIpv4(src[off], len);
-      for (i = hash1(w, len, pathId) & mask; ; i = (i + 1) & mask) {
-        const s = slots[i];
+      const h = hash1(w, len, pathId);
+      for (i = h & mask; ; i = (i + 1) & mask) {
+        const s = slots[2 * i + 1];
         if (s === EMPTY_SLOT) break;
-        if (this.words[s - 1] === w && this.sameTail(s - 1, len, pathId)) {
+        if (slots[2 * i] === h && this.words[s - 1] === w && this.sameTail(s - 1, len, pathId)) {
           this.added = false;
           return s - 1;
         }
       }
       const e = this.allocate();
       this.words[e] = w;
-      return this.place(i, e, len, pathId);
+      return this.place(i, h, e, len, pathId);
     }
     const k = this.loadKey(src, off, len);
-    for (i = hash4(k, len, pathId) & mask; ; i = (i + 1) & mask) {
-      const s = slots[i];
+    const h = hash4(k, len, pathId);
+    for (i = h & mask; ; i = (i + 1) & mask) {
+      const s = slots[2 * i + 1];
       if (s === EMPTY_SLOT) break;
-      if (this.matches4(s - 1, k) && this.sameTail(s - 1, len, pathId)) {
+      if (slots[2 * i] === h && this.matches4(s - 1, k) && this.sameTail(s - 1, len, pathId)) {
         this.added = false;
         return s - 1;
       }
     }
     const e = this.allocate();
     this.words.set(k, e * 4);
-    return this.place(i, e, len, pathId);
+    return this.place(i, h, e, len, pathId);
   }
 
-  private place(slot: number, e: number, len: number, pathId: number): number {
+  private place(slot: number, h: number, e: number, len: number, pathId: number): number {
     this.lens[e] = len;
     if (this.withPathIds) this.pathIds[e] = pathId;
-    this.slots[slot] = e + 1;
+    this.slots[2 * slot] = h;
+    this.slots[2 * slot + 1] = e + 1;
     this.size++;
     this.added = true;
     return e;
@@ -132,21 +145,24 @@ export class PrefixTable {
 
   remove(entry: number): void {
     if (!this.isLive(entry)) throw new Error(`prefix table: entry ${entry} is not live`);
-    const mask = this.slots.length - 1;
+    const slots = this.slots;
+    const mask = this.mask;
     let i = this.hashEntry(entry) & mask;
-    while (this.slots[i] !== entry + 1) i = (i + 1) & mask;
+    while (slots[2 * i + 1] !== entry + 1) i = (i + 1) & mask;
     // Backward-shift deletion: move later members of the run into the hole when their home
     // slot does not lie cyclically in (hole, j].
     let hole = i;
-    for (let j = (i + 1) & mask; this.slots[j] !== EMPTY_SLOT; j = (j + 1) & mask) {
-      const home = this.hashEntry(this.slots[j] - 1) & mask;
+    for (let j = (i + 1) & mask; slots[2 * j + 1] !== EMPTY_SLOT; j = (j + 1) & mask) {
+      const home = slots[2 * j] & mask;
       const between = hole <= j ? home > hole && home <= j : home > hole || home <= j;
       if (!between) {
-        this.slots[hole] = this.slots[j];
+        slots[2 * hole] = slots[2 * j];
+        slots[2 * hole + 1] = slots[2 * j + 1];
         hole = j;
       }
     }
-    this.slots[hole] = EMPTY_SLOT;
+    slots[2 * hole] = 0;
+    slots[2 * hole + 1] = EMPTY_SLOT;
     this.lens[entry] = FREE;
     this.words[entry * this.wordsPerPrefix] = this.freeHead;
     this.freeHead = entry;
@@ -164,7 +180,7 @@ export class PrefixTable {
 
   /** Empties the table, keeping its capacity. */
   clear(): void {
-    this.slots.fill(EMPTY_SLOT);
+    this.slots.fill(0);
     this.lens.fill(0);
     this.size = 0;
     this.end = 0;
@@ -202,15 +218,22 @@ export class PrefixTable {
     this.onGrow?.(capacity);
   }
 
+  /** Moves every occupied slot into a table of `slotCount` slots, by the hash it keeps. */
   private rehash(slotCount: number): void {
-    this.slots = new Int32Array(slotCount);
+    const old = this.slots;
+    const slots = new Int32Array(slotCount * 2);
     const mask = slotCount - 1;
-    for (let e = 0; e < this.end; e++) {
-      if (this.lens[e] === FREE) continue;
-      let i = this.hashEntry(e) & mask;
-      while (this.slots[i] !== EMPTY_SLOT) i = (i + 1) & mask;
-      this.slots[i] = e + 1;
+    for (let k = 0; k < old.length; k += 2) {
+      const s = old[k + 1];
+      if (s === EMPTY_SLOT) continue;
+      const h = old[k];
+      let i = h & mask;
+      while (slots[2 * i + 1] !== EMPTY_SLOT) i = (i + 1) & mask;
+      slots[2 * i] = h;
+      slots[2 * i + 1] = s;
     }
+    this.slots = slots;
+    this.mask = mask;
   }
 
   private loadKey(src: ArrayLike<number>, off: number, len: number): Uint32Array {
@@ -242,7 +265,8 @@ function seed(len: number, pathId: number): number {
   return Math.imul(len + 1, 0x9e3779b1) ^ Math.imul(pathId, 0x27d4eb2f);
 }
 
-function hash1(w: number, len: number, pathId: number): number {
+/** Exported for the tests that force two keys into one hash. */
+export function hash1(w: number, len: number, pathId: number): number {
   return mix(seed(len, pathId) ^ w);
 }
 
@@ -260,5 +284,6 @@ function mix(h: number): number {
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
-  return h >>> 0;
+  // Signed, as the Int32Array slots hold it.
+  return h | 0;
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Afi } from '../../src/bgp/wire/constants.js';
 import { parseIpv4, parseIpv6 } from '../../src/bgp/wire/prefix-list.js';
 import { ipv6Key, maskIpv4, PrefixTable } from '../../src/rib/index.js';
+import { hash1 } from '../../src/rib/prefix-table.js';
 
 describe('PrefixTable', () => {
   it('finds what it inserted, ignoring host bits, and tells new from existing', () => {
@@ -15,6 +16,22 @@ describe('PrefixTable', () => {
     expect(t.find([parseIpv4('198.18.1.0')], 0, 23)).toBe(-1);
     expect(t.prefix(e).toString()).toBe('198.18.1.0/24');
     expect(t.size).toBe(1);
+  });
+
+  it('tells apart two prefixes whose hashes are equal', () => {
+    // 0.0.0.0/0 and the /32 whose word cancels the length's seed hash alike.
+    const other = (Math.imul(33, 0x9e3779b1) ^ Math.imul(1, 0x9e3779b1)) >>> 0;
+    expect(hash1(other, 32, 0)).toBe(hash1(0, 0, 0));
+    const t = new PrefixTable(Afi.IPV4);
+    const a = t.insert([0], 0, 0);
+    const b = t.insert([other], 0, 32);
+    expect(t.added).toBe(true);
+    expect(b).not.toBe(a);
+    expect(t.find([other], 0, 32)).toBe(b);
+    expect(t.find([0], 0, 0)).toBe(a);
+    t.remove(a);
+    expect(t.find([0], 0, 0)).toBe(-1);
+    expect(t.find([other], 0, 32)).toBe(b);
   });
 
   it('keys IPv6 prefixes on all four words and path ids when asked', () => {
