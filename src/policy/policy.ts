@@ -118,7 +118,8 @@ export class Policy extends FilterBase {
     this.fellThrough = rejected(`policy ${name}: no statement accepted the route`);
     const first = statements[0];
     this.acceptsAll = first === undefined ? defaultAction === ACCEPT : acceptsUnchanged(first);
-    this.rejectsAll = first === undefined ? defaultAction === REJECT : first.action === REJECT && matchesAll(first);
+    this.rejectsAll =
+      first === undefined ? defaultAction === REJECT : first.action === REJECT && matchesAll(first);
   }
 
   /** True when the first statement accepts every route unchanged: callers may skip evaluation. */

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { AS_TRANS, AsPathSegmentType } from '../../src/bgp/wire/constants.js';
 import { addressBytes, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
-import { PolicyChain } from '../../src/policy/index.js';
 import type { ListDefinitions, MatchModel, SetModel, StatementModel } from '../../src/policy/index.js';
+import { PolicyChain } from '../../src/policy/index.js';
 import { attrs, deepFreeze, policy, run } from './helpers.js';
 
 const LISTS: ListDefinitions = {
@@ -203,7 +203,11 @@ describe('policy evaluation properties', () => {
 
   it('a policy or chain flagged accept-all or reject-all evaluates every route that way', () => {
     // Unconditional statements first often, so both flags come up.
-    const bare = fc.constantFrom<StatementModel>({ action: 'accept' }, { action: 'reject' }, { action: 'next' });
+    const bare = fc.constantFrom<StatementModel>(
+      { action: 'accept' },
+      { action: 'reject' },
+      { action: 'next' },
+    );
     const leading = fc.tuple(fc.option(bare, { nil: undefined }), policyArb).map(([head, m]) => ({
       ...m,
       statements: head ? [head, ...m.statements] : m.statements,
