@@ -36,16 +36,22 @@ export interface EntryView {
 }
 
 /**
- * Loc-RIB of one address family (RFC 4271 section 3.2): per prefix the candidate paths from
+ * Loc-RIB of one address family (RFC 4271 section 3.2): per prefix every path received from
  * every peer and from local origination, and the selection last reported (best path, equal-
  * cost paths). Changes mark a prefix dirty; `flush` runs the decision process once per dirty
  * prefix and reports a change only when the selection really differs.
  *
- * Storage is struct-of-arrays: prefixes in a PrefixTable with per-entry columns, paths in a
- * pool of typed arrays chained per prefix.
+ * The paths are also the Adj-RIBs-In (after import policy), as in bgpd: a path the loop rules
+ * deny stays, marked, so it counts as received and is dropped by a withdraw, but it is never
+ * a candidate. One prefix table serves every peer, so a received route costs one hash insert,
+ * and each peer's paths are chained for unwinding it when its session ends.
  *
- *   entry e:  head[e] ──► path p: peer | attr | pathId | arrival | next ──► ... ──► -1
+ * Storage is struct-of-arrays: prefixes in a PrefixTable with per-entry columns, paths in a
+ * pool of typed arrays chained per prefix and per peer.
+ *
+ *   entry e:  head[e] ──► path p: peer | attr | pathId | arrival | denied | next ──► ... ──► -1
  *             sel*[e]: what was last reported (peer, path id, attribute id held) + reason
+ *   peer i:   peerHead[i] ──► p ◄─► peerNext/peerPrev ◄─► ...  (pEntry[p] = its prefix entry)
  */
 export class LocRib {
   readonly afi: AfiCode;
@@ -68,11 +74,18 @@ export class LocRib {
   private pPathId = new Uint32Array(64);
   private pNext = new Int32Array(64);
   private pArrival = new Float64Array(64);
+  private pEntry = new Int32Array(64);
+  private pDenied = new Uint8Array(64);
+  private pPeerNext = new Int32Array(64);
+  private pPeerPrev = new Int32Array(64);
   private pFree = NONE;
   private pEnd = 0;
   private arrivals = 0;
+  // Per peer index: first path, paths held, paths denied.
+  private peerHead = new Int32Array(8).fill(NONE);
   private peerPaths = new Int32Array(8);
-  /** Paths held. */
+  private peerDenied = new Int32Array(8);
+  /** Candidate paths held (not denied). */
   paths = 0;
   /** Prefixes with a reported selection. */
   selected = 0;
@@ -90,12 +103,20 @@ export class LocRib {
     this.isDirty = new Uint8Array(cap);
   }
 
-  /** Paths held from one peer. */
+  /** Candidate paths held from one peer (received and not denied). */
   pathsFrom(peer: number): number {
+    return peer < this.peerPaths.length ? this.peerPaths[peer] - this.peerDenied[peer] : 0;
+  }
+
+  /** Paths held from one peer, denied ones included: its Adj-RIB-In in this family. */
+  receivedFrom(peer: number): number {
     return peer < this.peerPaths.length ? this.peerPaths[peer] : 0;
   }
 
-  /** Adds or replaces the path (peer, pathId) of a prefix. Returns false when nothing changed. */
+  /**
+   * Adds or replaces the path (peer, pathId) of a prefix; `denied` keeps it out of the
+   * decision (a loop). Returns false when nothing changed (a duplicate).
+   */
   upsert(
     peer: number,
     words: ArrayLike<number>,
@@ -103,6 +124,7 @@ export class LocRib {
     len: number,
     pathId: number,
     attrId: number,
+    denied = false,
   ): boolean {
     const t = this.table;
     const e = t.insert(words, off, len);
@@ -111,13 +133,15 @@ export class LocRib {
       this.selPeer[e] = NONE;
       this.isDirty[e] = 0;
     }
+    const deny = denied ? 1 : 0;
     for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) {
       if (this.pPeer[p] !== peer || this.pPathId[p] !== pathId) continue;
       const prev = this.pAttr[p];
-      if (prev === attrId) return false;
+      if (prev === attrId && this.pDenied[p] === deny) return false;
       this.ctx.attrs.ref(attrId);
       this.pAttr[p] = attrId;
       this.ctx.attrs.unref(prev);
+      this.setDenied(p, peer, deny);
       // An implicit withdraw and a new route (RFC 4271 section 3.1): it is young again.
       this.pArrival[p] = this.arrivals++;
       this.markDirty(e);
@@ -128,10 +152,14 @@ export class LocRib {
     this.pAttr[p] = attrId;
     this.pPathId[p] = pathId;
     this.pArrival[p] = this.arrivals++;
+    this.pEntry[p] = e;
+    this.pDenied[p] = 0;
     this.pNext[p] = this.head[e];
     this.head[e] = p;
+    this.linkPeer(p, peer);
     this.ctx.attrs.ref(attrId);
     this.countPath(peer, 1);
+    this.setDenied(p, peer, deny);
     this.markDirty(e);
     return true;
   }
@@ -140,18 +168,43 @@ export class LocRib {
   remove(peer: number, words: ArrayLike<number>, off: number, len: number, pathId: number): boolean {
     const e = this.table.find(words, off, len);
     if (e < 0) return false;
-    let prev = NONE;
-    for (let p = this.head[e]; p !== NONE; prev = p, p = this.pNext[p]) {
+    for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) {
       if (this.pPeer[p] !== peer || this.pPathId[p] !== pathId) continue;
-      if (prev === NONE) this.head[e] = this.pNext[p];
-      else this.pNext[prev] = this.pNext[p];
-      this.ctx.attrs.unref(this.pAttr[p]);
-      this.freePath(p);
-      this.countPath(peer, -1);
-      this.markDirty(e);
+      this.dropPath(p);
       return true;
     }
     return false;
+  }
+
+  /**
+   * Removes up to `budget` paths of a peer (its session ended), newest first, so a full table
+   * is unwound in chunks between keepalives. Returns how many it removed.
+   */
+  drainPeer(peer: number, budget: number): number {
+    if (peer >= this.peerHead.length) return 0;
+    let removed = 0;
+    while (removed < budget && this.peerHead[peer] !== NONE) {
+      this.dropPath(this.peerHead[peer]);
+      removed++;
+    }
+    return removed;
+  }
+
+  /** A peer's paths of one prefix, denied ones included: (path id, attribute id) pairs. */
+  pathsOf(peer: number, prefix: RibPrefix): { pathId: number; attrId: number }[] {
+    const e = this.table.find(prefix.words(), 0, prefix.len);
+    const out: { pathId: number; attrId: number }[] = [];
+    if (e < 0) return out;
+    for (let p = this.head[e]; p !== NONE; p = this.pNext[p])
+      if (this.pPeer[p] === peer) out.push({ pathId: this.pPathId[p], attrId: this.pAttr[p] });
+    return out.sort((a, b) => a.pathId - b.pathId);
+  }
+
+  /** Every path of a peer, denied ones included (`show received`, a policy change). */
+  forEachPathOf(peer: number, visit: (prefix: RibPrefix, pathId: number, attrId: number) => void): void {
+    if (peer >= this.peerHead.length) return;
+    for (let p = this.peerHead[peer]; p !== NONE; p = this.pPeerNext[p])
+      visit(this.table.prefix(this.pEntry[p]), this.pPathId[p], this.pAttr[p]);
   }
 
   /** Prefixes waiting for the decision process. */
@@ -192,9 +245,10 @@ export class LocRib {
   /** Every path of a prefix with the decision explained, for `show`. */
   explain(prefix: RibPrefix): EntryView | undefined {
     const e = this.table.find(prefix.words(), 0, prefix.len);
-    if (e < 0 || this.head[e] === NONE) return undefined;
+    if (e < 0) return undefined;
     const all: number[] = [];
-    for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) all.push(p);
+    for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) if (!this.pDenied[p]) all.push(p);
+    if (all.length === 0) return undefined;
     // Oldest first: a stable order for operators.
     all.sort((a, b) => this.pArrival[a] - this.pArrival[b]);
     const eligible = all.filter((p) => this.eligible(p));
@@ -229,7 +283,11 @@ export class LocRib {
       this.pAttr.byteLength +
       this.pPathId.byteLength +
       this.pNext.byteLength +
-      this.pArrival.byteLength;
+      this.pArrival.byteLength +
+      this.pEntry.byteLength +
+      this.pDenied.byteLength +
+      this.pPeerNext.byteLength +
+      this.pPeerPrev.byteLength;
     return this.table.byteLength + columns + pool;
   }
 
@@ -342,7 +400,7 @@ export class LocRib {
   }
 
   private eligible(p: number): boolean {
-    return this.ctx.attrs.nextHopUsable(this.pAttr[p], this.afi);
+    return this.pDenied[p] === 0 && this.ctx.attrs.nextHopUsable(this.pAttr[p], this.afi);
   }
 
   private candidate(p: number): Candidate {
@@ -380,14 +438,64 @@ export class LocRib {
     this.dirty[this.dirtyCount++] = e;
   }
 
-  private countPath(peer: number, delta: number): void {
-    if (peer >= this.peerPaths.length) {
-      const c = new Int32Array(Math.max(peer + 1, this.peerPaths.length * 2));
-      c.set(this.peerPaths);
-      this.peerPaths = c;
+  /** Unlinks a path from its prefix and its peer and frees it; its prefix is decided again. */
+  private dropPath(p: number): void {
+    const e = this.pEntry[p];
+    const peer = this.pPeer[p];
+    if (this.head[e] === p) this.head[e] = this.pNext[p];
+    else {
+      let q = this.head[e];
+      while (this.pNext[q] !== p) q = this.pNext[q];
+      this.pNext[q] = this.pNext[p];
     }
+    this.unlinkPeer(p, peer);
+    this.setDenied(p, peer, 0);
+    this.countPath(peer, -1);
+    this.ctx.attrs.unref(this.pAttr[p]);
+    this.freePath(p);
+    this.markDirty(e);
+  }
+
+  private linkPeer(p: number, peer: number): void {
+    this.ensurePeer(peer);
+    const first = this.peerHead[peer];
+    this.pPeerPrev[p] = NONE;
+    this.pPeerNext[p] = first;
+    if (first !== NONE) this.pPeerPrev[first] = p;
+    this.peerHead[peer] = p;
+  }
+
+  private unlinkPeer(p: number, peer: number): void {
+    const prev = this.pPeerPrev[p];
+    const next = this.pPeerNext[p];
+    if (prev === NONE) this.peerHead[peer] = next;
+    else this.pPeerNext[prev] = next;
+    if (next !== NONE) this.pPeerPrev[next] = prev;
+  }
+
+  /** Sets a path's denied mark, keeping the counts of candidates in step. */
+  private setDenied(p: number, peer: number, deny: number): void {
+    if (this.pDenied[p] === deny) return;
+    this.pDenied[p] = deny;
+    const delta = deny ? 1 : -1;
+    this.peerDenied[peer] += delta;
+    this.paths -= delta;
+  }
+
+  private countPath(peer: number, delta: number): void {
+    this.ensurePeer(peer);
     this.peerPaths[peer] += delta;
     this.paths += delta;
+  }
+
+  private ensurePeer(peer: number): void {
+    if (peer < this.peerPaths.length) return;
+    const cap = Math.max(peer + 1, this.peerPaths.length * 2);
+    const head = new Int32Array(cap).fill(NONE);
+    head.set(this.peerHead);
+    this.peerHead = head;
+    this.peerPaths = grown(this.peerPaths, cap);
+    this.peerDenied = grown(this.peerDenied, cap);
   }
 
   private allocatePath(): number {
@@ -411,6 +519,10 @@ export class LocRib {
     this.pNext = grown(this.pNext, cap);
     this.pPathId = grown(this.pPathId, cap);
     this.pArrival = grown(this.pArrival, cap);
+    this.pEntry = grown(this.pEntry, cap);
+    this.pDenied = grown(this.pDenied, cap);
+    this.pPeerNext = grown(this.pPeerNext, cap);
+    this.pPeerPrev = grown(this.pPeerPrev, cap);
   }
 
   private growEntries(cap: number): void {

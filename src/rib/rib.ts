@@ -51,7 +51,6 @@ export class Rib {
   readonly attrs: AttrTable;
   private readonly locRibs: readonly [LocRib, LocRib];
   private readonly peers: (RibPeer | undefined)[] = [];
-  private readonly adjIn: (AdjRibIn | undefined)[] = [];
   private readonly byId = new Map<string, RibPeer>();
   /** Removed peers whose index stays reserved until the next flush has reported their withdrawals. */
   private retired: number[] = [];
@@ -78,9 +77,7 @@ export class Rib {
       medMissingAsWorst: init.medMissingAsWorst ?? false,
     };
     this.locRibs = [new LocRib(Afi.IPV4, ctx), new LocRib(Afi.IPV6, ctx)];
-    const local = RibPeer.local(this.localAs, this.routerId);
-    this.peers[LOCAL_PEER] = local;
-    this.adjIn[LOCAL_PEER] = new AdjRibIn(local, this.attrs);
+    this.peers[LOCAL_PEER] = RibPeer.local(this.localAs, this.routerId);
   }
 
   /** The pseudo-peer of locally originated routes. */
@@ -99,7 +96,6 @@ export class Rib {
     const index = this.freeIndexes.length ? this.freeIndexes.pop()! : this.peers.length;
     const peer = RibPeer.fromInit(index, init);
     this.peers[index] = peer;
-    this.adjIn[index] = new AdjRibIn(peer, this.attrs);
     this.byId.set(init.id, peer);
     return peer;
   }
@@ -109,9 +105,8 @@ export class Rib {
   }
 
   adjRibIn(peer: RibPeer): AdjRibIn {
-    const adj = this.adjIn[peer.index];
-    if (!adj || this.peers[peer.index] !== peer) throw new Error(`peer ${peer.id} is not in the RIB`);
-    return adj;
+    this.check(peer);
+    return new AdjRibIn(peer, this.attrs, this.locRibs);
   }
 
   /**
@@ -119,14 +114,11 @@ export class Rib {
    * keepalives are not starved). Returns how many remain.
    */
   clearPeer(peer: RibPeer, budget = Number.POSITIVE_INFINITY): number {
-    const adj = this.adjRibIn(peer);
+    this.check(peer);
     let left = 0;
-    for (const afi of [Afi.IPV4, Afi.IPV6] as const) {
-      const loc = this.locRib(afi);
-      left += adj.drain(afi, budget, (words, off, len, pathId) => {
-        loc.remove(peer.index, words, off, len, pathId);
-        budget--;
-      });
+    for (const loc of this.locRibs) {
+      budget -= loc.drainPeer(peer.index, budget);
+      left += loc.receivedFrom(peer.index);
     }
     return left;
   }
@@ -136,7 +128,6 @@ export class Rib {
     if (peer.local) throw new Error('the local pseudo-peer cannot be removed');
     this.clearPeer(peer);
     this.byId.delete(peer.id);
-    this.adjIn[peer.index] = undefined;
     this.retired.push(peer.index);
   }
 
@@ -161,20 +152,17 @@ export class Rib {
   /** Routes [from, to) of `list` announced by `peer` with `attrs`. */
   announce(peer: RibPeer, list: PrefixList, attrs: PathAttributes, from = 0, to = list.count): void {
     if (to <= from) return;
-    const adj = this.adjRibIn(peer);
+    this.check(peer);
     const loc = this.locRib(list.afi);
     const table = this.attrs;
     const id = table.intern(attrs);
     table.ref(id); // held while the batch is applied
     const denied = this.denyReason(peer, id) !== undefined;
     const wpp = list.afi === Afi.IPV4 ? 1 : 4;
-    const { words, lens, pathIds, addPath, afi } = list;
+    const { words, lens, pathIds, addPath } = list;
+    const index = peer.index;
     for (let i = from; i < to; i++) {
-      const pathId = addPath ? pathIds[i] : 0;
-      const prev = adj.set(afi, addPath, words, i * wpp, lens[i], pathId, id);
-      if (prev === id) continue; // duplicate: nothing changed
-      if (denied) loc.remove(peer.index, words, i * wpp, lens[i], pathId);
-      else loc.upsert(peer.index, words, i * wpp, lens[i], pathId, id);
+      loc.upsert(index, words, i * wpp, lens[i], addPath ? pathIds[i] : 0, id, denied);
     }
     table.unref(id);
   }
@@ -182,15 +170,11 @@ export class Rib {
   /** Routes [from, to) of `list` withdrawn by `peer`. Unknown prefixes are ignored. */
   withdraw(peer: RibPeer, list: PrefixList, from = 0, to = list.count): void {
     if (to <= from) return;
-    const adj = this.adjRibIn(peer);
+    this.check(peer);
     const loc = this.locRib(list.afi);
     const wpp = list.afi === Afi.IPV4 ? 1 : 4;
-    const { words, lens, pathIds, addPath, afi } = list;
-    for (let i = from; i < to; i++) {
-      const pathId = addPath ? pathIds[i] : 0;
-      if (adj.delete(afi, words, i * wpp, lens[i], pathId) >= 0)
-        loc.remove(peer.index, words, i * wpp, lens[i], pathId);
-    }
+    const { words, lens, pathIds, addPath } = list;
+    for (let i = from; i < to; i++) loc.remove(peer.index, words, i * wpp, lens[i], addPath ? pathIds[i] : 0);
   }
 
   /**
@@ -203,19 +187,14 @@ export class Rib {
     const table = this.attrs;
     const id = table.intern(attrs);
     table.ref(id);
-    const words = p.words();
-    const prev = this.adjIn[LOCAL_PEER]!.set(p.afi, true, words, 0, p.len, pathId, id);
-    if (prev !== id) this.locRib(p.afi).upsert(LOCAL_PEER, words, 0, p.len, pathId, id);
+    this.locRib(p.afi).upsert(LOCAL_PEER, p.words(), 0, p.len, pathId, id);
     table.unref(id);
   }
 
   /** Stops originating a route. Returns false when it was not originated. */
   unoriginate(prefix: Prefix, pathId = 0): boolean {
     const p = toRibPrefix(prefix);
-    const words = p.words();
-    if (this.adjIn[LOCAL_PEER]!.delete(p.afi, words, 0, p.len, pathId) < 0) return false;
-    this.locRib(p.afi).remove(LOCAL_PEER, words, 0, p.len, pathId);
-    return true;
+    return this.locRib(p.afi).remove(LOCAL_PEER, p.words(), 0, p.len, pathId);
   }
 
   /** Runs the decision process on everything that changed since the last flush. */
@@ -260,7 +239,9 @@ export class Rib {
   }
 
   counts(peer: RibPeer, afi: AfiCode): PeerCounts {
-    return { received: this.adjRibIn(peer).count(afi), accepted: this.locRib(afi).pathsFrom(peer.index) };
+    this.check(peer);
+    const loc = this.locRib(afi);
+    return { received: loc.receivedFrom(peer.index), accepted: loc.pathsFrom(peer.index) };
   }
 
   /** The best path of a prefix as last reported by flush. */
@@ -287,11 +268,14 @@ export class Rib {
     return all;
   }
 
-  /** Bytes held by the typed arrays of the Adj-RIBs-In and Loc-RIBs (not attribute objects). */
+  /** Bytes held by the typed arrays of the Loc-RIBs, Adj-RIBs-In included (not attribute objects). */
   get byteLength(): number {
-    let n = this.locRibs[0].byteLength + this.locRibs[1].byteLength;
-    for (const adj of this.adjIn) if (adj) n += adj.byteLength;
-    return n;
+    return this.locRibs[0].byteLength + this.locRibs[1].byteLength;
+  }
+
+  private check(peer: RibPeer): void {
+    if (this.peers[peer.index] !== peer || (!peer.local && this.byId.get(peer.id) !== peer))
+      throw new Error(`peer ${peer.id} is not in the RIB`);
   }
 }
 

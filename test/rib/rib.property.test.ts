@@ -188,4 +188,69 @@ describe('Rib properties', () => {
       { numRuns: 300 },
     );
   });
+
+  it('each peer’s Adj-RIB-In and counts are what it sent, loops counted as received only', () => {
+    const LOOP = POOL.length - 1; // the set with our AS in AS_PATH
+    const op = fc.oneof(
+      announcement.map((a) => ({ kind: 'announce' as const, ...a })),
+      announcement.map((a) => ({ kind: 'withdraw' as const, ...a })),
+      fc.record({
+        kind: fc.constant('down' as const),
+        peer: fc.integer({ min: 0, max: PEERS.length - 1 }),
+        chunk: fc.integer({ min: 1, max: 4 }),
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const { rib, peers } = freshRib(1, false);
+        const sent = PEERS.map(() => new Map<string, number>());
+        for (const o of ops) {
+          if (o.kind === 'down') {
+            // Unwound in chunks, as a session going down is.
+            let left = rib.clearPeer(peers[o.peer], o.chunk);
+            while (left > 0) {
+              const next = rib.clearPeer(peers[o.peer], o.chunk);
+              expect(next).toBe(Math.max(0, left - o.chunk));
+              left = next;
+            }
+            sent[o.peer].clear();
+            continue;
+          }
+          const p = PREFIXES[o.prefix];
+          if (o.kind === 'announce') {
+            rib.announce(peers[o.peer], list(p), attrsFor(p, o.attrs));
+            sent[o.peer].set(p, o.attrs);
+          } else {
+            rib.withdraw(peers[o.peer], list(p));
+            sent[o.peer].delete(p);
+          }
+          if (o.flushAfter) rib.flush();
+        }
+        peers.forEach((peer, i) => {
+          for (const six of [false, true]) {
+            const mine = [...sent[i]].filter(([p]) => isV6(p) === six);
+            const counts = rib.counts(peer, six ? 2 : 1);
+            expect(counts.received).toBe(mine.length);
+            expect(counts.accepted).toBe(mine.filter(([, a]) => a !== LOOP).length);
+          }
+          const adj = rib.adjRibIn(peer);
+          for (const p of PREFIXES) {
+            const held = adj.lookup(parsePrefix(p)).map((r) => r.attrs);
+            const a = sent[i].get(p);
+            expect(held).toEqual(a === undefined ? [] : [attrsFor(p, a)]);
+          }
+          expect(
+            adj
+              .entries()
+              .map((r) => r.prefix.toString())
+              .sort(),
+          ).toEqual([...sent[i].keys()].map((p) => parsePrefix(p).toString()).sort());
+        });
+        rib.flush();
+        // A loop path is never anyone's best.
+        for (const p of PREFIXES) expect(rib.best(parsePrefix(p))?.attrs).not.toBe(attrsFor(p, LOOP));
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
