@@ -121,7 +121,8 @@ export class Speaker implements SpeakerControl {
         routerId: config.speaker.routerId,
         listen: { host: config.speaker.listen.address, port: config.speaker.listen.port },
       },
-      { logger, interner: new AttrInterner() },
+      // The RIB applies each UPDATE before the next is decoded: its prefix lists can be reused.
+      { logger, interner: new AttrInterner(), reuseUpdateLists: true },
     );
     let speaker: Speaker;
     try {

@@ -31,6 +31,11 @@ export interface PeerComponents {
   readonly connect?: (init: ConnectInit) => Promise<OutgoingConnection>;
   /** Shared attribute interner for decoded UPDATEs (the RIB's). */
   readonly interner?: AttrInterner;
+  /**
+   * Decoded UPDATEs reuse their prefix lists: each is valid only until the next UPDATE of the
+   * session. For consumers that apply every UPDATE before returning (the speaker's RIB).
+   */
+  readonly reuseUpdateLists?: boolean;
 }
 
 const STATE_RANK: Readonly<Record<State, number>> = {
@@ -56,6 +61,7 @@ export class Peer {
   readonly #random: () => number;
   readonly #connect: (init: ConnectInit) => Promise<OutgoingConnection>;
   readonly #interner: AttrInterner | undefined;
+  readonly #reuseUpdateLists: boolean;
   readonly #emitter: Emitter<PeerEvents>;
   readonly #owner: SessionOwner;
   /** The FSM that lives as long as the peer is started and drives (re)connects. */
@@ -79,6 +85,7 @@ export class Peer {
     this.#random = components.random ?? Math.random;
     this.#connect = components.connect ?? connectToPeer;
     this.#interner = components.interner;
+    this.#reuseUpdateLists = components.reuseUpdateLists ?? false;
     this.#emitter = new Emitter((event, error) =>
       this.#log.error({ event, error: String(error) }, 'peer event listener failed'),
     );
@@ -257,6 +264,7 @@ export class Peer {
       random: this.#random,
       stats: this.stats,
       interner: this.#interner,
+      reuseUpdateLists: this.#reuseUpdateLists,
     });
     if (this.#readPaused) s.pauseReading();
     return s;

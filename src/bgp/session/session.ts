@@ -64,6 +64,8 @@ export interface SessionComponents {
   readonly random: () => number;
   readonly stats: MessageStats;
   readonly interner?: AttrInterner;
+  /** See PeerComponents.reuseUpdateLists. */
+  readonly reuseUpdateLists?: boolean;
 }
 
 const MS_PER_SECOND = 1000;
@@ -395,7 +397,10 @@ export class Session {
     const fsmTimes = this.#fsm.negotiated;
     if (!negotiated || !fsmTimes || !this.#connection || !this.#remoteOpen) return;
     const context = messageContextOf(negotiated, this.config.ebgp);
-    this.#decoder = new MessageDecoder(context, { interner: this.#components.interner });
+    this.#decoder = new MessageDecoder(context, {
+      interner: this.#components.interner,
+      reuseLists: this.#components.reuseUpdateLists ?? false,
+    });
     this.#established = {
       negotiated,
       context,

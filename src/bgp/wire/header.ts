@@ -45,15 +45,7 @@ export function checkHeader(buf: Uint8Array, pos: number, maxLength = MAX_MESSAG
   }
   const length = (buf[pos + 16] << 8) | buf[pos + 17];
   const type = buf[pos + 18];
-  const badLength = () =>
-    new BgpError(
-      'header-length',
-      ErrorCode.MESSAGE_HEADER,
-      HeaderSubcode.BAD_MESSAGE_LENGTH,
-      buf.slice(pos + 16, pos + 18),
-      `length ${length}`,
-    );
-  if (length < HEADER_LENGTH || length > maxLength) throw badLength();
+  if (length < HEADER_LENGTH || length > maxLength) throw badLength(buf, pos, length);
   const min = MIN_LENGTH[type];
   if (min === undefined) {
     throw new BgpError(
@@ -63,8 +55,18 @@ export function checkHeader(buf: Uint8Array, pos: number, maxLength = MAX_MESSAG
       buf.slice(pos + 18, pos + 19),
     );
   }
-  if (length < min || (type === MessageType.KEEPALIVE && length !== HEADER_LENGTH)) throw badLength();
+  if (length < min || (type === MessageType.KEEPALIVE && length !== HEADER_LENGTH)) throw badLength(buf, pos, length);
   return length;
+}
+
+function badLength(buf: Uint8Array, pos: number, length: number): BgpError {
+  return new BgpError(
+    'header-length',
+    ErrorCode.MESSAGE_HEADER,
+    HeaderSubcode.BAD_MESSAGE_LENGTH,
+    buf.slice(pos + 16, pos + 18),
+    `length ${length}`,
+  );
 }
 
 /** Writes a header with a zero length; `finishHeader` fills it in once the body is written. */
