@@ -13,6 +13,9 @@ export class InternTable<T extends object> {
   private refs = new Int32Array(64);
   private free: number[] = [];
   private live = 0;
+  /** The last object interned and its id: runs of routes share one object, so skip the Map. */
+  private lastObject: T | undefined;
+  private lastId = -1;
 
   constructor(contentKey?: (v: T) => string) {
     this.contentKey = contentKey ?? null;
@@ -29,8 +32,14 @@ export class InternTable<T extends object> {
    * no references: take one with `ref` before anything else can drop it.
    */
   intern(v: T): number {
+    // Still live under that id? (It may have been released and the id reused since.)
+    if (v === this.lastObject && this.objects[this.lastId] === v) return this.lastId;
     const known = this.byObject.get(v);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      this.lastObject = v;
+      this.lastId = known;
+      return known;
+    }
     let key: string | undefined;
     if (this.contentKey) {
       key = this.contentKey(v);

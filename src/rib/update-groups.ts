@@ -44,6 +44,11 @@ export class UpdateGroup {
    * beats a nested WeakMap by hundreds of bytes per set). undefined: not computed yet.
    */
   private cache = new WeakMap<PathAttributes, CachedExport[]>();
+  /** The last answer of exportOf: the routes of one UPDATE come in a run with one attribute set. */
+  private lastAttrs: PathAttributes | null = null;
+  private lastSource: RouteSource | null = null;
+  private lastAfi: AfiCode = Afi.IPV4;
+  private lastOut: PathAttributes | null = null;
 
   constructor(key: string, target: ExportTarget, ctx: ExportContext, interner: ExportInterner) {
     this.key = key;
@@ -54,6 +59,16 @@ export class UpdateGroup {
 
   /** The interned export of a route for this group, or null when it is not sent. */
   exportOf(attrs: PathAttributes, source: RouteSource, afi: AfiCode): PathAttributes | null {
+    if (attrs === this.lastAttrs && source === this.lastSource && afi === this.lastAfi) return this.lastOut;
+    const out = this.computeExport(attrs, source, afi);
+    this.lastAttrs = attrs;
+    this.lastSource = source;
+    this.lastAfi = afi;
+    this.lastOut = out;
+    return out;
+  }
+
+  private computeExport(attrs: PathAttributes, source: RouteSource, afi: AfiCode): PathAttributes | null {
     let list = this.cache.get(attrs);
     if (!list) {
       list = [];

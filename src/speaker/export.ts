@@ -61,6 +61,8 @@ export class Exporter {
   encode(work: OutboundWork, w: Writer): number {
     const gone: [PrefixList | null, PrefixList | null] = [null, null];
     const groups = new Map<PathAttributes, PrefixList>();
+    /** Lists packed as they came: (attributes, list) pairs. */
+    const announced: (PathAttributes | PrefixList)[] = [];
     const families = this.session.families;
     const adv = this.#advertised;
     const prev = this.#previous;
@@ -76,10 +78,18 @@ export class Exporter {
       const wpp = list.wordsPerPrefix;
       for (let i = 0; i < list.count; i++) unsend(list, i, i * wpp);
     }
+    const packer = this.session.packer;
+    let messages = 0;
     for (const { attrs, prefixes: list } of work.announce) {
       const afi = list.afi;
       if (!families.has(afi)) continue;
       const wpp = list.wordsPerPrefix;
+      if (filter.acceptsAll && prev === null && list.addPath === addPath[slot(afi)] && !list.addPath) {
+        // Sent as the update group exported it: record it and pack the list as it is.
+        for (let i = 0; i < list.count; i++) adv.set(afi, list.words, i * wpp, list.lens[i], 0, attrs);
+        announced.push(attrs, list);
+        continue;
+      }
       for (let i = 0; i < list.count; i++) {
         const r: PolicyResult | null = filter.acceptsAll
           ? null
@@ -101,12 +111,17 @@ export class Exporter {
         copyPrefix(group, list, i);
       }
     }
-    const packer = this.session.packer;
-    let messages = 0;
     for (const list of gone) {
       if (list) messages += packer.withdraw(w, list, Safi.UNICAST);
     }
     for (const [attrs, list] of groups) messages += packer.announce(w, this.#prepare(attrs), list);
+    for (let k = 0; k < announced.length; k += 2) {
+      messages += packer.announce(
+        w,
+        this.#prepare(announced[k] as PathAttributes),
+        announced[k + 1] as PrefixList,
+      );
+    }
     return messages;
   }
 

@@ -55,7 +55,8 @@ export function checkHeader(buf: Uint8Array, pos: number, maxLength = MAX_MESSAG
       buf.slice(pos + 18, pos + 19),
     );
   }
-  if (length < min || (type === MessageType.KEEPALIVE && length !== HEADER_LENGTH)) throw badLength(buf, pos, length);
+  if (length < min || (type === MessageType.KEEPALIVE && length !== HEADER_LENGTH))
+    throw badLength(buf, pos, length);
   return length;
 }
 
