@@ -86,7 +86,7 @@ export {
   toRibPrefix,
 } from './prefix-key.js';
 export { type GrowColumns, PrefixTable } from './prefix-table.js';
-export { type PeerCounts, Rib, type RibInit } from './rib.js';
+export { type BestCursor, FIRST_BEST, type PeerCounts, Rib, type RibInit } from './rib.js';
 export type { RouteAdd, RouteChange, RoutePath, RouteSink, RouteWithdraw } from './route-change.js';
 export {
   type BestPathSource,

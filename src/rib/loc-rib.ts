@@ -236,6 +236,21 @@ export class LocRib {
     for (let e = 0; e < t.end; e++) if (t.isLive(e) && this.selPeer[e] !== NONE) visit(this.selectedRoute(e));
   }
 
+  /**
+   * The reported selections of entries from `from` on, at most `budget` of them; returns the
+   * entry to continue from, or -1 when the table is done.
+   */
+  visitSelected(from: number, budget: number, visit: (route: RouteAdd) => void): number {
+    const t = this.table;
+    let e = from;
+    for (; e < t.end && budget > 0; e++) {
+      if (!t.isLive(e) || this.selPeer[e] === NONE) continue;
+      visit(this.selectedRoute(e));
+      budget--;
+    }
+    return e < t.end ? e : -1;
+  }
+
   /** The reported selection of one prefix. */
   selection(prefix: RibPrefix): RouteAdd | undefined {
     const e = this.table.find(prefix.words(), 0, prefix.len);

@@ -11,6 +11,14 @@ import { type PeerInit, RibPeer } from './peer.js';
 import { toRibPrefix } from './prefix-key.js';
 import type { RouteAdd, RouteChange } from './route-change.js';
 
+/** Where a walk over the best paths (`visitBest`) goes on: family slot (IPv4 0, IPv6 1) and entry. */
+export interface BestCursor {
+  readonly family: number;
+  readonly entry: number;
+}
+
+export const FIRST_BEST: BestCursor = Object.freeze({ family: 0, entry: 0 });
+
 export interface RibInit {
   readonly localAs: number;
   /** Our BGP Identifier, as a u32. */
@@ -260,6 +268,28 @@ export class Rib {
   forEachBest(visit: (route: RouteAdd) => void, afi?: AfiCode): void {
     if (afi !== Afi.IPV6) this.locRibs[0].forEachSelected(visit);
     if (afi !== Afi.IPV4) this.locRibs[1].forEachSelected(visit);
+  }
+
+  /**
+   * Up to `budget` best paths from `cursor` on, IPv4 then IPv6, for a peer's initial table sent
+   * a slice per turn. Returns where to go on, or null when every best path was visited. A
+   * change made between slices reaches the peer through its update group as usual; a prefix
+   * visited after such a change is offered as it is then, which is the same.
+   */
+  visitBest(cursor: BestCursor, budget: number, visit: (route: RouteAdd) => void): BestCursor | null {
+    let { family, entry } = cursor;
+    let left = budget;
+    const counted = (route: RouteAdd) => {
+      left--;
+      visit(route);
+    };
+    while (family < this.locRibs.length) {
+      const next = this.locRibs[family].visitSelected(entry, left, counted);
+      if (next >= 0) return { family, entry: next };
+      family++;
+      entry = 0;
+    }
+    return null;
   }
 
   snapshot(afi?: AfiCode): RouteAdd[] {

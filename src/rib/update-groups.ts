@@ -5,6 +5,7 @@ import { ExportInterner } from './export-interner.js';
 import { type ExportContext, type ExportTarget, exportAttributes } from './export-rules.js';
 import type { RouteSource } from './peer.js';
 import type { RibPrefix } from './prefix-key.js';
+import type { BestCursor } from './rib.js';
 import type { RouteAdd, RouteChange } from './route-change.js';
 
 interface CachedExport {
@@ -24,6 +25,7 @@ export interface OutPeer {
 /** Where Adj-RIB-Outs get the current best paths from when a peer joins (a Rib is one). */
 export interface BestPathSource {
   forEachBest(visit: (route: RouteAdd) => void): void;
+  visitBest(cursor: BestCursor, budget: number, visit: (route: RouteAdd) => void): BestCursor | null;
 }
 
 /**
@@ -158,6 +160,19 @@ export class UpdateGroups {
    * carry any route (an eBGP peer needs a local address for next-hop-self).
    */
   join(peer: OutPeer, rib: BestPathSource): AdjRibOut {
+    const out = this.attach(peer);
+    const { group } = this.peers.get(peer.id)!;
+    const only = [out];
+    rib.forEachBest((route) => group.offer(route, only));
+    return out;
+  }
+
+  /**
+   * Adds a peer with an empty Adj-RIB-Out: it gets the changes of every later batch, and its
+   * initial table through `fill`, a slice at a time, so a full table never blocks the event
+   * loop (keepalives of every session stay on time). Throws as `join` does.
+   */
+  attach(peer: OutPeer): AdjRibOut {
     if (this.peers.has(peer.id)) throw new Error(`peer ${peer.id} already has an Adj-RIB-Out`);
     const t = peer.target;
     if (t.kind === 'ebgp' && t.localIpv4 === undefined && t.localIpv6 === undefined)
@@ -171,9 +186,18 @@ export class UpdateGroups {
     const out = new AdjRibOut(peer.id, peer.routerId >>> 0, this.interner);
     group.members.add(out);
     this.peers.set(peer.id, { out, group });
-    const only = [out];
-    rib.forEachBest((route) => group.offer(route, only));
     return out;
+  }
+
+  /**
+   * Offers an attached peer up to `budget` current best paths from `cursor` on; returns where
+   * to go on, or null when its initial table is complete.
+   */
+  fill(peerId: string, rib: BestPathSource, cursor: BestCursor, budget: number): BestCursor | null {
+    const p = this.peers.get(peerId);
+    if (!p) throw new Error(`peer ${peerId} has no Adj-RIB-Out`);
+    const only = [p.out];
+    return rib.visitBest(cursor, budget, (route) => p.group.offer(route, only));
   }
 
   /** Removes a peer (session down) and releases what its Adj-RIB-Out held. */

@@ -3,7 +3,14 @@ import { Afi, type AfiCode, Safi } from '../bgp/wire/constants.js';
 import { UpdatePacker } from '../bgp/wire/update-packer.js';
 import { Writer } from '../bgp/wire/writer.js';
 import type { RouteFilter } from '../policy/index.js';
-import type { AdjRibOut, BestPathSource, ExportTarget, UpdateGroups } from '../rib/index.js';
+import {
+  type AdjRibOut,
+  type BestCursor,
+  type BestPathSource,
+  type ExportTarget,
+  FIRST_BEST,
+  type UpdateGroups,
+} from '../rib/index.js';
 import { SpeakerDefaults } from './constants.js';
 import { Exporter } from './export.js';
 import type { SessionAddresses } from './local-addresses.js';
@@ -32,7 +39,9 @@ export class Outbound {
   readonly #writer = new Writer(SpeakerDefaults.SEND_BATCH_BYTES);
   #target: ExportTarget;
   #adjOut: AdjRibOut | null = null;
-  /** Prefixes of the initial table (or of a resync) not yet taken from the Adj-RIB-Out. */
+  /** Where offering the initial table (or a resync) goes on; null once all of it was offered. */
+  #fill: BestCursor | null = null;
+  /** Prefixes of the initial table offered and not yet taken from the Adj-RIB-Out. */
   #initialLeft = 0;
   #endOfRibSent = false;
   #pumping = false;
@@ -99,15 +108,19 @@ export class Outbound {
 
   #join(): void {
     try {
-      this.#adjOut = this.#c.groups.join(
-        { id: this.#id, routerId: this.#info.negotiated.remoteBgpId, target: this.#target },
-        this.#c.rib,
-      );
-      this.#initialLeft = this.#adjOut.pending;
+      // The initial table is offered a slice per turn by #pump, between sending slices.
+      this.#adjOut = this.#c.groups.attach({
+        id: this.#id,
+        routerId: this.#info.negotiated.remoteBgpId,
+        target: this.#target,
+      });
+      this.#fill = FIRST_BEST;
+      this.#initialLeft = 0;
     } catch (error) {
       // An eBGP session without a local address we can put as next hop: nothing can be sent.
       this.#c.log.error({ error: String(error) }, 'no routes can be advertised on this session');
       this.#adjOut = null;
+      this.#fill = null;
       this.#initialLeft = 0;
     }
   }
@@ -119,17 +132,28 @@ export class Outbound {
     try {
       for (;;) {
         if (this.#closed || this.#adjOut !== out) return;
+        if (this.#fill !== null) {
+          const offered = out.pending;
+          this.#fill = this.#c.groups.fill(
+            this.#id,
+            this.#c.rib,
+            this.#fill,
+            SpeakerDefaults.EXPORT_SLICE_PREFIXES,
+          );
+          this.#initialLeft += out.pending - offered;
+        }
         const before = out.pending;
         const work = out.take(SpeakerDefaults.EXPORT_SLICE_PREFIXES);
         if (this.#initialLeft > 0)
           this.#initialLeft = Math.max(0, this.#initialLeft - (before - out.pending));
+        const initialDone = this.#fill === null && this.#initialLeft === 0;
         w.reset();
         if (work.count > 0) this.exporter.encode(work, w);
-        if (this.#initialLeft === 0 && this.exporter.resyncing) this.exporter.finishResync(w);
+        if (initialDone && this.exporter.resyncing) this.exporter.finishResync(w);
         // sendRaw keeps the bytes until they are written: hand it a copy, reuse the writer.
         if (w.pos > 0 && !this.#peer.sendRaw(w.finish())) await this.#peer.drain();
-        if (this.#initialLeft === 0 && !this.#endOfRibSent && !this.#closed) this.#sendEndOfRib();
-        if (work.count === 0) return;
+        if (initialDone && !this.#endOfRibSent && !this.#closed) this.#sendEndOfRib();
+        if (work.count === 0 && initialDone) return;
         // Yield between slices: timers, other sessions and the control socket get their turn.
         await new Promise<void>((resolve) => this.#c.defer(resolve));
       }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AttrInterner } from '../../src/bgp/wire/attributes/interner.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
@@ -8,7 +9,9 @@ import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
 import {
   type AdjRibOut,
+  type BestCursor,
   type ExportTarget,
+  FIRST_BEST,
   type OutboundWork,
   type OutPeer,
   parsePrefix,
@@ -16,7 +19,7 @@ import {
   UpdateGroups,
   WellKnownCommunity,
 } from '../../src/rib/index.js';
-import { attrs, attrs6, CLIENT, EBGP_A, EBGP_B, LOCAL_AS, NONCLIENT, ROUTER_ID, v4 } from './routes.js';
+import { attrs, attrs6, CLIENT, EBGP_A, EBGP_B, LOCAL_AS, NONCLIENT, ROUTER_ID, v4, v6 } from './routes.js';
 
 const LOCAL_V4 = parseIpv4('198.18.0.1');
 const LOCAL_V6 = addressBytes('2001:db8::1');
@@ -270,5 +273,57 @@ describe('end to end: RIB → Adj-RIB-Out → UpdatePacker → UpdateDecoder →
         .map((c) => `${c.kind} ${c.prefix}`)
         .sort(),
     ).toEqual(['withdraw 10.0.0.0/24', 'withdraw 2001:db8:60::10/128']);
+  });
+});
+
+describe('an initial table offered in slices', () => {
+  const PREFIXES = [
+    ...Array.from({ length: 12 }, (_, i) => `198.18.${i}.0/24`),
+    ...Array.from({ length: 4 }, (_, i) => `2001:db8:${i}::/48`),
+  ];
+  const PATHS = [[65001], [65001, 65100], [65001, 65100, 65200]];
+  const change = fc.record({
+    prefix: fc.integer({ min: 0, max: PREFIXES.length - 1 }),
+    path: fc.integer({ min: -1, max: PATHS.length - 1 }), // -1: withdraw
+  });
+
+  it('ends where a peer joining at once ends, whatever changes come between slices', () => {
+    fc.assert(
+      fc.property(
+        fc.array(change, { maxLength: 20 }),
+        fc.array(fc.array(change, { maxLength: 3 }), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 5 }),
+        (before, between, budget) => {
+          const { rib, groups, step } = setup();
+          const a = rib.addPeer(EBGP_A);
+          const apply = (c: { prefix: number; path: number }) => {
+            const p = PREFIXES[c.prefix];
+            const list = p.includes(':') ? v6(p) : v4(p);
+            if (c.path < 0) rib.withdraw(a, list);
+            else rib.announce(a, list, p.includes(':') ? attrs6(PATHS[c.path]) : attrs(PATHS[c.path]));
+          };
+          for (const c of before) apply(c);
+          step();
+          const sliced = groups.attach(out('sliced'));
+          let cursor: BestCursor | null = FIRST_BEST;
+          let turn = 0;
+          while (cursor !== null) {
+            cursor = groups.fill('sliced', rib, cursor, budget);
+            for (const c of between[turn++] ?? []) apply(c);
+            step();
+            sliced.take();
+          }
+          sliced.take();
+          const whole = groups.join(out('whole'), rib);
+          whole.take();
+          for (const p of PREFIXES) {
+            const prefix = parsePrefix(p);
+            expect(sliced.sentFor(prefix)).toBe(whole.sentFor(prefix));
+            expect(whole.sentFor(prefix) !== undefined).toBe(rib.best(prefix) !== undefined);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
