@@ -87,6 +87,9 @@ export class LocRib {
   private peerDenied = new Int32Array(8);
   /** Candidate paths held (not denied). */
   paths = 0;
+  /** The last single-path selection reported, and [it]: shared by the routes of one run. */
+  private lastSingle: RoutePath | null = null;
+  private lastSingleList: readonly RoutePath[] = [];
   /** Prefixes with a reported selection. */
   selected = 0;
 
@@ -393,12 +396,28 @@ export class LocRib {
   }
 
   private selectedRoute(e: number): RouteAdd {
-    const best = this.routePath(this.selPeer[e], this.selPathId[e], this.selAttr[e]);
-    const multipath: RoutePath[] = [best];
     const extras = this.extras.get(e);
-    if (extras)
-      for (let i = 0; i < extras.length; i += 3)
-        multipath.push(this.routePath(extras[i], extras[i + 1], extras[i + 2]));
+    let best: RoutePath;
+    let multipath: readonly RoutePath[];
+    if (extras) {
+      best = this.routePath(this.selPeer[e], this.selPathId[e], this.selAttr[e]);
+      const all = [best];
+      for (let i = 0; i < extras.length; i += 3) all.push(this.routePath(extras[i], extras[i + 1], extras[i + 2]));
+      multipath = all;
+    } else {
+      // Prefixes of one UPDATE come out in a run with one path: share its (immutable) objects.
+      const attrs = this.ctx.attrs.get(this.selAttr[e]);
+      const source = this.ctx.peer(this.selPeer[e]).source;
+      const last = this.lastSingle;
+      if (last !== null && last.attrs === attrs && last.source === source && last.pathId === this.selPathId[e]) {
+        best = last;
+      } else {
+        best = Object.freeze({ attrs, source, pathId: this.selPathId[e] });
+        this.lastSingle = best;
+        this.lastSingleList = Object.freeze([best]);
+      }
+      multipath = this.lastSingleList;
+    }
     return {
       kind: 'add',
       prefix: this.table.prefix(e),
