@@ -329,6 +329,7 @@ export class UpdateDecoder {
             raw.slice(s - header, e),
           );
         }
+        a.hasUndecoded = true;
         continue;
       }
       // RFC 7606 section 3 (c): Optional/Transitive bits in conflict make the attribute malformed;

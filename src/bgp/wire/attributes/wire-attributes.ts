@@ -23,6 +23,10 @@ export const MP_UNREACH_DECODED = 2;
  * that MP_REACH_NLRI holds only its header (family, next hop, reserved) and MP_UNREACH_NLRI
  * only its flags and type — so it doubles as the interning key.
  */
+/** Scratch of walkKept: SEEN[type] === the walk's generation once the type was met. */
+const SEEN = new Float64Array(256);
+let seenGeneration = 0;
+
 export class WireAttributes implements PathAttributes {
   origin?: number;
   nextHop?: number;
@@ -39,6 +43,8 @@ export class WireAttributes implements PathAttributes {
   present = 0;
   /** Bit t set when type t (< 32) was in the UPDATE at all, kept or not. */
   sent = 0;
+  /** Whether the block holds an attribute the table does not decode (`unknown` is then worth a walk). */
+  hasUndecoded = false;
   /** RFC 7606 findings about these bytes (empty when clean); the same for every UPDATE carrying them. */
   issues: readonly UpdateIssue[] = NO_ISSUES;
   private readonly ctx: AttrContext;
@@ -135,6 +141,7 @@ export class WireAttributes implements PathAttributes {
   }
 
   get unknown(): readonly RawAttribute[] | undefined {
+    if (!this.hasUndecoded) return undefined;
     const memo = this.memoized();
     if (!('unknown' in memo)) {
       const out: RawAttribute[] = [];
@@ -202,10 +209,11 @@ export class WireAttributes implements PathAttributes {
 
   /** Visits the attributes that count: first instances only, hidden ones left out. */
   private walkKept(visit: (type: number, flags: number, start: number, end: number) => void): void {
-    const seen = new Uint8Array(256);
+    // A generation per walk marks the types seen (visitors never start another walk).
+    const gen = ++seenGeneration;
     this.walk((type, flags, s, e) => {
-      if (!seen[type] && !this.hidden?.[type]) visit(type, flags, s, e);
-      seen[type] = 1;
+      if (SEEN[type] !== gen && !this.hidden?.[type]) visit(type, flags, s, e);
+      SEEN[type] = gen;
       return true;
     });
   }
