@@ -35,8 +35,8 @@ class FamilyOut {
   dirty = new Int32Array(64);
   dirtyCount = 0;
 
-  constructor(afi: AfiCode) {
-    this.table = new PrefixTable(afi, false, (cap) => this.grow(cap));
+  constructor(afi: AfiCode, capacity?: number) {
+    this.table = new PrefixTable(afi, false, (cap) => this.grow(cap), capacity);
     const cap = this.table.capacity;
     this.sent = new Int32Array(cap);
     this.want = new Int32Array(cap);
@@ -77,6 +77,15 @@ export class AdjRibOut {
     this.peerId = peerId;
     this.routerId = routerId;
     this.exported = exported;
+  }
+
+  /**
+   * Sizes an empty family for `prefixes` routes (a joining peer's initial table), so filling
+   * it does not grow and rehash its arrays a dozen times on the way.
+   */
+  reserve(afi: AfiCode, prefixes: number): void {
+    const i = slot(afi);
+    if (this.families[i] === null && prefixes > 0) this.families[i] = new FamilyOut(afi, prefixes);
   }
 
   /** Prefixes advertised (as of the last `take`). */

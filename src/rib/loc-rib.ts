@@ -402,14 +402,20 @@ export class LocRib {
     if (extras) {
       best = this.routePath(this.selPeer[e], this.selPathId[e], this.selAttr[e]);
       const all = [best];
-      for (let i = 0; i < extras.length; i += 3) all.push(this.routePath(extras[i], extras[i + 1], extras[i + 2]));
+      for (let i = 0; i < extras.length; i += 3)
+        all.push(this.routePath(extras[i], extras[i + 1], extras[i + 2]));
       multipath = all;
     } else {
       // Prefixes of one UPDATE come out in a run with one path: share its (immutable) objects.
       const attrs = this.ctx.attrs.get(this.selAttr[e]);
       const source = this.ctx.peer(this.selPeer[e]).source;
       const last = this.lastSingle;
-      if (last !== null && last.attrs === attrs && last.source === source && last.pathId === this.selPathId[e]) {
+      if (
+        last !== null &&
+        last.attrs === attrs &&
+        last.source === source &&
+        last.pathId === this.selPathId[e]
+      ) {
         best = last;
       } else {
         best = Object.freeze({ attrs, source, pathId: this.selPathId[e] });

@@ -292,6 +292,10 @@ export class Rib {
     return null;
   }
 
+  bestCount(afi: AfiCode): number {
+    return this.locRib(afi).selected;
+  }
+
   snapshot(afi?: AfiCode): RouteAdd[] {
     const all: RouteAdd[] = [];
     this.forEachBest((r) => all.push(r), afi);

@@ -26,6 +26,8 @@ export interface OutPeer {
 export interface BestPathSource {
   forEachBest(visit: (route: RouteAdd) => void): void;
   visitBest(cursor: BestCursor, budget: number, visit: (route: RouteAdd) => void): BestCursor | null;
+  /** Prefixes with a best path in a family. */
+  bestCount(afi: AfiCode): number;
 }
 
 /**
@@ -196,6 +198,10 @@ export class UpdateGroups {
   fill(peerId: string, rib: BestPathSource, cursor: BestCursor, budget: number): BestCursor | null {
     const p = this.peers.get(peerId);
     if (!p) throw new Error(`peer ${peerId} has no Adj-RIB-Out`);
+    if (cursor.family === 0 && cursor.entry === 0) {
+      p.out.reserve(Afi.IPV4, rib.bestCount(Afi.IPV4));
+      p.out.reserve(Afi.IPV6, rib.bestCount(Afi.IPV6));
+    }
     const only = [p.out];
     return rib.visitBest(cursor, budget, (route) => p.group.offer(route, only));
   }

@@ -144,6 +144,11 @@ export class Exporter {
     this.#advertised = new RouteStore();
   }
 
+  /** The initial table is about to go out: size the record of what was sent for it. */
+  reserve(afi: AfiCode, routes: number): void {
+    this.#advertised.reserve(afi, routes);
+  }
+
   get resyncing(): boolean {
     return this.#previous !== null;
   }

@@ -116,6 +116,8 @@ export class Outbound {
       });
       this.#fill = FIRST_BEST;
       this.#initialLeft = 0;
+      for (const afi of this.exporter.session.families)
+        this.exporter.reserve(afi, this.#c.rib.bestCount(afi));
     } catch (error) {
       // An eBGP session without a local address we can put as next hop: nothing can be sent.
       this.#c.log.error({ error: String(error) }, 'no routes can be advertised on this session');

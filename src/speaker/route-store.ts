@@ -9,8 +9,8 @@ class FamilyStore {
   /** Per entry; undefined on free entries so nothing is kept alive by a removed route. */
   readonly attrs: (PathAttributes | undefined)[] = [];
 
-  constructor(afi: AfiCode, withPathIds: boolean) {
-    this.table = new PrefixTable(afi, withPathIds);
+  constructor(afi: AfiCode, withPathIds: boolean, capacity?: number) {
+    this.table = new PrefixTable(afi, withPathIds, undefined, capacity);
   }
 }
 
@@ -40,6 +40,13 @@ export class RouteStore {
 
   count(afi: AfiCode): number {
     return this.#families[slot(afi)]?.table.size ?? 0;
+  }
+
+  /** Sizes an empty family for `routes` (a table about to be sent), sparing the growth on the way. */
+  reserve(afi: AfiCode, routes: number): void {
+    const i = slot(afi);
+    if (this.#families[i] === null && routes > 0)
+      this.#families[i] = new FamilyStore(afi, this.#withPathIds[i], routes);
   }
 
   /** Stores (or replaces) a route; returns the attributes it replaced. */
