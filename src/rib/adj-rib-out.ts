@@ -34,6 +34,8 @@ class FamilyOut {
   isDirty: Uint8Array;
   dirty = new Int32Array(64);
   dirtyCount = 0;
+  /** Prefixes whose `sent` is an attribute id. */
+  advertised = 0;
 
   constructor(afi: AfiCode, capacity?: number) {
     this.table = new PrefixTable(afi, false, (cap) => this.grow(cap), capacity);
@@ -90,11 +92,34 @@ export class AdjRibOut {
 
   /** Prefixes advertised (as of the last `take`). */
   count(afi: AfiCode): number {
+    return this.families[slot(afi)]?.advertised ?? 0;
+  }
+
+  /** Entries of the prefixes advertised in a family, for listings (`prefixAt` reads one). */
+  advertisedEntries(afi: AfiCode): number[] {
     const f = this.families[slot(afi)];
-    if (!f) return 0;
-    let n = 0;
-    for (let e = 0; e < f.table.end; e++) if (f.table.isLive(e) && f.sent[e] !== NOT_ADVERTISED) n++;
-    return n;
+    const out: number[] = [];
+    if (!f) return out;
+    for (let e = 0; e < f.table.end; e++) if (f.table.isLive(e) && f.sent[e] !== NOT_ADVERTISED) out.push(e);
+    return out;
+  }
+
+  prefixAt(afi: AfiCode, entry: number): RibPrefix {
+    return this.families[slot(afi)]!.table.prefix(entry);
+  }
+
+  /** Every prefix advertised in a family, with the attributes sent. */
+  forEachAdvertised(
+    afi: AfiCode,
+    visit: (words: Uint32Array, off: number, len: number, attrs: PathAttributes) => void,
+  ): void {
+    const f = this.families[slot(afi)];
+    if (!f) return;
+    const t = f.table;
+    for (let e = 0; e < t.end; e++) {
+      if (t.isLive(e) && f.sent[e] !== NOT_ADVERTISED)
+        visit(t.words, e * t.wordsPerPrefix, t.lens[e], this.exported.get(f.sent[e]));
+    }
   }
 
   /** Prefixes with a change not yet taken. */
@@ -178,6 +203,7 @@ export class AdjRibOut {
           append(gone, t, e);
           this.exported.unref(sent);
           f.sent[e] = NOT_ADVERTISED;
+          f.advertised--;
           t.remove(e);
         } else {
           let work = announce.get(want);
@@ -187,6 +213,7 @@ export class AdjRibOut {
           }
           append(work.prefixes, t, e);
           if (sent !== NOT_ADVERTISED) this.exported.unref(sent);
+          else f.advertised++;
           f.sent[e] = want; // the wish's reference now belongs to `sent`
         }
         count++;

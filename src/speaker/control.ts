@@ -26,8 +26,8 @@ import {
   toRibPrefix,
 } from '../rib/index.js';
 import { LOCAL_SOURCE_NAME, UNSPECIFIED_NEXT_HOP } from './constants.js';
+import type { AdvertisedRoutes } from './export.js';
 import type { PeerBinding } from './peer-binding.js';
-import type { RouteStore } from './route-store.js';
 
 /*
  * The views `show` prints, built from the RIB and the peers on request: plain JSON data, so
@@ -163,7 +163,7 @@ export function ribView(rib: Rib, query: RibQuery): RibEntryView[] {
 }
 
 function storeView(
-  store: RouteStore,
+  store: AdvertisedRoutes,
   query: RibQuery,
   from: string,
   best: (p: RibPrefix, attrs: PathAttributes) => boolean,

@@ -4,7 +4,7 @@ import { PrefixList } from '../bgp/wire/prefix-list.js';
 import type { PreparedAttributes, UpdatePacker } from '../bgp/wire/update-packer.js';
 import type { Writer } from '../bgp/wire/writer.js';
 import type { PolicyResult, RouteFilter } from '../policy/index.js';
-import type { OutboundWork } from '../rib/index.js';
+import type { AdjRibOut, OutboundWork, RibPrefix } from '../rib/index.js';
 import { SINGLE_PATH_ID } from './constants.js';
 import { RouteStore } from './route-store.js';
 
@@ -21,15 +21,30 @@ export interface ExportSession {
   readonly localIpv6: Uint8Array | undefined;
 }
 
+/** What the peer has from us, as `show advertised` and the counters read it. */
+export interface AdvertisedRoutes {
+  count(afi: AfiCode): number;
+  lookup(prefix: RibPrefix): readonly { readonly pathId: number; readonly attrs: PathAttributes }[];
+  entries(afi: AfiCode): number[];
+  prefixOf(afi: AfiCode, entry: number): RibPrefix;
+}
+
 /**
  * The export side of one session after the update group: the Adj-RIB-Out's work through the
  * peer's export policy into UPDATE bytes. What was really sent (after policy) is kept, so a
  * withdrawal goes out only for a prefix the peer has from us, `show advertised` shows what
  * the peer got, and a changed policy that now rejects a prefix withdraws it.
+ *
+ * An export policy that accepts everything unchanged sends exactly what the Adj-RIB-Out holds:
+ * then no record is kept here and the Adj-RIB-Out (negotiated families only) is the answer,
+ * sparing a second prefix table per peer. A record is made from it when the policy changes
+ * or a resync starts.
  */
 export class Exporter {
   readonly session: ExportSession;
-  #advertised = new RouteStore();
+  /** What was sent; null while the Adj-RIB-Out says it (accept-all policy, no resync). */
+  #advertised: RouteStore | null;
+  #adjOut: AdjRibOut | null = null;
   /** During a resync: what was sent before it and has not been sent again yet. */
   #previous: RouteStore | null = null;
   #filter: RouteFilter;
@@ -39,6 +54,12 @@ export class Exporter {
   constructor(filter: RouteFilter, session: ExportSession) {
     this.#filter = filter;
     this.session = session;
+    this.#advertised = filter.acceptsAll ? null : new RouteStore();
+  }
+
+  /** The Adj-RIB-Out whose work this encodes (null: none, the session cannot send). */
+  track(out: AdjRibOut | null): void {
+    this.#adjOut = out;
   }
 
   get filter(): RouteFilter {
@@ -46,11 +67,13 @@ export class Exporter {
   }
 
   /** What the peer has from us, by prefix, with the attributes it was sent. */
-  get advertised(): RouteStore {
-    return this.#advertised;
+  get advertised(): AdvertisedRoutes {
+    return this.#advertised ?? new SentRoutes(this.#adjOut, this.session.families);
   }
 
   set filter(f: RouteFilter) {
+    // From now on what is sent may differ from the Adj-RIB-Out: record what the peer has.
+    if (!f.acceptsAll && this.#advertised === null) this.#advertised = this.#sentByAdjRibOut();
     this.#filter = f;
   }
 
@@ -68,9 +91,10 @@ export class Exporter {
     const prev = this.#previous;
     const filter = this.#filter;
     const addPath = this.session.addPathSend;
-    // Withdrawn only when the peer has it (now, or from before a resync).
+    // Withdrawn only when the peer has it (now, or from before a resync). Without a record
+    // the Adj-RIB-Out withdraws only what it sent.
     const unsend = (list: PrefixList, i: number, at: number) => {
-      const had = adv.delete(list.afi, list.words, at, list.lens[i]);
+      const had = adv === null || adv.delete(list.afi, list.words, at, list.lens[i]);
       if (prev?.delete(list.afi, list.words, at, list.lens[i]) || had) append(gone, list, i, addPath);
     };
     for (const list of work.withdraw) {
@@ -85,8 +109,9 @@ export class Exporter {
       if (!families.has(afi)) continue;
       const wpp = list.wordsPerPrefix;
       if (filter.acceptsAll && prev === null && list.addPath === addPath[slot(afi)] && !list.addPath) {
-        // Sent as the update group exported it: record it and pack the list as it is.
-        for (let i = 0; i < list.count; i++) adv.set(afi, list.words, i * wpp, list.lens[i], 0, attrs);
+        // Sent as the update group exported it: pack the list as it is.
+        if (adv)
+          for (let i = 0; i < list.count; i++) adv.set(afi, list.words, i * wpp, list.lens[i], 0, attrs);
         announced.push(attrs, list);
         continue;
       }
@@ -101,7 +126,7 @@ export class Exporter {
           continue;
         }
         const out = r === null ? attrs : r.nextHop === 'self' ? this.#withSelfNextHop(r.attrs, afi) : r.attrs;
-        adv.set(afi, list.words, i * wpp, list.lens[i], 0, out);
+        adv?.set(afi, list.words, i * wpp, list.lens[i], 0, out);
         prev?.delete(afi, list.words, i * wpp, list.lens[i]);
         let group = groups.get(out);
         if (!group) {
@@ -127,16 +152,18 @@ export class Exporter {
 
   /**
    * The Adj-RIB-Out starts over (the update group changed): what it sends from now on is
-   * recorded afresh, and `finishResync` withdraws whatever it did not send again.
+   * recorded afresh, and `finishResync` withdraws whatever it did not send again. Call it
+   * before the old Adj-RIB-Out is released: without a record, it says what the peer has.
    */
   beginResync(): void {
     const prev = this.#previous;
+    const sent = this.#advertised ?? this.#sentByAdjRibOut();
     if (prev === null) {
-      this.#previous = this.#advertised;
+      this.#previous = sent;
     } else {
       // A resync within a resync: what was sent since the first one is also the peer's now.
       for (const afi of [Afi.IPV4, Afi.IPV6] as const) {
-        this.#advertised.visit(afi, 0, Number.POSITIVE_INFINITY, (words, off, len, _id, attrs) => {
+        sent.visit(afi, 0, Number.POSITIVE_INFINITY, (words, off, len, _id, attrs) => {
           prev.set(afi, words, off, len, 0, attrs);
         });
       }
@@ -146,7 +173,7 @@ export class Exporter {
 
   /** The initial table is about to go out: size the record of what was sent for it. */
   reserve(afi: AfiCode, routes: number): void {
-    this.#advertised.reserve(afi, routes);
+    this.#advertised?.reserve(afi, routes);
   }
 
   get resyncing(): boolean {
@@ -173,13 +200,27 @@ export class Exporter {
     }
     let messages = 0;
     for (const list of gone) if (list) messages += this.session.packer.withdraw(w, list, Safi.UNICAST);
+    // Everything sent is in the new Adj-RIB-Out again: it can say so itself.
+    if (this.#filter.acceptsAll) this.#advertised = null;
     return messages;
   }
 
   /** Drops what was recorded as sent (the session is gone). */
   clear(): void {
-    this.#advertised.clear();
+    this.#advertised = this.#filter.acceptsAll ? null : new RouteStore();
+    this.#adjOut = null;
     this.#previous = null;
+  }
+
+  /** A record of what the Adj-RIB-Out sent in the negotiated families. */
+  #sentByAdjRibOut(): RouteStore {
+    const store = new RouteStore();
+    const out = this.#adjOut;
+    if (!out) return store;
+    for (const afi of this.session.families) {
+      out.forEachAdvertised(afi, (words, off, len, attrs) => store.set(afi, words, off, len, 0, attrs));
+    }
+    return store;
   }
 
   #prepare(attrs: PathAttributes): PreparedAttributes {
@@ -239,4 +280,33 @@ function copyPrefix(to: PrefixList, from: PrefixList, i: number): void {
   const wpp = from.wordsPerPrefix;
   for (let k = 0; k < wpp; k++) to.words[j * wpp + k] = from.words[i * wpp + k];
   if (to.addPath) to.pathIds[j] = SINGLE_PATH_ID;
+}
+
+/** The Adj-RIB-Out as the record of what was sent, in the families the session carries. */
+class SentRoutes implements AdvertisedRoutes {
+  readonly #out: AdjRibOut | null;
+  readonly #families: ReadonlySet<AfiCode>;
+
+  constructor(out: AdjRibOut | null, families: ReadonlySet<AfiCode>) {
+    this.#out = out;
+    this.#families = families;
+  }
+
+  count(afi: AfiCode): number {
+    return this.#out && this.#families.has(afi) ? this.#out.count(afi) : 0;
+  }
+
+  lookup(prefix: RibPrefix): { pathId: number; attrs: PathAttributes }[] {
+    if (!this.#out || !this.#families.has(prefix.afi)) return [];
+    const attrs = this.#out.sentFor(prefix);
+    return attrs ? [{ pathId: 0, attrs }] : [];
+  }
+
+  entries(afi: AfiCode): number[] {
+    return this.#out && this.#families.has(afi) ? this.#out.advertisedEntries(afi) : [];
+  }
+
+  prefixOf(afi: AfiCode, entry: number): RibPrefix {
+    return this.#out!.prefixAt(afi, entry);
+  }
 }

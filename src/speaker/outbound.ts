@@ -92,8 +92,9 @@ export class Outbound {
     if (changes.filter) this.exporter.filter = changes.filter;
     if (changes.nextHopSelf !== undefined)
       this.#target = { ...this.#target, nextHopSelf: changes.nextHopSelf };
-    this.#c.groups.leave(this.#id);
+    // While the old Adj-RIB-Out still says what the peer has.
     this.exporter.beginResync();
+    this.#c.groups.leave(this.#id);
     this.#join();
     this.kick();
   }
@@ -114,6 +115,7 @@ export class Outbound {
         routerId: this.#info.negotiated.remoteBgpId,
         target: this.#target,
       });
+      this.exporter.track(this.#adjOut);
       this.#fill = FIRST_BEST;
       this.#initialLeft = 0;
       for (const afi of this.exporter.session.families)
@@ -122,6 +124,7 @@ export class Outbound {
       // An eBGP session without a local address we can put as next hop: nothing can be sent.
       this.#c.log.error({ error: String(error) }, 'no routes can be advertised on this session');
       this.#adjOut = null;
+      this.exporter.track(null);
       this.#fill = null;
       this.#initialLeft = 0;
     }

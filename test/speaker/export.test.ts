@@ -54,6 +54,7 @@ function world(filter: RouteFilter, s: ExportSession = session()) {
   const target = { kind: 'ebgp' as const, localIpv4: OUR_IPV4, localIpv6: OUR_IPV6 };
   let out = groups.join({ id: 'peer', routerId: 2, target }, rib);
   const exporter = new Exporter(filter, s);
+  exporter.track(out);
   /** What the peer holds, from the decoded messages. */
   const peer = new Map<string, PathAttributes>();
   const spurious: string[] = [];
@@ -94,6 +95,7 @@ function world(filter: RouteFilter, s: ExportSession = session()) {
     exporter.beginResync();
     groups.leave('peer');
     out = groups.join({ id: 'peer', routerId: 2, target }, rib);
+    exporter.track(out);
   };
   return {
     rib,
@@ -182,6 +184,11 @@ describe('Exporter', () => {
       SINGLE_PATH_ID,
       SINGLE_PATH_ID,
     ]);
+    // What the peer has, as show advertised reads it: IPv6 was never sent.
+    expect(x.exporter.advertised.count(Afi.IPV4)).toBe(3);
+    expect(x.exporter.advertised.count(Afi.IPV6)).toBe(0);
+    expect(x.exporter.advertised.lookup(parsePrefix('2001:db8:10::/48'))).toEqual([]);
+    expect(x.exporter.advertised.lookup(parsePrefix('198.18.11.0/24'))).toHaveLength(1);
     x.rib.unoriginate(parsePrefix('198.18.10.0/24'));
     const [w] = x.pump();
     expect(w!.withdrawn.toArray()).toEqual([
