@@ -136,23 +136,25 @@ export class AdjRibOut {
     return this.exported.get(f.sent[e]);
   }
 
-  /** Wish the prefix advertised with exported attribute `id`, or withdrawn (NOT_ADVERTISED). */
-  offer(prefix: RibPrefix, id: number): void {
-    const i = slot(prefix.afi);
+  /**
+   * Wish the prefix (`len` bits of words[off..], 1 or 4 words) advertised with exported
+   * attribute `id`, or withdrawn (NOT_ADVERTISED).
+   */
+  offer(afi: AfiCode, words: ArrayLike<number>, off: number, len: number, id: number): void {
+    const i = slot(afi);
     let f = this.families[i];
     if (!f) {
       if (id === NOT_ADVERTISED) return;
-      f = new FamilyOut(prefix.afi);
+      f = new FamilyOut(afi);
       this.families[i] = f;
     }
     const t = f.table;
-    const words = prefixWords(prefix);
     let e: number;
     if (id === NOT_ADVERTISED) {
-      e = t.find(words, 0, prefix.len);
+      e = t.find(words, off, len);
       if (e < 0) return; // never sent, nothing pending
     } else {
-      e = t.insert(words, 0, prefix.len);
+      e = t.insert(words, off, len);
       if (t.added) {
         f.sent[e] = NOT_ADVERTISED;
         f.want[e] = NOT_ADVERTISED;
@@ -266,17 +268,6 @@ export class AdjRibOut {
 
 function slot(afi: AfiCode): number {
   return afi === Afi.IPV4 ? 0 : 1;
-}
-
-const scratch = new Uint32Array(4);
-
-/** The prefix's words in a shared scratch array (read at once by the table, never kept). */
-function prefixWords(p: RibPrefix): Uint32Array {
-  scratch[0] = p.w0;
-  scratch[1] = p.w1;
-  scratch[2] = p.w2;
-  scratch[3] = p.w3;
-  return scratch;
 }
 
 function append(list: PrefixList, t: PrefixTable, e: number): void {

@@ -9,6 +9,7 @@ export {
   neighborAs,
   nextHopText,
 } from './attr-table.js';
+export { ChangeBatch } from './change-batch.js';
 export {
   BestPathReason,
   type BestPathReasonText,

@@ -1,12 +1,13 @@
 import type { AfiCode } from '../bgp/wire/constants.js';
 import type { AttrTable } from './attr-table.js';
+import type { ChangeBatch } from './change-batch.js';
 import { BestPathReason, type BestPathReasonText, MED_WORST } from './constants.js';
 import { type Candidate, type DecisionOptions, selectBest } from './decision.js';
 import { grown } from './grow.js';
 import type { RibPeer } from './peer.js';
 import type { RibPrefix } from './prefix-key.js';
 import { PrefixTable } from './prefix-table.js';
-import type { RouteAdd, RouteChange, RoutePath } from './route-change.js';
+import type { RouteAdd, RoutePath } from './route-change.js';
 
 const NONE = -1;
 const REASONS: readonly BestPathReasonText[] = Object.values(BestPathReason);
@@ -216,7 +217,7 @@ export class LocRib {
   }
 
   /** Runs the decision process on every dirty prefix and appends the real changes to `out`. */
-  flush(out: RouteChange[]): void {
+  flush(out: ChangeBatch): void {
     const t = this.table;
     for (let k = 0; k < this.dirtyCount; k++) {
       const e = this.dirty[k];
@@ -240,15 +241,15 @@ export class LocRib {
   }
 
   /**
-   * The reported selections of entries from `from` on, at most `budget` of them; returns the
-   * entry to continue from, or -1 when the table is done.
+   * Appends the reported selections of entries from `from` on to `out`, at most `budget` of
+   * them; returns the entry to continue from, or -1 when the table is done.
    */
-  visitSelected(from: number, budget: number, visit: (route: RouteAdd) => void): number {
+  collectSelected(from: number, budget: number, out: ChangeBatch): number {
     const t = this.table;
     let e = from;
     for (; e < t.end && budget > 0; e++) {
       if (!t.isLive(e) || this.selPeer[e] === NONE) continue;
-      visit(this.selectedRoute(e));
+      this.pushSelected(e, out);
       budget--;
     }
     return e < t.end ? e : -1;
@@ -309,7 +310,7 @@ export class LocRib {
     return this.table.byteLength + columns + pool;
   }
 
-  private decide(e: number, out: RouteChange[]): void {
+  private decide(e: number, out: ChangeBatch): void {
     let eligibleCount = 0;
     let only = NONE;
     for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) {
@@ -319,11 +320,14 @@ export class LocRib {
     }
     if (eligibleCount === 0) {
       if (this.selPeer[e] !== NONE) {
-        out.push({
-          kind: 'withdraw',
-          prefix: this.table.prefix(e),
-          source: this.ctx.peer(this.selPeer[e]).source,
-        });
+        const t = this.table;
+        out.pushWithdraw(
+          this.afi,
+          t.words,
+          e * t.wordsPerPrefix,
+          t.lens[e],
+          this.ctx.peer(this.selPeer[e]).source,
+        );
         this.clearSelection(e);
       }
       return;
@@ -348,7 +352,7 @@ export class LocRib {
     best: number,
     extraPaths: number[] | null,
     reason: BestPathReasonText,
-    out: RouteChange[],
+    out: ChangeBatch,
   ): void {
     const attrs = this.ctx.attrs;
     const peer = this.pPeer[best];
@@ -379,7 +383,30 @@ export class LocRib {
     this.selReason[e] = reasonIndex.get(reason)!;
     if (extras) this.extras.set(e, extras);
     this.selected++;
-    out.push(this.selectedRoute(e));
+    this.pushSelected(e, out);
+  }
+
+  /** The reported selection of entry e as a change in `out`. */
+  private pushSelected(e: number, out: ChangeBatch): void {
+    const t = this.table;
+    const extras = this.extras.get(e);
+    let multipath: RoutePath[] | null = null;
+    if (extras) {
+      multipath = [this.routePath(this.selPeer[e], this.selPathId[e], this.selAttr[e])];
+      for (let i = 0; i < extras.length; i += 3)
+        multipath.push(this.routePath(extras[i], extras[i + 1], extras[i + 2]));
+    }
+    out.pushAdd(
+      this.afi,
+      t.words,
+      e * t.wordsPerPrefix,
+      t.lens[e],
+      this.ctx.attrs.get(this.selAttr[e]),
+      this.ctx.peer(this.selPeer[e]).source,
+      this.selPathId[e],
+      REASONS[this.selReason[e]],
+      multipath,
+    );
   }
 
   private clearSelection(e: number): void {

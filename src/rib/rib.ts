@@ -4,6 +4,7 @@ import type { Prefix, PrefixList } from '../bgp/wire/prefix-list.js';
 import type { UpdateMessage } from '../bgp/wire/update.js';
 import { AdjRibIn } from './adj-rib-in.js';
 import { AttrTable } from './attr-table.js';
+import { ChangeBatch } from './change-batch.js';
 import { DEFAULT_LOCAL_PREF, DenyReason, type DenyReasonText, LOCAL_PEER } from './constants.js';
 import { DEFAULT_DECISION, type DecisionOptions } from './decision.js';
 import { type EntryView, LocRib } from './loc-rib.js';
@@ -207,7 +208,13 @@ export class Rib {
 
   /** Runs the decision process on everything that changed since the last flush. */
   flush(): RouteChange[] {
-    const out: RouteChange[] = [];
+    const batch = new ChangeBatch();
+    this.flushInto(batch);
+    return batch.toArray();
+  }
+
+  /** `flush` into a batch of columns (the speaker's path: no objects per prefix). */
+  flushInto(out: ChangeBatch): void {
     this.locRibs[0].flush(out);
     this.locRibs[1].flush(out);
     for (const index of this.retired) {
@@ -215,7 +222,6 @@ export class Rib {
       this.freeIndexes.push(index);
     }
     this.retired = [];
-    return out;
   }
 
   /** Prefixes waiting for `flush`. */
@@ -271,20 +277,17 @@ export class Rib {
   }
 
   /**
-   * Up to `budget` best paths from `cursor` on, IPv4 then IPv6, for a peer's initial table sent
-   * a slice per turn. Returns where to go on, or null when every best path was visited. A
-   * change made between slices reaches the peer through its update group as usual; a prefix
-   * visited after such a change is offered as it is then, which is the same.
+   * Appends up to `budget` best paths from `cursor` on to `out` (as 'add' changes), IPv4 then
+   * IPv6, for a peer's initial table sent a slice per turn. Returns where to go on, or null
+   * when every best path was collected. A change made between slices reaches the peer through
+   * its update group as usual; a prefix collected after such a change is offered as it is
+   * then, which is the same.
    */
-  visitBest(cursor: BestCursor, budget: number, visit: (route: RouteAdd) => void): BestCursor | null {
+  collectBest(cursor: BestCursor, budget: number, out: ChangeBatch): BestCursor | null {
     let { family, entry } = cursor;
-    let left = budget;
-    const counted = (route: RouteAdd) => {
-      left--;
-      visit(route);
-    };
+    const start = out.count;
     while (family < this.locRibs.length) {
-      const next = this.locRibs[family].visitSelected(entry, left, counted);
+      const next = this.locRibs[family].collectSelected(entry, budget - (out.count - start), out);
       if (next >= 0) return { family, entry: next };
       family++;
       entry = 0;

@@ -1,6 +1,7 @@
 import type { PathAttributes } from '../bgp/wire/attributes/types.js';
 import { Afi, type AfiCode } from '../bgp/wire/constants.js';
 import { AdjRibOut, NOT_ADVERTISED } from './adj-rib-out.js';
+import { ChangeBatch } from './change-batch.js';
 import { ExportInterner } from './export-interner.js';
 import { type ExportContext, type ExportTarget, exportAttributes } from './export-rules.js';
 import type { RouteSource } from './peer.js';
@@ -25,7 +26,7 @@ export interface OutPeer {
 /** Where Adj-RIB-Outs get the current best paths from when a peer joins (a Rib is one). */
 export interface BestPathSource {
   forEachBest(visit: (route: RouteAdd) => void): void;
-  visitBest(cursor: BestCursor, budget: number, visit: (route: RouteAdd) => void): BestCursor | null;
+  collectBest(cursor: BestCursor, budget: number, out: ChangeBatch): BestCursor | null;
   /** Prefixes with a best path in a family. */
   bestCount(afi: AfiCode): number;
 }
@@ -94,25 +95,47 @@ export class UpdateGroup {
 
   /** Offers one route change to the given members (all by default). */
   offer(change: RouteChange, to: Iterable<AdjRibOut> = this.members): void {
-    if (change.kind === 'withdraw') {
-      for (const m of to) m.offer(change.prefix, NOT_ADVERTISED);
-      return;
-    }
+    const p = change.prefix;
+    WORDS[0] = p.w0;
+    WORDS[1] = p.w1;
+    WORDS[2] = p.w2;
+    WORDS[3] = p.w3;
+    if (change.kind === 'withdraw') this.offerRoute(p.afi, WORDS, 0, p.len, null, change.source, to);
+    else this.offerRoute(p.afi, WORDS, 0, p.len, change.attrs, change.source, to);
+  }
+
+  /** Offers change i of a batch to the given members (all by default). */
+  offerAt(batch: ChangeBatch, i: number, to: Iterable<AdjRibOut> = this.members): void {
+    const attrs = batch.isAdd(i) ? batch.attrs[i]! : null;
+    this.offerRoute(batch.afis[i] as AfiCode, batch.words, i * 4, batch.lens[i], attrs, batch.sources[i], to);
+  }
+
+  /** A route (attrs null: withdrawn) offered to members, each by its per-peer rules. */
+  private offerRoute(
+    afi: AfiCode,
+    words: ArrayLike<number>,
+    off: number,
+    len: number,
+    attrs: PathAttributes | null,
+    source: RouteSource,
+    to: Iterable<AdjRibOut>,
+  ): void {
     // Nothing goes back to the peer it came from: a group holding only that peer (the usual
     // case while a peer sends its full table) needs no export computed at all.
-    const exp = onlySender(to, change.source)
-      ? null
-      : this.exportOf(change.attrs, change.source, change.prefix.afi);
+    const exp = attrs === null || onlySender(to, source) ? null : this.exportOf(attrs, source, afi);
     if (exp === null) {
-      for (const m of to) m.offer(change.prefix, NOT_ADVERTISED);
+      for (const m of to) m.offer(afi, words, off, len, NOT_ADVERTISED);
       return;
     }
     const id = this.interner.intern(exp);
     this.interner.ref(id); // held while members take their own references
-    for (const m of to) m.offer(change.prefix, sendsTo(m, change.source, exp) ? id : NOT_ADVERTISED);
+    for (const m of to) m.offer(afi, words, off, len, sendsTo(m, source, exp) ? id : NOT_ADVERTISED);
     this.interner.unref(id);
   }
 }
+
+/** Scratch words of a RibPrefix being offered (read at once, never kept). */
+const WORDS = new Uint32Array(4);
 
 function onlySender(to: Iterable<AdjRibOut>, source: RouteSource): boolean {
   if (source.kind === 'local') return false;
@@ -151,6 +174,8 @@ export class UpdateGroups {
   readonly interner = new ExportInterner();
   private readonly groups = new Map<string, UpdateGroup>();
   private readonly peers = new Map<string, { out: AdjRibOut; group: UpdateGroup }>();
+  /** Slices of initial tables pass through here. */
+  private readonly scratch = new ChangeBatch();
 
   constructor(ctx: ExportContext) {
     this.ctx = ctx;
@@ -202,8 +227,13 @@ export class UpdateGroups {
       p.out.reserve(Afi.IPV4, rib.bestCount(Afi.IPV4));
       p.out.reserve(Afi.IPV6, rib.bestCount(Afi.IPV6));
     }
+    const batch = this.scratch;
+    batch.reset();
+    const next = rib.collectBest(cursor, budget, batch);
     const only = [p.out];
-    return rib.visitBest(cursor, budget, (route) => p.group.offer(route, only));
+    for (let i = 0; i < batch.count; i++) p.group.offerAt(batch, i, only);
+    batch.reset();
+    return next;
   }
 
   /** Removes a peer (session down) and releases what its Adj-RIB-Out held. */
@@ -219,6 +249,11 @@ export class UpdateGroups {
   /** Offers a flushed batch to every peer. */
   apply(changes: readonly RouteChange[]): void {
     for (const group of this.groups.values()) for (const c of changes) group.offer(c);
+  }
+
+  /** Offers a flushed batch of columns to every peer. */
+  applyBatch(batch: ChangeBatch): void {
+    for (const group of this.groups.values()) for (let i = 0; i < batch.count; i++) group.offerAt(batch, i);
   }
 
   adjRibOut(peerId: string): AdjRibOut | undefined {

@@ -1,4 +1,4 @@
-import type { Rib, RouteChange, UpdateGroups } from '../rib/index.js';
+import { ChangeBatch, type Rib, type UpdateGroups } from '../rib/index.js';
 
 /**
  * Turns RIB changes into work for the sessions, coalesced: however many UPDATEs arrive in one
@@ -9,7 +9,9 @@ export class RouteFlow {
   readonly #rib: Rib;
   readonly #groups: UpdateGroups;
   readonly #defer: (fn: () => void) => void;
-  readonly #delivered: (changes: readonly RouteChange[]) => void;
+  readonly #delivered: (changes: ChangeBatch) => void;
+  /** Reused from flush to flush: the changes as columns, valid until the next flush. */
+  readonly #batch = new ChangeBatch();
   readonly #onError: (error: unknown) => void;
   #scheduled = false;
   #waiters: (() => void)[] = [];
@@ -19,7 +21,7 @@ export class RouteFlow {
     rib: Rib,
     groups: UpdateGroups,
     defer: (fn: () => void) => void,
-    delivered: (changes: readonly RouteChange[]) => void,
+    delivered: (changes: ChangeBatch) => void,
     onError: (error: unknown) => void = () => {},
   ) {
     this.#rib = rib;
@@ -50,11 +52,13 @@ export class RouteFlow {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
-  /** Runs the decision process now and hands the changes on; returns them. */
-  flush(): readonly RouteChange[] {
+  /** Runs the decision process now and hands the changes on; returns them (valid until the next flush). */
+  flush(): ChangeBatch {
     this.#scheduled = false;
-    const changes = this.#rib.flush();
-    if (changes.length > 0) this.#groups.apply(changes);
+    const changes = this.#batch;
+    changes.reset();
+    this.#rib.flushInto(changes);
+    if (changes.count > 0) this.#groups.applyBatch(changes);
     this.#delivered(changes);
     const waiters = this.#waiters;
     this.#waiters = [];

@@ -10,6 +10,7 @@ import { Writer } from '../../src/bgp/wire/writer.js';
 import {
   type AdjRibOut,
   type BestCursor,
+  ChangeBatch,
   type ExportTarget,
   FIRST_BEST,
   type OutboundWork,
@@ -323,6 +324,53 @@ describe('an initial table offered in slices', () => {
           }
         },
       ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('changes as columns', () => {
+  const PREFIXES = ['198.18.1.0/24', '198.18.2.0/24', '198.18.3.0/25', '2001:db8:1::/48', '2001:db8:2::/48'];
+  const PATHS = [[65001], [65001, 65100], [65002]];
+  const op = fc.record({
+    peer: fc.integer({ min: 0, max: 1 }),
+    prefix: fc.integer({ min: 0, max: PREFIXES.length - 1 }),
+    path: fc.integer({ min: -1, max: PATHS.length - 1 }),
+    flush: fc.boolean(),
+  });
+
+  it('a batch offered as columns leaves every Adj-RIB-Out as its objects offered one by one do', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        const rib = new Rib({ localAs: LOCAL_AS, routerId: ROUTER_ID, decision: { maxPaths: 2 } });
+        const ctx = { localAs: LOCAL_AS, clusterId: ROUTER_ID, defaultLocalPref: 100 };
+        const byColumns = new UpdateGroups(ctx);
+        const byObjects = new UpdateGroups(ctx);
+        const peers = [rib.addPeer(EBGP_A), rib.addPeer(EBGP_B)];
+        const outs = ['a', 'b', 'x'].map((id) => [
+          byColumns.join(out(id), rib),
+          byObjects.join(out(id), rib),
+        ]);
+        const batch = new ChangeBatch();
+        const flush = () => {
+          batch.reset();
+          rib.flushInto(batch);
+          byColumns.applyBatch(batch);
+          byObjects.apply(batch.toArray());
+          for (const [c, o] of outs) expect(lines(c!.take())).toEqual(lines(o!.take()));
+        };
+        for (const o of ops) {
+          const p = PREFIXES[o.prefix];
+          const list = p.includes(':') ? v6(p) : v4(p);
+          if (o.path < 0) rib.withdraw(peers[o.peer]!, list);
+          else {
+            const path = [o.peer === 0 ? 65001 : 65002, ...PATHS[o.path]!.slice(1)];
+            rib.announce(peers[o.peer]!, list, p.includes(':') ? attrs6(path) : attrs(path));
+          }
+          if (o.flush) flush();
+        }
+        flush();
+      }),
       { numRuns: 300 },
     );
   });
