@@ -23,7 +23,7 @@ import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
 import { addressBytes, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { type PreparedAttributes, UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
-import { Rib, type RibPeer, UpdateGroups } from '../../src/rib/index.js';
+import { ChangeBatch, Rib, type RibPeer, UpdateGroups } from '../../src/rib/index.js';
 import { configArgument, emit, reportFatal, serveCommands } from './child-io.js';
 import { wallClock } from './clock.js';
 import { EXPORT_TAKE } from './constants.js';
@@ -57,6 +57,8 @@ const groups = new UpdateGroups({
   defaultLocalPref: 100,
 });
 const ribPeers = new Map<string, RibPeer>();
+/** The speaker's path: changes as columns, one batch reused from flush to flush. */
+const batch = new ChangeBatch();
 
 function onEstablished(peer: Peer, role: SpeakerPeer['role'], info: EstablishedInfo): void {
   emit({ ev: 'established', t: wallClock(), peer: peer.address });
@@ -175,8 +177,9 @@ async function main(): Promise<void> {
           const rp = ribPeers.get(peer.address);
           if (!rp) return;
           rib.applyUpdate(rp, u);
-          const changes = rib.flush();
-          if (groups.groupCount > 0) groups.apply(changes);
+          batch.reset();
+          rib.flushInto(batch);
+          if (groups.groupCount > 0) groups.applyBatch(batch);
         });
       },
     },

@@ -63,6 +63,8 @@ export class Rib {
   private readonly byId = new Map<string, RibPeer>();
   /** Removed peers whose index stays reserved until the next flush has reported their withdrawals. */
   private retired: number[] = [];
+  /** Reused by `flush`, which hands out objects built from it. */
+  private readonly flushed = new ChangeBatch();
   private freeIndexes: number[] = [];
 
   constructor(init: RibInit) {
@@ -208,9 +210,12 @@ export class Rib {
 
   /** Runs the decision process on everything that changed since the last flush. */
   flush(): RouteChange[] {
-    const batch = new ChangeBatch();
+    const batch = this.flushed;
+    batch.reset();
     this.flushInto(batch);
-    return batch.toArray();
+    const changes = batch.toArray();
+    batch.reset();
+    return changes;
   }
 
   /** `flush` into a batch of columns (the speaker's path: no objects per prefix). */
