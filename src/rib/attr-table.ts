@@ -1,5 +1,6 @@
 import { asPathLength, mergeAs4Path } from '../bgp/wire/attributes/as-path.js';
 import type { AsPathSegment, PathAttributes } from '../bgp/wire/attributes/types.js';
+import { WireAttributes } from '../bgp/wire/attributes/wire-attributes.js';
 import { Afi, type AfiCode, AsPathSegmentType, Origin } from '../bgp/wire/constants.js';
 import { formatAddress, formatIpv4 } from '../bgp/wire/prefix-list.js';
 import { InternTable } from './intern-table.js';
@@ -34,6 +35,8 @@ export class AttrTable extends InternTable<PathAttributes> {
   readonly routerId: number;
   readonly clusterId: number;
   private readonly nextHopHook: ((nextHop: string, afi: AfiCode) => boolean) | undefined;
+  /** Scratch for `added`: AS path length, neighbor AS, occurrences of our AS. */
+  private readonly pathFacts = new Float64Array(3);
   asPathLength = new Uint32Array(64);
   /** RFC 4271 9.1.2.2 (c) neighborAS: leftmost AS of a leading AS_SEQUENCE, else the local AS. */
   neighborAs = new Uint32Array(64);
@@ -111,10 +114,17 @@ export class AttrTable extends InternTable<PathAttributes> {
   }
 
   protected override added(id: number, a: PathAttributes): void {
-    const path = effectiveAsPath(a);
-    this.asPathLength[id] = asPathLength(path);
-    this.neighborAs[id] = neighborAs(path, this.localAs);
-    this.ownAsCount[id] = Math.min(MAX_COUNT, countAs(path, this.localAs));
+    const facts = this.pathFacts;
+    // From the received bytes when possible: the decoded path is then only made for export.
+    if (!(a instanceof WireAttributes && a.asPathFacts(this.localAs, facts))) {
+      const path = effectiveAsPath(a);
+      facts[0] = asPathLength(path);
+      facts[1] = neighborAs(path, this.localAs);
+      facts[2] = countAs(path, this.localAs);
+    }
+    this.asPathLength[id] = facts[0];
+    this.neighborAs[id] = facts[1];
+    this.ownAsCount[id] = Math.min(MAX_COUNT, facts[2]);
     this.origin[id] = a.origin ?? Origin.INCOMPLETE;
     let f = 0;
     if (a.med !== undefined) {

@@ -1,10 +1,16 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   as4PathFor,
+  asPathFactsRaw,
   asPathLength,
+  decodeAsPath,
+  encodeAsPath,
   formatAsPath,
   mergeAs4Path,
 } from '../../../src/bgp/wire/attributes/as-path.js';
+import { Writer } from '../../../src/bgp/wire/writer.js';
+import { countAs, neighborAs } from '../../../src/rib/attr-table.js';
 
 const seq = (...asns: number[]) => ({ type: 2, asns });
 const set = (...asns: number[]) => ({ type: 1, asns });
@@ -61,4 +67,41 @@ describe('path length and text', () => {
   it('prints as FRR does', () => {
     expect(formatAsPath([confed(1, 2), seq(3, 4), set(5, 6)])).toBe('(1 2) 3 4 {5,6}');
   });
+});
+
+describe('AS_PATH facts read from the bytes', () => {
+  const LOCAL = 65000;
+  const asn = (four: boolean) =>
+    four
+      ? fc.oneof(fc.constantFrom(LOCAL, 65001, 4200000000), fc.integer({ min: 0, max: 0xffffffff }))
+      : fc.oneof(fc.constantFrom(LOCAL, 65001), fc.integer({ min: 0, max: 0xffff }));
+  const path = (four: boolean) =>
+    fc.array(
+      fc.record({
+        type: fc.integer({ min: 1, max: 4 }),
+        asns: fc.array(asn(four), { minLength: 1, maxLength: 6 }),
+      }),
+      { maxLength: 5 },
+    );
+
+  for (const four of [false, true]) {
+    it(`give what the decoded path gives (${four ? 4 : 2}-octet ASNs)`, () => {
+      fc.assert(
+        fc.property(path(four), (segments) => {
+          const w = new Writer();
+          encodeAsPath(w, segments, four ? 4 : 2);
+          const bytes = w.finish();
+          const out = new Float64Array(3);
+          asPathFactsRaw(bytes, 0, bytes.length, four ? 4 : 2, LOCAL, out);
+          const decoded = decodeAsPath(bytes, 0, bytes.length, four ? 4 : 2);
+          expect([...out]).toEqual([
+            asPathLength(decoded),
+            neighborAs(decoded, LOCAL),
+            countAs(decoded, LOCAL),
+          ]);
+        }),
+        { numRuns: 2000 },
+      );
+    });
+  }
 });

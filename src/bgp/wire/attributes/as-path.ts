@@ -39,6 +39,44 @@ export function decodeAsPath(buf: Uint8Array, pos: number, end: number, asSize: 
   return segments;
 }
 
+/**
+ * What the decision process needs of a valid value, without decoding it: out[0] the path
+ * length (asPathLength), out[1] the neighbor AS (the first AS of a leading AS_SEQUENCE past
+ * confederation segments, else `localAs`), out[2] how often `localAs` occurs.
+ */
+export function asPathFactsRaw(
+  buf: Uint8Array,
+  pos: number,
+  end: number,
+  asSize: 2 | 4,
+  localAs: number,
+  out: Float64Array,
+): void {
+  let length = 0;
+  let neighbor = -1;
+  let own = 0;
+  while (pos < end) {
+    const type = buf[pos];
+    const count = buf[pos + 1];
+    pos += 2;
+    const confed = type === AsPathSegmentType.AS_CONFED_SEQUENCE || type === AsPathSegmentType.AS_CONFED_SET;
+    if (type === AsPathSegmentType.AS_SEQUENCE) length += count;
+    else if (type === AsPathSegmentType.AS_SET) length += 1;
+    for (let i = 0; i < count; i++) {
+      const asn =
+        asSize === 4
+          ? ((buf[pos] << 24) | (buf[pos + 1] << 16) | (buf[pos + 2] << 8) | buf[pos + 3]) >>> 0
+          : (buf[pos] << 8) | buf[pos + 1];
+      if (i === 0 && neighbor < 0 && !confed) neighbor = type === AsPathSegmentType.AS_SEQUENCE ? asn : localAs;
+      if (asn === localAs) own++;
+      pos += asSize;
+    }
+  }
+  out[0] = length;
+  out[1] = neighbor < 0 ? localAs : neighbor;
+  out[2] = own;
+}
+
 /** True if the (valid) value holds AS_CONFED_SEQUENCE or AS_CONFED_SET segments. */
 export function hasConfedSegmentRaw(buf: Uint8Array, pos: number, end: number, asSize: 2 | 4): boolean {
   while (pos < end) {

@@ -1,4 +1,5 @@
 import { AttrFlag, AttrType } from '../constants.js';
+import { asPathFactsRaw } from './as-path.js';
 import { ATTR_BY_CODE, type AttrContext, type MutableAttributes } from './table.js';
 import type {
   Aggregator,
@@ -83,6 +84,26 @@ export class WireAttributes implements PathAttributes {
       return !found && t !== type;
     });
     return found;
+  }
+
+  /**
+   * AS_PATH's decision facts read from the bytes (see asPathFactsRaw), sparing the decoded
+   * path's objects for a set that is never exported. False when AS4_PATH is there too: the
+   * merged path has to be decoded.
+   */
+  asPathFacts(localAs: number, out: Float64Array): boolean {
+    if (this.has(AttrType.AS4_PATH)) return false;
+    out[0] = 0;
+    out[1] = localAs;
+    out[2] = 0;
+    if (!this.has(AttrType.AS_PATH)) return true;
+    const asSize = this.ctx.as4 ? 4 : 2;
+    this.walk((type, _flags, s, e) => {
+      if (type !== AttrType.AS_PATH) return true;
+      asPathFactsRaw(this.raw, s, e, asSize, localAs, out);
+      return false;
+    });
+    return true;
   }
 
   /** The attribute block, as a view. */

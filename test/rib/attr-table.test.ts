@@ -1,0 +1,50 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { makeAttributes } from '../../src/bgp/wire/attributes/types.js';
+import { WireAttributes } from '../../src/bgp/wire/attributes/wire-attributes.js';
+import { AsPathSegmentType } from '../../src/bgp/wire/constants.js';
+import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
+import { encodeUpdate } from '../../src/bgp/wire/update.js';
+import { UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
+import { Writer } from '../../src/bgp/wire/writer.js';
+import { AttrTable } from '../../src/rib/attr-table.js';
+import { v4 } from './routes.js';
+
+const LOCAL_AS = 65000;
+const init = { localAs: LOCAL_AS, routerId: parseIpv4('198.18.0.1'), clusterId: parseIpv4('198.18.0.1') };
+
+describe('AttrTable', () => {
+  for (const as4 of [true, false]) {
+    it(`gives a decoded UPDATE's attribute set the path facts of its plain object (${as4 ? 4 : 2}-octet session)`, () => {
+      const asn = fc.constantFrom(LOCAL_AS, 65001, 65002, 64512);
+      const segment = fc.record({
+        type: fc.constantFrom(
+          AsPathSegmentType.AS_SEQUENCE,
+          AsPathSegmentType.AS_SET,
+          AsPathSegmentType.AS_CONFED_SEQUENCE,
+        ),
+        asns: fc.array(asn, { minLength: 1, maxLength: 4 }),
+      });
+      fc.assert(
+        fc.property(fc.array(segment, { maxLength: 4 }), (asPath) => {
+          const plain = makeAttributes({ origin: 0, asPath, nextHop: parseIpv4('198.18.0.2') });
+          const ctx = { as4, addPathIpv4: false, addPathIpv6: false, ebgp: true };
+          const w = new Writer();
+          encodeUpdate(w, { attrs: plain, nlri: v4('198.18.10.0/24') }, ctx);
+          const body = w.finish();
+          const decoded = new UpdateDecoder(ctx).decode(body, 0, body.length).attrs!;
+          expect(decoded).toBeInstanceOf(WireAttributes);
+          const table = new AttrTable(init);
+          const a = table.intern(plain);
+          const b = table.intern(decoded);
+          expect([table.asPathLength[b], table.neighborAs[b], table.ownAsCount[b]]).toEqual([
+            table.asPathLength[a],
+            table.neighborAs[a],
+            table.ownAsCount[a],
+          ]);
+        }),
+        { numRuns: 500 },
+      );
+    });
+  }
+});
