@@ -67,7 +67,8 @@ export function asPathFactsRaw(
         asSize === 4
           ? ((buf[pos] << 24) | (buf[pos + 1] << 16) | (buf[pos + 2] << 8) | buf[pos + 3]) >>> 0
           : (buf[pos] << 8) | buf[pos + 1];
-      if (i === 0 && neighbor < 0 && !confed) neighbor = type === AsPathSegmentType.AS_SEQUENCE ? asn : localAs;
+      if (i === 0 && neighbor < 0 && !confed)
+        neighbor = type === AsPathSegmentType.AS_SEQUENCE ? asn : localAs;
       if (asn === localAs) own++;
       pos += asSize;
     }
