@@ -1,6 +1,6 @@
 import type { AfiCode } from '../bgp/wire/constants.js';
 import type { AttrTable } from './attr-table.js';
-import type { ChangeBatch } from './change-batch.js';
+import { ChangeBatch } from './change-batch.js';
 import { BestPathReason, type BestPathReasonText, MED_WORST } from './constants.js';
 import { type Candidate, type DecisionOptions, selectBest } from './decision.js';
 import { grown } from './grow.js';
@@ -88,9 +88,8 @@ export class LocRib {
   private peerDenied = new Int32Array(8);
   /** Candidate paths held (not denied). */
   paths = 0;
-  /** The last single-path selection reported, and [it]: shared by the routes of one run. */
-  private lastSingle: RoutePath | null = null;
-  private lastSingleList: readonly RoutePath[] = [];
+  /** Scratch for building one route object at a time. */
+  private readonly one = new ChangeBatch();
   /** Prefixes with a reported selection. */
   selected = 0;
 
@@ -422,44 +421,14 @@ export class LocRib {
     this.selected--;
   }
 
+  /** The reported selection of entry e as a RouteAdd (the API, sinks' reconcile, a joining peer). */
   private selectedRoute(e: number): RouteAdd {
-    const extras = this.extras.get(e);
-    let best: RoutePath;
-    let multipath: readonly RoutePath[];
-    if (extras) {
-      best = this.routePath(this.selPeer[e], this.selPathId[e], this.selAttr[e]);
-      const all = [best];
-      for (let i = 0; i < extras.length; i += 3)
-        all.push(this.routePath(extras[i], extras[i + 1], extras[i + 2]));
-      multipath = all;
-    } else {
-      // Prefixes of one UPDATE come out in a run with one path: share its (immutable) objects.
-      const attrs = this.ctx.attrs.get(this.selAttr[e]);
-      const source = this.ctx.peer(this.selPeer[e]).source;
-      const last = this.lastSingle;
-      if (
-        last !== null &&
-        last.attrs === attrs &&
-        last.source === source &&
-        last.pathId === this.selPathId[e]
-      ) {
-        best = last;
-      } else {
-        best = Object.freeze({ attrs, source, pathId: this.selPathId[e] });
-        this.lastSingle = best;
-        this.lastSingleList = Object.freeze([best]);
-      }
-      multipath = this.lastSingleList;
-    }
-    return {
-      kind: 'add',
-      prefix: this.table.prefix(e),
-      attrs: best.attrs,
-      best,
-      multipath,
-      source: best.source,
-      reason: REASONS[this.selReason[e]],
-    };
+    const one = this.one;
+    one.reset();
+    this.pushSelected(e, one);
+    const route = one.change(0) as RouteAdd;
+    one.reset(); // holds no attribute set alive
+    return route;
   }
 
   private routePath(peer: number, pathId: number, attr: number): RoutePath {
