@@ -6,8 +6,8 @@ import { ExportInterner } from './export-interner.js';
 import { type ExportContext, type ExportTarget, exportAttributes } from './export-rules.js';
 import type { RouteSource } from './peer.js';
 import type { RibPrefix } from './prefix-key.js';
-import type { BestCursor } from './rib.js';
-import type { RouteAdd, RouteChange } from './route-change.js';
+import { type BestCursor, FIRST_BEST } from './rib.js';
+import type { RouteChange } from './route-change.js';
 
 interface CachedExport {
   readonly source: RouteSource;
@@ -25,7 +25,6 @@ export interface OutPeer {
 
 /** Where Adj-RIB-Outs get the current best paths from when a peer joins (a Rib is one). */
 export interface BestPathSource {
-  forEachBest(visit: (route: RouteAdd) => void): void;
   collectBest(cursor: BestCursor, budget: number, out: ChangeBatch): BestCursor | null;
   /** Prefixes with a best path in a family. */
   bestCount(afi: AfiCode): number;
@@ -188,9 +187,7 @@ export class UpdateGroups {
    */
   join(peer: OutPeer, rib: BestPathSource): AdjRibOut {
     const out = this.attach(peer);
-    const { group } = this.peers.get(peer.id)!;
-    const only = [out];
-    rib.forEachBest((route) => group.offer(route, only));
+    this.fill(peer.id, rib, FIRST_BEST, Number.POSITIVE_INFINITY);
     return out;
   }
 
