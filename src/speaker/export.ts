@@ -238,10 +238,11 @@ export class Exporter {
     if (out) return out;
     const { localIpv4, localIpv6 } = this.session;
     if (afi === Afi.IPV4 && localIpv4 !== undefined) {
-      out = makeAttributes({ ...attrs, nextHop: localIpv4, mpReach: undefined });
+      // makeAttributes first: a spread alone would drop a wire-backed set's lazily decoded fields.
+      out = makeAttributes({ ...makeAttributes(attrs), nextHop: localIpv4, mpReach: undefined });
     } else if (afi === Afi.IPV6 && localIpv6 !== undefined) {
       out = makeAttributes({
-        ...attrs,
+        ...makeAttributes(attrs),
         mpReach: { afi: Afi.IPV6, safi: Safi.UNICAST, nextHop: localIpv6, reserved: 0 },
       });
     } else {

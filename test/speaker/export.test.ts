@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { makeAttributes, type PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, type AfiCode, Origin } from '../../src/bgp/wire/constants.js';
 import { Framer } from '../../src/bgp/wire/framer.js';
-import { decodeMessage } from '../../src/bgp/wire/message.js';
-import { formatIpv4, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
+import { decodeMessage, encodeMessageBytes } from '../../src/bgp/wire/message.js';
+import { formatIpv4, PrefixList, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import type { UpdateMessage } from '../../src/bgp/wire/update.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
@@ -209,6 +209,32 @@ describe('Exporter', () => {
     x.pump();
     expect(formatIpv4(x.peer.get('198.18.20.0/24')!.nextHop!)).toBe('198.18.1.1');
     expect(x.peer.get('198.18.20.0/24')!.med).toBe(7);
+  });
+
+  it('next_hop self keeps every other attribute of a received (wire-backed) set', () => {
+    const self = compilePolicy(
+      { name: 'self', statements: [{ set: { nextHop: 'self' }, action: 'accept' }] },
+      compileLists({}),
+    );
+    const x = world(self);
+    // A set as a peer's UPDATE delivers it: decoded lazily from its bytes.
+    const sent = makeAttributes({
+      origin: 0,
+      asPath: [{ type: 2, asns: [65001, 65002] }],
+      nextHop: parseIpv4('198.18.1.50'),
+      communities: [0xfde90001],
+    });
+    const nlri = PrefixList.from(Afi.IPV4, [{ addr: '198.18.21.0', len: 24 }]);
+    const received = decodeMessage(
+      encodeMessageBytes({ type: 'update', attrs: sent, nlri }, CTX),
+      CTX,
+    ) as UpdateMessage;
+    x.rib.originate(parsePrefix('198.18.21.0/24'), received.attrs!);
+    x.pump();
+    const got = x.peer.get('198.18.21.0/24')!;
+    expect(formatIpv4(got.nextHop!)).toBe('198.18.1.1');
+    expect(got.communities).toEqual([0xfde90001]);
+    expect(got.asPath).toEqual([{ type: 2, asns: [LOCAL_AS, 65001, 65002] }]);
   });
 
   it('a resync withdraws what it did not send again', () => {

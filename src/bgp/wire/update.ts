@@ -66,7 +66,8 @@ export function encodeUpdate(w: Writer, u: UpdateInput, ctx: AttrContext): void 
   w.patch16(lenAt, w.pos - lenAt - 2);
   const attrAt = w.mark();
   w.u16(0);
-  const a = u.attrs ?? null;
+  let a = u.attrs ?? null;
+  if (a && !ctx.as4) a = withAs4Attributes(a);
   if (a?.layout) encodeInLayout(w, u, a, a.layout, ctx);
   else encodeCanonical(w, u, a, ctx);
   w.patch16(attrAt, w.pos - attrAt - 2);
@@ -105,7 +106,8 @@ function withAs4Attributes(a: PathAttributes): PathAttributes {
   const bigAggregator = a.aggregator && a.aggregator.as > 0xffff;
   const as4Aggregator = a.as4Aggregator ?? (bigAggregator ? a.aggregator : undefined);
   if (as4Path === a.as4Path && as4Aggregator === a.as4Aggregator) return a;
-  return makeAttributes({ ...a, as4Path, as4Aggregator });
+  // makeAttributes first: a spread alone would drop a wire-backed set's lazily decoded fields.
+  return makeAttributes({ ...makeAttributes(a), as4Path, as4Aggregator });
 }
 
 /**

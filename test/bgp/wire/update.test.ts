@@ -639,6 +639,22 @@ describe('UPDATE towards a 2-octet speaker (RFC 6793 section 4.2.2)', () => {
     expect(mergeAs4Path(u.attrs!.asPath!, u.attrs!.as4Path, u.attrs!.aggregator)).toEqual(asPath);
   });
 
+  it('keeps every attribute of a received (wire-backed) set when adding AS4_PATH', () => {
+    const received = decode(
+      body({
+        attrs: `${ORIGIN_IGP} 40 02 0a 02 02 0000fde8 fa56ea01 ${NEXT_HOP} c0 08 04 fde90001`,
+        nlri: NLRI_24,
+      }),
+    );
+    const w = new Writer();
+    encodeUpdate(w, { attrs: received.attrs, nlri: received.nlri }, OLD);
+    const u = decode(w.finish(), { ...OLD, ebgp: false });
+    expect(u.attrs?.asPath).toEqual([{ type: 2, asns: [65000, 23456] }]);
+    expect(u.attrs?.as4Path).toEqual([{ type: 2, asns: [65000, 4200000001] }]);
+    expect(u.attrs?.communities).toEqual([0xfde90001]);
+    expect(u.attrs?.nextHop).toBe(0xc6120101);
+  });
+
   it('sends no AS4_PATH when every AS fits in two octets', () => {
     const w = new Writer();
     encodeUpdate(
