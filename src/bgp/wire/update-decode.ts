@@ -1,6 +1,6 @@
 import { hasConfedSegmentRaw } from './attributes/as-path.js';
 import { ByteArena } from './attributes/byte-arena.js';
-import type { AttrInterner } from './attributes/interner.js';
+import { type AttrInterner, hashKey } from './attributes/interner.js';
 import { ATTR_BY_CODE, type AttrContext } from './attributes/table.js';
 import type { PathAttributes, UpdateAction, UpdateIssue } from './attributes/types.js';
 import { MP_REACH_DECODED, MP_UNREACH_DECODED, WireAttributes } from './attributes/wire-attributes.js';
@@ -44,8 +44,9 @@ export interface UpdateDecoderOptions {
   /** Share decoded attribute sets between UPDATEs (hash-consing). */
   interner?: AttrInterner;
   /**
-   * Decode prefixes into lists owned by the decoder and reused by the next call: nothing is
-   * allocated per prefix, but the caller must consume (or clone) them before decoding again.
+   * Decode prefixes into lists owned by the decoder and reused by the next call, and return
+   * the same message object each time: nothing is allocated per prefix or per UPDATE, but the
+   * caller must consume (or clone) the message before decoding again.
    */
   reuseLists?: boolean;
 }
@@ -69,6 +70,7 @@ export class UpdateDecoder {
   private generation = 0;
   private readonly arena = new ByteArena();
   private readonly lists: PrefixList[];
+  private readonly result: Mutable<UpdateMessage>;
 
   constructor(ctx: UpdateContext = DEFAULT_UPDATE_CONTEXT, options: UpdateDecoderOptions = {}) {
     this.ctx = ctx;
@@ -80,6 +82,17 @@ export class UpdateDecoder {
       new PrefixList(Afi.IPV6, ctx.addPathIpv6, 64),
       new PrefixList(Afi.IPV6, ctx.addPathIpv6, 64),
     ];
+    const l = this.lists;
+    this.result = {
+      type: 'update',
+      withdrawn: l[0],
+      attrs: null,
+      nlri: l[1],
+      mpNlri: null,
+      mpUnreach: null,
+      action: 'ok',
+      issues: NO_ISSUES,
+    };
   }
 
   private list(index: number, afi: AfiCode): PrefixList {
@@ -179,13 +192,26 @@ export class UpdateDecoder {
     let attrs: PathAttributes | null = null;
     let issues: readonly UpdateIssue[] = NO_ISSUES;
     if (n > 0 || overrun) {
-      // The key is written straight into the arena: kept if new, overwritten next time if not.
-      const keyAt = this.arena.reserve(attrEnd - attrStart);
-      const keyLen = this.buildKey(buf, n, mpReachSlot, mpNlriStart, unreachSlot, keyAt);
-      const key = this.arena.chunk;
-      const hash = fnv1a(key, keyAt, keyAt + keyLen);
+      // Without MP attributes or an overrun the key is the attribute field itself: looked up
+      // in place and copied only when new. Otherwise it is built straight into the arena, kept
+      // if new and overwritten next time if not.
+      const inPlace = mpReachSlot < 0 && mpUnreachSlot < 0 && !overrun;
+      let keyAt = attrStart;
+      let keyLen = attrEnd - attrStart;
+      let key = buf;
+      if (!inPlace) {
+        keyAt = this.arena.reserve(keyLen);
+        keyLen = this.buildKey(buf, n, mpReachSlot, mpNlriStart, unreachSlot, keyAt);
+        key = this.arena.chunk;
+      }
+      const hash = hashKey(key, keyAt, keyAt + keyLen);
       let interned = this.interner?.get(hash, key, keyAt, keyLen);
       if (interned === undefined) {
+        if (inPlace) {
+          const at = this.arena.reserve(keyLen);
+          copyBytes(buf, attrStart, keyLen, this.arena.chunk, at);
+          keyAt = at;
+        }
         const mp = (mpNlriStart >= 0 ? MP_REACH_DECODED : 0) | (unreachSlot >= 0 ? MP_UNREACH_DECODED : 0);
         interned = this.validate(keyAt, keyLen, mp);
         this.arena.commit(keyLen);
@@ -231,8 +257,19 @@ export class UpdateDecoder {
     if (extra) issues = issues.length ? [...issues, ...extra] : extra;
 
     let action: UpdateAction = 'ok';
-    for (const i of issues) if (SEVERITY[i.action] > SEVERITY[action]) action = i.action;
-    return { type: 'update', withdrawn, attrs, nlri, mpNlri, mpUnreach, action, issues };
+    for (let i = 0; i < issues.length; i++)
+      if (SEVERITY[issues[i].action] > SEVERITY[action]) action = issues[i].action;
+    if (!this.reuse) return { type: 'update', withdrawn, attrs, nlri, mpNlri, mpUnreach, action, issues };
+    // Reused like the lists it points to: valid until the next decode.
+    const out = this.result;
+    out.withdrawn = withdrawn;
+    out.attrs = attrs;
+    out.nlri = nlri;
+    out.mpNlri = mpNlri;
+    out.mpUnreach = mpUnreach;
+    out.action = action;
+    out.issues = issues;
+    return out;
   }
 
   private decodeMpUnreach(buf: Uint8Array, slot: number): MpUnreach | null {
@@ -371,6 +408,8 @@ export class UpdateDecoder {
 }
 
 const NO_ISSUES: readonly UpdateIssue[] = Object.freeze([]);
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 const MANDATORY = [AttrType.ORIGIN, AttrType.AS_PATH, AttrType.NEXT_HOP, AttrType.LOCAL_PREF] as const;
 
 function append(list: UpdateIssue[] | null, x: UpdateIssue): UpdateIssue[] {
@@ -428,9 +467,6 @@ function mpError(kind: string): BgpError {
   return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.OPTIONAL_ATTRIBUTE_ERROR);
 }
 
-/** FNV-1a, 32 bits: cheap and good enough to spread attribute blocks. */
-function fnv1a(bytes: Uint8Array, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
-  return h >>> 0;
+function copyBytes(from: Uint8Array, at: number, len: number, to: Uint8Array, toAt: number): void {
+  for (let i = 0; i < len; i++) to[toAt + i] = from[at + i];
 }

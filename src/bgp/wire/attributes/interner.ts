@@ -9,9 +9,8 @@ import type { WireAttributes } from './wire-attributes.js';
  */
 export class AttrInterner {
   readonly maxEntries: number;
-  private hashes = new Uint32Array(1024);
-  /** Entry index + 1 per slot; 0 is empty. */
-  private slots = new Int32Array(1024);
+  /** Pairs (hash, entry index + 1); entry 0 is an empty slot. One cache line per probe, not two. */
+  private slots = new Int32Array(2 * INITIAL_SLOTS);
   private entries: WireAttributes[] = [];
 
   constructor(maxEntries = 1 << 20) {
@@ -22,12 +21,14 @@ export class AttrInterner {
     return this.entries.length;
   }
 
+  /** The attribute set whose key is key[keyAt, keyAt + keyLen), hashed with hashKey (an int32). */
   get(hash: number, key: Uint8Array, keyAt: number, keyLen: number): WireAttributes | undefined {
-    const mask = this.slots.length - 1;
+    const slots = this.slots;
+    const mask = (slots.length >> 1) - 1;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
-      const e = this.slots[i];
+      const e = slots[2 * i + 1];
       if (e === 0) return undefined;
-      if (this.hashes[i] === hash) {
+      if (slots[2 * i] === hash) {
         const attrs = this.entries[e - 1];
         if (sameKey(attrs, key, keyAt, keyLen)) return attrs;
       }
@@ -36,32 +37,60 @@ export class AttrInterner {
 
   put(hash: number, attrs: WireAttributes): void {
     if (this.entries.length >= this.maxEntries) this.clear();
-    if ((this.entries.length + 1) * 2 > this.slots.length) this.grow();
+    if ((this.entries.length + 1) * 4 > this.slots.length) this.grow();
     this.entries.push(attrs);
-    this.place(hash, this.entries.length);
+    place(this.slots, hash, this.entries.length);
   }
 
   clear(): void {
-    this.hashes = new Uint32Array(1024);
-    this.slots = new Int32Array(1024);
+    this.slots = new Int32Array(2 * INITIAL_SLOTS);
     this.entries = [];
   }
 
-  private place(hash: number, entry: number): void {
-    const mask = this.slots.length - 1;
-    let i = hash & mask;
-    while (this.slots[i] !== 0) i = (i + 1) & mask;
-    this.slots[i] = entry;
-    this.hashes[i] = hash;
-  }
-
   private grow(): void {
-    const oldSlots = this.slots;
-    const oldHashes = this.hashes;
-    this.slots = new Int32Array(oldSlots.length * 2);
-    this.hashes = new Uint32Array(oldSlots.length * 2);
-    for (let i = 0; i < oldSlots.length; i++) if (oldSlots[i] !== 0) this.place(oldHashes[i], oldSlots[i]);
+    const old = this.slots;
+    const slots = new Int32Array(old.length * 2);
+    for (let i = 1; i < old.length; i += 2) if (old[i] !== 0) place(slots, old[i - 1], old[i]);
+    this.slots = slots;
   }
+}
+
+const INITIAL_SLOTS = 1024;
+
+function place(slots: Int32Array, hash: number, entry: number): void {
+  const mask = (slots.length >> 1) - 1;
+  let i = hash & mask;
+  while (slots[2 * i + 1] !== 0) i = (i + 1) & mask;
+  slots[2 * i] = hash;
+  slots[2 * i + 1] = entry;
+}
+
+/**
+ * The interning hash of key[from, to): MurmurHash3's 32-bit mixing over little-endian words,
+ * a quarter of the dependent multiplies of a byte-wise hash.
+ */
+export function hashKey(key: Uint8Array, from: number, to: number): number {
+  let h = (to - from) ^ 0x9747b28c;
+  let i = from;
+  for (const last = to - 3; i < last; i += 4) {
+    let k = key[i] | (key[i + 1] << 8) | (key[i + 2] << 16) | (key[i + 3] << 24);
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    h ^= Math.imul(k, 0x1b873593);
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  let k = 0;
+  for (let shift = 0; i < to; i++, shift += 8) k |= key[i] << shift;
+  k = Math.imul(k, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  h ^= Math.imul(k, 0x1b873593);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0; // a small integer, never a heap number
 }
 
 function sameKey(attrs: WireAttributes, key: Uint8Array, keyAt: number, len: number): boolean {
