@@ -328,6 +328,7 @@ export class UpdateDecoder {
     const end = start + keyLen;
     const a = new WireAttributes(raw, start, end, ctx, mp);
     let issues: UpdateIssue[] | null = null;
+    let hidden: Uint8Array | null = null;
     const gen = ++this.generation;
     let present = 0;
     let pos = start;
@@ -366,7 +367,7 @@ export class UpdateDecoder {
             raw.slice(s - header, e),
           );
         }
-        a.hasUndecoded = true;
+        a.markUndecoded();
         continue;
       }
       // RFC 7606 section 3 (c): Optional/Transitive bits in conflict make the attribute malformed;
@@ -379,7 +380,7 @@ export class UpdateDecoder {
         const subcode = flagsWrong ? UpdateSubcode.ATTRIBUTE_FLAGS_ERROR : d.subcode;
         if (d.onMalformed === 'session-reset') throw new BgpError(kind, ErrorCode.UPDATE_MESSAGE, subcode);
         issues = append(issues, issue(kind, d.onMalformed, type, subcode));
-        a.hide(type);
+        hidden = hide(hidden, type);
         continue;
       }
       if (type === AttrType.LOCAL_PREF && ctx.ebgp) {
@@ -388,7 +389,7 @@ export class UpdateDecoder {
           issues,
           issue('local-pref-from-ebgp', 'attribute-discard', type, UpdateSubcode.ATTRIBUTE_FLAGS_ERROR),
         );
-        a.hide(type);
+        hidden = hide(hidden, type);
         continue;
       }
       if (type === AttrType.AS_PATH && ctx.ebgp && hasConfedSegmentRaw(raw, s, e, ctx.as4 ? 4 : 2)) {
@@ -400,9 +401,7 @@ export class UpdateDecoder {
       }
       if (!d.lazy) d.decode(raw, s, e, a, ctx);
     }
-    a.sent = present;
-    a.present = present & ~a.hiddenMask;
-    if (issues) a.issues = issues;
+    a.setPresence(present, hidden, issues);
     return a;
   }
 }
@@ -411,6 +410,12 @@ const NO_ISSUES: readonly UpdateIssue[] = Object.freeze([]);
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 const MANDATORY = [AttrType.ORIGIN, AttrType.AS_PATH, AttrType.NEXT_HOP, AttrType.LOCAL_PREF] as const;
+
+function hide(hidden: Uint8Array | null, type: number): Uint8Array {
+  const out = hidden ?? new Uint8Array(256);
+  out[type] = 1;
+  return out;
+}
 
 function append(list: UpdateIssue[] | null, x: UpdateIssue): UpdateIssue[] {
   if (list === null) return [x];

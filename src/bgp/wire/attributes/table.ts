@@ -90,6 +90,7 @@ function u32Attr(
   field: 'med' | 'localPref' | 'originatorId',
   flags: number,
   subcode: number,
+  lazy = false,
 ): AttrDescriptor {
   return {
     code,
@@ -98,7 +99,7 @@ function u32Attr(
     flags,
     onMalformed: 'treat-as-withdraw', // RFC 7606 sections 7.4, 7.5, 7.9
     subcode,
-    lazy: false,
+    lazy,
     check: isFour,
     decode(buf, pos, _end, a) {
       a[field] = u32(buf, pos);
@@ -251,7 +252,7 @@ export const ATTRS: readonly AttrDescriptor[] = [
     flags: WELL_KNOWN,
     onMalformed: 'attribute-discard', // RFC 7606 section 7.6
     subcode: S.ATTRIBUTE_LENGTH_ERROR,
-    lazy: false,
+    lazy: true, // WireAttributes reads it from its presence bits
     check: (_buf, pos, end) => end === pos,
     decode(_buf, _pos, _end, a) {
       a.atomicAggregate = true;
@@ -267,6 +268,7 @@ export const ATTRS: readonly AttrDescriptor[] = [
     'originatorId',
     OPTIONAL_NON_TRANSITIVE,
     S.OPTIONAL_ATTRIBUTE_ERROR,
+    true, // read by the decision process only in its last steps
   ),
   u32ListAttr(AttrType.CLUSTER_LIST, 'CLUSTER_LIST', 'clusterList', OPTIONAL_NON_TRANSITIVE, 4),
   bytesListAttr(AttrType.EXTENDED_COMMUNITIES, 'EXTENDED_COMMUNITIES', 'extCommunities', 8),

@@ -12,6 +12,7 @@ import type {
 } from './types.js';
 
 const NO_ISSUES: readonly UpdateIssue[] = Object.freeze([]);
+const NO_HIDDEN = new Uint8Array(256);
 
 /** Which MP attributes in `raw` are decoded ones (not unknown families). */
 export const MP_REACH_DECODED = 1;
@@ -28,13 +29,28 @@ export const MP_UNREACH_DECODED = 2;
 const SEEN = new Float64Array(256);
 let seenGeneration = 0;
 
+/** What validation found wrong with a set: rare, so kept out of line. */
+interface Findings {
+  /** Types whose value must not be seen: discarded or malformed (RFC 7606). */
+  readonly hidden: Uint8Array;
+  readonly issues: readonly UpdateIssue[];
+  /** Types below 32 in the UPDATE at all, kept or not. */
+  readonly sent: number;
+}
+
+/** `bits`: which MP attributes are decoded (above), an undecoded attribute, 4-octet ASNs. */
+const UNDECODED = 4;
+const AS4 = 8;
+const AS4_CONTEXT: AttrContext = Object.freeze({ as4: true });
+const AS2_CONTEXT: AttrContext = Object.freeze({ as4: false });
+
+// One of these lives for every distinct attribute set held, so its fields are few: the rare
+// and the derivable ones are getters over `bits`, `present` and `findings`.
 export class WireAttributes implements PathAttributes {
   origin?: number;
   nextHop?: number;
   med?: number;
   localPref?: number;
-  atomicAggregate?: boolean;
-  originatorId?: number;
 
   /** The block lives in raw[rawStart, rawEnd) (a shared arena chunk). */
   readonly raw: Uint8Array;
@@ -42,37 +58,67 @@ export class WireAttributes implements PathAttributes {
   readonly rawEnd: number;
   /** Bit t set when attribute type t (< 32) is present and kept: presence without decoding. */
   present = 0;
-  /** Bit t set when type t (< 32) was in the UPDATE at all, kept or not. */
-  sent = 0;
-  /** Whether the block holds an attribute the table does not decode (`unknown` is then worth a walk). */
-  hasUndecoded = false;
-  /** RFC 7606 findings about these bytes (empty when clean); the same for every UPDATE carrying them. */
-  issues: readonly UpdateIssue[] = NO_ISSUES;
-  private readonly ctx: AttrContext;
-  private readonly mp: number;
-  /** Types whose value must not be seen: discarded or malformed (RFC 7606). Null when none. */
-  private hidden: Uint8Array | null = null;
+  private bits: number;
+  private findings: Findings | null = null;
   private memo: MutableAttributes | null = null;
 
   constructor(raw: Uint8Array, rawStart: number, rawEnd: number, ctx: AttrContext, mp: number) {
     this.raw = raw;
     this.rawStart = rawStart;
     this.rawEnd = rawEnd;
-    this.ctx = ctx;
-    this.mp = mp;
+    this.bits = mp | (ctx.as4 ? AS4 : 0);
   }
 
-  /** Called while validating: this type's value is discarded or malformed. */
-  hide(type: number): void {
-    this.hidden ??= new Uint8Array(256);
-    this.hidden[type] = 1;
+  private get ctx(): AttrContext {
+    return this.bits & AS4 ? AS4_CONTEXT : AS2_CONTEXT;
   }
 
-  /** Hidden types below 32 as a bit mask. */
-  get hiddenMask(): number {
-    let m = 0;
-    if (this.hidden) for (let t = 0; t < 32; t++) if (this.hidden[t]) m |= 1 << t;
-    return m;
+  private get mp(): number {
+    return this.bits & (MP_REACH_DECODED | MP_UNREACH_DECODED);
+  }
+
+  /** Whether the block holds an attribute the table does not decode (`unknown` is then worth a walk). */
+  get hasUndecoded(): boolean {
+    return (this.bits & UNDECODED) !== 0;
+  }
+
+  /** Called while validating: the block holds an attribute the table does not decode. */
+  markUndecoded(): void {
+    this.bits |= UNDECODED;
+  }
+
+  /** RFC 7606 findings about these bytes (empty when clean); the same for every UPDATE carrying them. */
+  get issues(): readonly UpdateIssue[] {
+    return this.findings === null ? NO_ISSUES : this.findings.issues;
+  }
+
+  /** Bit t set when type t (< 32) was in the UPDATE at all, kept or not. */
+  get sent(): number {
+    return this.findings === null ? this.present : this.findings.sent;
+  }
+
+  /**
+   * Called once, after validating: the types in the UPDATE (bits below 32), which of them must
+   * not be seen (discarded or malformed, RFC 7606) and what was found.
+   */
+  setPresence(sent: number, hidden: Uint8Array | null, issues: readonly UpdateIssue[] | null): void {
+    let hiddenMask = 0;
+    if (hidden) for (let t = 0; t < 32; t++) if (hidden[t]) hiddenMask |= 1 << t;
+    this.present = sent & ~hiddenMask;
+    if (hidden || issues) this.findings = { hidden: hidden ?? NO_HIDDEN, issues: issues ?? NO_ISSUES, sent };
+  }
+
+  private get hidden(): Uint8Array | null {
+    return this.findings === null ? null : this.findings.hidden;
+  }
+
+  get atomicAggregate(): boolean | undefined {
+    return (this.present & (1 << AttrType.ATOMIC_AGGREGATE)) !== 0 ? true : undefined;
+  }
+
+  get originatorId(): number | undefined {
+    if ((this.present & (1 << AttrType.ORIGINATOR_ID)) === 0) return undefined;
+    return this.load(AttrType.ORIGINATOR_ID).originatorId;
   }
 
   /** Whether the attribute is there and kept, without decoding it. */
