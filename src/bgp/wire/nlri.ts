@@ -64,17 +64,22 @@ function decodeIpv6(buf: Uint8Array, pos: number, end: number, out: PrefixList):
     const i = out.grow();
     out.lens[i] = len;
     if (addPath) out.pathIds[i] = pathId;
+    // Whole words first, then the partial one, then zeros: no test per byte.
     const words = out.words;
-    const base = i * 4;
-    for (let k = 0; k < 4; k++) {
-      let w = 0;
-      for (let b = 0; b < 4; b++) {
-        const at = k * 4 + b;
-        w = (w << 8) | (at < n ? buf[pos + at] : 0);
-      }
-      words[base + k] = w >>> 0;
+    let k = i * 4;
+    const last = k + 4;
+    for (const full = k + (n >> 2); k < full; k++, pos += 4) {
+      words[k] = ((buf[pos] << 24) | (buf[pos + 1] << 16) | (buf[pos + 2] << 8) | buf[pos + 3]) >>> 0;
     }
-    pos += n;
+    const rest = n & 3;
+    if (rest !== 0) {
+      let w = buf[pos] << 24;
+      if (rest > 1) w |= buf[pos + 1] << 16;
+      if (rest > 2) w |= buf[pos + 2] << 8;
+      words[k++] = w >>> 0;
+      pos += rest;
+    }
+    while (k < last) words[k++] = 0;
   }
   return true;
 }
