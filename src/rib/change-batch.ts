@@ -10,6 +10,8 @@ const ADD = 1;
 const WITHDRAW = 2;
 const WORDS = 4;
 const INITIAL = 256;
+/** Object columns up to this many changes are cleared and kept by `reset`, bigger ones dropped. */
+const KEEP_ROOM = 1 << 16;
 
 /**
  * Route changes as columns, for the hot consumers (update groups): a full table's worth of
@@ -28,18 +30,31 @@ export class ChangeBatch {
   /** The best path's attributes; undefined for a withdrawal. */
   attrs: (PathAttributes | undefined)[] = [];
   /** Where the best path came from (for a withdrawal: the withdrawn one). */
-  sources: RouteSource[] = [];
+  sources: (RouteSource | undefined)[] = [];
   reasons: (BestPathReasonText | undefined)[] = [];
   /** The equal-cost set when it has more than the best path; null otherwise. */
   multipaths: (readonly RoutePath[] | null)[] = [];
 
   /** Empties the batch, keeping its room. */
   reset(): void {
-    // Drop the references so a held batch keeps no attribute set alive.
-    this.attrs.length = 0;
-    this.sources.length = 0;
-    this.reasons.length = 0;
-    this.multipaths.length = 0;
+    // Drop the references so a held batch keeps no attribute set alive. Truncating the arrays
+    // would free their backing stores and regrow them batch after batch (V8 trims at length
+    // 0); clearing in place keeps them, unless a huge batch would leave too much room behind.
+    const n = this.count;
+    if (n > KEEP_ROOM) {
+      this.attrs = [];
+      this.sources = [];
+      this.reasons = [];
+      this.multipaths = [];
+    } else {
+      const { attrs, sources, reasons, multipaths } = this;
+      for (let i = 0; i < n; i++) {
+        attrs[i] = undefined;
+        sources[i] = undefined;
+        reasons[i] = undefined;
+        multipaths[i] = null;
+      }
+    }
     this.count = 0;
   }
 
@@ -83,7 +98,7 @@ export class ChangeBatch {
   /** Change i as the object sinks and the API take. */
   change(i: number): RouteChange {
     const prefix = this.prefix(i);
-    const source = this.sources[i];
+    const source = this.sources[i]!;
     if (this.kinds[i] === WITHDRAW) return { kind: 'withdraw', prefix, source };
     const multipath = this.multipaths[i];
     const best: RoutePath = multipath

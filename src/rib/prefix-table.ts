@@ -45,6 +45,8 @@ export class PrefixTable {
   words: Uint32Array;
   lens: Uint8Array;
   pathIds: Uint32Array;
+  /** Where `prefetch` leaves what it read, so its loads are not optimized away. */
+  touched = 0;
   /** Whether the last `insert` created the entry (false: it was there already). */
   added = false;
   /** Pairs (hash, entry + 1); entry + 1 === 0 marks an empty slot. */
@@ -95,6 +97,28 @@ export class PrefixTable {
       if (s === EMPTY_SLOT) return -1;
       if (slots[2 * i] === h && this.matches4(s - 1, k) && this.sameTail(s - 1, len, pathId)) return s - 1;
     }
+  }
+
+  /**
+   * Touches the home slot of each prefix i in [from, to) of a list's columns, so the inserts
+   * that follow find them in cache: the loads here are independent and overlap, where each
+   * insert alone would wait for its own miss (a big table is mostly cache misses).
+   */
+  prefetch(words: ArrayLike<number>, lens: ArrayLike<number>, from: number, to: number): void {
+    if (this.size + (to - from) > ((this.mask + 1) * MAX_LOAD_NUM) / MAX_LOAD_DEN) return; // about to grow
+    const slots = this.slots;
+    const mask = this.mask;
+    let sink = 0;
+    if (this.wordsPerPrefix === 1) {
+      for (let i = from; i < to; i++)
+        sink |= slots[2 * (hash1(maskIpv4(words[i], lens[i]), lens[i], 0) & mask) + 1];
+    } else {
+      for (let i = from; i < to; i++) {
+        const k = this.loadKey(words, i * 4, lens[i]);
+        sink |= slots[2 * (hash4(k, lens[i], 0) & mask) + 1];
+      }
+    }
+    this.touched = sink;
   }
 
   /** The entry of the prefix, created if missing (`added` tells which). */

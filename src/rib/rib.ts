@@ -172,6 +172,7 @@ export class Rib {
     const wpp = list.afi === Afi.IPV4 ? 1 : 4;
     const { words, lens, pathIds, addPath } = list;
     const index = peer.index;
+    if (!addPath) loc.table.prefetch(words, lens, from, to);
     for (let i = from; i < to; i++) {
       loc.upsert(index, words, i * wpp, lens[i], addPath ? pathIds[i] : 0, id, denied);
     }

@@ -106,7 +106,15 @@ export class UpdateGroup {
   /** Offers change i of a batch to the given members (all by default). */
   offerAt(batch: ChangeBatch, i: number, to: Iterable<AdjRibOut> = this.members): void {
     const attrs = batch.isAdd(i) ? batch.attrs[i]! : null;
-    this.offerRoute(batch.afis[i] as AfiCode, batch.words, i * 4, batch.lens[i], attrs, batch.sources[i], to);
+    this.offerRoute(
+      batch.afis[i] as AfiCode,
+      batch.words,
+      i * 4,
+      batch.lens[i],
+      attrs,
+      batch.sources[i]!,
+      to,
+    );
   }
 
   /** A route (attrs null: withdrawn) offered to members, each by its per-peer rules. */

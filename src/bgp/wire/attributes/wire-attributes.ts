@@ -143,12 +143,20 @@ export class WireAttributes implements PathAttributes {
     out[1] = localAs;
     out[2] = 0;
     if (!this.has(AttrType.AS_PATH)) return true;
-    const asSize = this.ctx.as4 ? 4 : 2;
-    this.walk((type, _flags, s, e) => {
-      if (type !== AttrType.AS_PATH) return true;
-      asPathFactsRaw(this.raw, s, e, asSize, localAs, out);
-      return false;
-    });
+    // The walk inline: this runs once per new attribute set, and a visitor closure would be
+    // one more object each time.
+    const raw = this.raw;
+    const end = this.rawEnd;
+    for (let pos = this.rawStart; pos < end; ) {
+      const ext = (raw[pos] & AttrFlag.EXTENDED_LENGTH) !== 0;
+      const s = pos + (ext ? 4 : 3);
+      const e = s + (ext ? (raw[pos + 2] << 8) | raw[pos + 3] : raw[pos + 2]);
+      if (raw[pos + 1] === AttrType.AS_PATH) {
+        asPathFactsRaw(raw, s, e, this.bits & AS4 ? 4 : 2, localAs, out);
+        break;
+      }
+      pos = e;
+    }
     return true;
   }
 
@@ -158,31 +166,39 @@ export class WireAttributes implements PathAttributes {
   }
 
   get asPath(): readonly AsPathSegment[] | undefined {
-    return this.load(AttrType.AS_PATH).asPath;
+    return this.absent(AttrType.AS_PATH) ? undefined : this.load(AttrType.AS_PATH).asPath;
   }
   get aggregator(): Aggregator | undefined {
-    return this.load(AttrType.AGGREGATOR).aggregator;
+    return this.absent(AttrType.AGGREGATOR) ? undefined : this.load(AttrType.AGGREGATOR).aggregator;
   }
   get communities(): readonly number[] | undefined {
-    return this.load(AttrType.COMMUNITIES).communities;
+    return this.absent(AttrType.COMMUNITIES) ? undefined : this.load(AttrType.COMMUNITIES).communities;
   }
   get clusterList(): readonly number[] | undefined {
-    return this.load(AttrType.CLUSTER_LIST).clusterList;
+    return this.absent(AttrType.CLUSTER_LIST) ? undefined : this.load(AttrType.CLUSTER_LIST).clusterList;
   }
   get extCommunities(): Uint8Array | undefined {
-    return this.load(AttrType.EXTENDED_COMMUNITIES).extCommunities;
+    return this.absent(AttrType.EXTENDED_COMMUNITIES)
+      ? undefined
+      : this.load(AttrType.EXTENDED_COMMUNITIES).extCommunities;
   }
   get as4Path(): readonly AsPathSegment[] | undefined {
-    return this.load(AttrType.AS4_PATH).as4Path;
+    return this.absent(AttrType.AS4_PATH) ? undefined : this.load(AttrType.AS4_PATH).as4Path;
   }
   get as4Aggregator(): Aggregator | undefined {
-    return this.load(AttrType.AS4_AGGREGATOR).as4Aggregator;
+    return this.absent(AttrType.AS4_AGGREGATOR)
+      ? undefined
+      : this.load(AttrType.AS4_AGGREGATOR).as4Aggregator;
   }
   get ipv6ExtCommunities(): Uint8Array | undefined {
-    return this.load(AttrType.IPV6_EXTENDED_COMMUNITIES).ipv6ExtCommunities;
+    return this.absent(AttrType.IPV6_EXTENDED_COMMUNITIES)
+      ? undefined
+      : this.load(AttrType.IPV6_EXTENDED_COMMUNITIES).ipv6ExtCommunities;
   }
   get largeCommunities(): readonly number[] | undefined {
-    return this.load(AttrType.LARGE_COMMUNITY).largeCommunities;
+    return this.absent(AttrType.LARGE_COMMUNITY)
+      ? undefined
+      : this.load(AttrType.LARGE_COMMUNITY).largeCommunities;
   }
 
   get mpReach(): MpReach | undefined {
@@ -241,6 +257,11 @@ export class WireAttributes implements PathAttributes {
     if (type === AttrType.MP_REACH_NLRI) return (this.mp & MP_REACH_DECODED) !== 0;
     if (type === AttrType.MP_UNREACH_NLRI) return (this.mp & MP_UNREACH_DECODED) !== 0;
     return ATTR_BY_CODE[type] !== undefined;
+  }
+
+  /** Known absent from the presence bits (types below 32): no need to look, nor to make a memo. */
+  private absent(type: number): boolean {
+    return type < 32 && (this.present & (1 << type)) === 0;
   }
 
   /** Decodes the first instance of a lazy attribute into the memo. */
