@@ -45,7 +45,19 @@ export class Draft {
     this.timers[timer] = false;
   }
 
+  /** The next state; the one it started from when nothing changed (so the shell can tell). */
   finish(state: State): FsmState {
+    const from = this.from;
+    if (
+      state === from.state &&
+      this.connectRetryCounter === from.connectRetryCounter &&
+      this.negotiated === from.negotiated &&
+      this.dampingLevel === from.dampingLevel &&
+      this.passive === from.passive &&
+      sameTimers(this.timers, from.timers)
+    ) {
+      return from;
+    }
     return {
       state,
       config: this.from.config,
@@ -56,6 +68,11 @@ export class Draft {
       timers: Object.freeze({ ...this.timers }),
     };
   }
+}
+
+function sameTimers(a: Readonly<Record<Timer, boolean>>, b: Readonly<Record<Timer, boolean>>): boolean {
+  for (const t in a) if (a[t as Timer] !== b[t as Timer]) return false;
+  return true;
 }
 
 type Notification = Omit<SendNotificationAction, 'type'>;

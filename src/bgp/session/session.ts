@@ -38,6 +38,9 @@ import type { ConnectionInfo, EstablishedInfo } from './peer-events.js';
 import { countMessage, type MessageStats } from './stats.js';
 import { TimerBank } from './timers.js';
 
+/** Events that carry nothing but their type, so a step of one can be remembered. */
+const MEMO_EVENTS: ReadonlySet<FsmEvent['type']> = new Set(['UpdateMsg', 'KeepAliveMsg']);
+
 /** How a session reports to the peer that owns it. */
 export interface SessionOwner {
   /** The FSM asks for an outgoing connection (only a peer's primary session ever does). */
@@ -102,6 +105,8 @@ export class Session {
   #readPaused = false;
   #queue: { event: FsmEvent; reason: string }[] = [];
   #stepping = false;
+  /** The last step of a payload-free event that left the state as it was (an UPDATE in Established). */
+  #memo: { state: FsmState; type: FsmEvent['type']; actions: readonly FsmAction[] } | null = null;
   #disposed = false;
   #socketError = '';
 
@@ -151,25 +156,43 @@ export class Session {
   /** Feeds one event to the FSM (events arriving while a step runs are queued). */
   handle(event: FsmEvent, reason?: string): void {
     if (this.#disposed) return;
-    this.#queue.push({ event, reason: reason ?? reasonOf(event) });
-    if (this.#stepping) return;
+    if (this.#stepping) {
+      this.#queue.push({ event, reason: reason ?? reasonOf(event) });
+      return;
+    }
     this.#stepping = true;
     try {
+      this.#step(event, reason ?? reasonOf(event));
       for (let next = this.#queue.shift(); next; next = this.#queue.shift()) {
         if (this.#disposed) break;
-        const before = this.#fsm;
-        const { state, actions } = step(before, next.event);
-        this.#fsm = state;
-        if (before.state !== state.state) {
-          this.#log.debug({ from: before.state, to: state.state, event: next.event.type }, next.reason);
-          this.#owner.transition(this, before.state, state.state, next.event, next.reason);
-        }
-        for (const a of actions) this.#perform(a, next.reason);
+        this.#step(next.event, next.reason);
       }
     } finally {
       this.#stepping = false;
     }
     this.#owner.settled(this);
+  }
+
+  #step(event: FsmEvent, reason: string): void {
+    const before = this.#fsm;
+    let state: FsmState;
+    let actions: readonly FsmAction[];
+    const memo = this.#memo;
+    if (memo !== null && memo.state === before && memo.type === event.type) {
+      // The FSM is pure: the same state and the same payload-free event give the same step.
+      state = before;
+      actions = memo.actions;
+    } else {
+      ({ state, actions } = step(before, event));
+      this.#memo =
+        state === before && MEMO_EVENTS.has(event.type) ? { state, type: event.type, actions } : null;
+    }
+    this.#fsm = state;
+    if (before.state !== state.state) {
+      this.#log.debug({ from: before.state, to: state.state, event: event.type }, reason);
+      this.#owner.transition(this, before.state, state.state, event, reason);
+    }
+    for (let i = 0; i < actions.length; i++) this.#perform(actions[i], reason);
   }
 
   /**

@@ -1,6 +1,13 @@
 import { type StartTimerAction, type Timer, timerDurationMs } from '../fsm/index.js';
 import type { Scheduler, TimerHandle } from './components.js';
 
+interface Armed {
+  handle: TimerHandle;
+  readonly ms: number;
+  /** When it expires (scheduler time); later than the handle's own time after a re-arm. */
+  due: number;
+}
+
 /**
  * The real timers behind an FSM's `start-timer` / `stop-timer` actions. Each timer runs at
  * most once at a time; `fire` gets the timer's name when it expires.
@@ -9,7 +16,7 @@ export class TimerBank {
   readonly #scheduler: Scheduler;
   readonly #random: () => number;
   readonly #fire: (timer: Timer) => void;
-  readonly #handles = new Map<Timer, { handle: TimerHandle; ms: number }>();
+  readonly #handles = new Map<Timer, Armed>();
 
   constructor(scheduler: Scheduler, random: () => number, fire: (timer: Timer) => void) {
     this.#scheduler = scheduler;
@@ -22,15 +29,32 @@ export class TimerBank {
     this.arm(action.timer, timerDurationMs(action, this.#random));
   }
 
-  /** (Re)arms a timer for `ms`. */
+  /**
+   * (Re)arms a timer for `ms`. Re-arming a running timer for the same duration (the hold
+   * timer, at every message) only moves its deadline: when the old callback comes it waits
+   * out the rest, instead of a clearTimeout and a setTimeout per message.
+   */
   arm(timer: Timer, ms: number): void {
+    const due = this.#scheduler.now() + ms;
+    const running = this.#handles.get(timer);
+    if (running && running.ms === ms && due >= running.due) {
+      running.due = due;
+      return;
+    }
     this.stop(timer);
-    const handle = this.#scheduler.setTimeout(() => {
-      if (this.#handles.get(timer)?.handle !== handle) return;
+    const entry: Armed = { handle: undefined, ms, due };
+    const expire = () => {
+      if (this.#handles.get(timer) !== entry) return;
+      const left = entry.due - this.#scheduler.now();
+      if (left > 0) {
+        entry.handle = this.#scheduler.setTimeout(expire, left);
+        return;
+      }
       this.#handles.delete(timer);
       this.#fire(timer);
-    }, ms);
-    this.#handles.set(timer, { handle, ms });
+    };
+    entry.handle = this.#scheduler.setTimeout(expire, ms);
+    this.#handles.set(timer, entry);
   }
 
   /** How long the timer was last armed for, while it runs. */

@@ -171,6 +171,10 @@ describe('FSM properties', () => {
           const e = shellEvent(input, s, running);
           const from = s.state;
           const r = step(s, e);
+          // The state object comes back unchanged exactly when nothing in it changed (the shell
+          // remembers such steps), and stepping is deterministic.
+          expect(r.state === s).toBe(JSON.stringify(r.state) === JSON.stringify(s));
+          expect(step(s, e)).toEqual(r);
           // simulateTimers throws on a stop for a timer that is not running.
           running = simulateTimers(running, e, r.actions);
           s = r.state;
