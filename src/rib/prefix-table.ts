@@ -4,6 +4,10 @@ import { maskIpv4, maskWord, RibPrefix } from './prefix-key.js';
 /** `lens` value of an entry on the free list (no prefix is 255 bits long). */
 const FREE = 255;
 const EMPTY_SLOT = 0;
+/** A slot is the hash's top 7 bits over entry + 1 in the low 25. */
+const TAG_SHIFT = 25;
+const ENTRY_MASK = (1 << TAG_SHIFT) - 1;
+const MAX_ENTRIES = ENTRY_MASK - 1;
 const MIN_SLOTS = 16;
 const MIN_ENTRIES = 8;
 /** Slots are doubled before the table is 3/4 full: linear probing stays short. */
@@ -20,15 +24,15 @@ export type GrowColumns = (capacity: number) => void;
  * prefix, 4 per IPv6), masked to the length. Nothing is allocated per prefix and the garbage
  * collector sees a handful of typed arrays instead of a million objects.
  *
- *   slots:  [ h | e+1 | 0 | 0 | h | e+1 | ... ]  (pairs, power of two, <= 3/4 full)
+ *   slots:  [ tag:7 e+1:25 | 0 | tag e+1 | ... ]  (power of two, <= 3/4 full)
  *   words:  [ w(e0) ... | w(e1) ... ]            (1 or 4 per entry)
  *   lens:   [ len(e0) | len(e1) | ... ]          (255 = free entry)
  *   pathIds:[ id(e0) | id(e1) | ... ]            (only with path ids)
  *
- * Each slot keeps the key's 32-bit hash next to the entry number: a probe compares hashes in
- * the slot's own cache line and reads the key columns only when they are equal, so adding a
- * new prefix to a table far bigger than the cache costs one miss instead of three, and growing
- * the slots never rereads a key.
+ * Each slot keeps 7 bits of the key's hash above the entry number: a probe reads the key
+ * columns only when the tag matches (1 time in 128 for another key), so adding a new prefix
+ * to a table far bigger than the cache costs one miss, and a slot is 4 bytes, not 8. Growing
+ * walks the entries in order and hashes their keys again.
  *
  * Removal shifts later members of the probe run back (no tombstones), and freed entries
  * are reused, chained through their first word.
@@ -49,9 +53,9 @@ export class PrefixTable {
   touched = 0;
   /** Whether the last `insert` created the entry (false: it was there already). */
   added = false;
-  /** Pairs (hash, entry + 1); entry + 1 === 0 marks an empty slot. */
+  /** Tag and entry + 1 (see slotOf); 0 marks an empty slot. */
   private slots: Int32Array;
-  /** Slot count - 1 (slots.length / 2 - 1). */
+  /** Slot count - 1. */
   private mask: number;
   private freeHead = -1;
   private readonly key = new Uint32Array(4);
@@ -68,7 +72,7 @@ export class PrefixTable {
     this.pathIds = new Uint32Array(withPathIds ? this.capacity : 0);
     let slots = MIN_SLOTS;
     while (slots * MAX_LOAD_NUM < this.capacity * MAX_LOAD_DEN) slots *= 2;
-    this.slots = new Int32Array(slots * 2);
+    this.slots = new Int32Array(slots);
     this.mask = slots - 1;
   }
 
@@ -84,18 +88,22 @@ export class PrefixTable {
       // IPv4, the bulk of a full table: one word, compared in place.
       const w = maskIpv4(src[off], len);
       const h = hash1(w, len, pathId);
+      const tag = h >>> TAG_SHIFT;
       for (let i = h & mask; ; i = (i + 1) & mask) {
-        const s = slots[2 * i + 1];
+        const s = slots[i];
         if (s === EMPTY_SLOT) return -1;
-        if (slots[2 * i] === h && this.words[s - 1] === w && this.sameTail(s - 1, len, pathId)) return s - 1;
+        const e = (s & ENTRY_MASK) - 1;
+        if (s >>> TAG_SHIFT === tag && this.words[e] === w && this.sameTail(e, len, pathId)) return e;
       }
     }
     const k = this.loadKey(src, off, len);
     const h = hash4(k, len, pathId);
+    const tag = h >>> TAG_SHIFT;
     for (let i = h & mask; ; i = (i + 1) & mask) {
-      const s = slots[2 * i + 1];
+      const s = slots[i];
       if (s === EMPTY_SLOT) return -1;
-      if (slots[2 * i] === h && this.matches4(s - 1, k) && this.sameTail(s - 1, len, pathId)) return s - 1;
+      const e = (s & ENTRY_MASK) - 1;
+      if (s >>> TAG_SHIFT === tag && this.matches4(e, k) && this.sameTail(e, len, pathId)) return e;
     }
   }
 
@@ -110,12 +118,11 @@ export class PrefixTable {
     const mask = this.mask;
     let sink = 0;
     if (this.wordsPerPrefix === 1) {
-      for (let i = from; i < to; i++)
-        sink |= slots[2 * (hash1(maskIpv4(words[i], lens[i]), lens[i], 0) & mask) + 1];
+      for (let i = from; i < to; i++) sink |= slots[hash1(maskIpv4(words[i], lens[i]), lens[i], 0) & mask];
     } else {
       for (let i = from; i < to; i++) {
         const k = this.loadKey(words, i * 4, lens[i]);
-        sink |= slots[2 * (hash4(k, lens[i], 0) & mask) + 1];
+        sink |= slots[hash4(k, lens[i], 0) & mask];
       }
     }
     this.touched = sink;
@@ -130,12 +137,14 @@ export class PrefixTable {
     if (this.wordsPerPrefix === 1) {
       const w = maskIpv4(src[off], len);
       const h = hash1(w, len, pathId);
+      const tag = h >>> TAG_SHIFT;
       for (i = h & mask; ; i = (i + 1) & mask) {
-        const s = slots[2 * i + 1];
+        const s = slots[i];
         if (s === EMPTY_SLOT) break;
-        if (slots[2 * i] === h && this.words[s - 1] === w && this.sameTail(s - 1, len, pathId)) {
+        const e = (s & ENTRY_MASK) - 1;
+        if (s >>> TAG_SHIFT === tag && this.words[e] === w && this.sameTail(e, len, pathId)) {
           this.added = false;
-          return s - 1;
+          return e;
         }
       }
       const e = this.allocate();
@@ -144,12 +153,14 @@ export class PrefixTable {
     }
     const k = this.loadKey(src, off, len);
     const h = hash4(k, len, pathId);
+    const tag = h >>> TAG_SHIFT;
     for (i = h & mask; ; i = (i + 1) & mask) {
-      const s = slots[2 * i + 1];
+      const s = slots[i];
       if (s === EMPTY_SLOT) break;
-      if (slots[2 * i] === h && this.matches4(s - 1, k) && this.sameTail(s - 1, len, pathId)) {
+      const e = (s & ENTRY_MASK) - 1;
+      if (s >>> TAG_SHIFT === tag && this.matches4(e, k) && this.sameTail(e, len, pathId)) {
         this.added = false;
-        return s - 1;
+        return e;
       }
     }
     const e = this.allocate();
@@ -160,8 +171,7 @@ export class PrefixTable {
   private place(slot: number, h: number, e: number, len: number, pathId: number): number {
     this.lens[e] = len;
     if (this.withPathIds) this.pathIds[e] = pathId;
-    this.slots[2 * slot] = h;
-    this.slots[2 * slot + 1] = e + 1;
+    this.slots[slot] = slotOf(h, e);
     this.size++;
     this.added = true;
     return e;
@@ -172,21 +182,19 @@ export class PrefixTable {
     const slots = this.slots;
     const mask = this.mask;
     let i = this.hashEntry(entry) & mask;
-    while (slots[2 * i + 1] !== entry + 1) i = (i + 1) & mask;
+    while ((slots[i] & ENTRY_MASK) !== entry + 1) i = (i + 1) & mask;
     // Backward-shift deletion: move later members of the run into the hole when their home
     // slot does not lie cyclically in (hole, j].
     let hole = i;
-    for (let j = (i + 1) & mask; slots[2 * j + 1] !== EMPTY_SLOT; j = (j + 1) & mask) {
-      const home = slots[2 * j] & mask;
+    for (let j = (i + 1) & mask; slots[j] !== EMPTY_SLOT; j = (j + 1) & mask) {
+      const home = this.hashEntry((slots[j] & ENTRY_MASK) - 1) & mask;
       const between = hole <= j ? home > hole && home <= j : home > hole || home <= j;
       if (!between) {
-        slots[2 * hole] = slots[2 * j];
-        slots[2 * hole + 1] = slots[2 * j + 1];
+        slots[hole] = slots[j];
         hole = j;
       }
     }
-    slots[2 * hole] = 0;
-    slots[2 * hole + 1] = EMPTY_SLOT;
+    slots[hole] = EMPTY_SLOT;
     this.lens[entry] = FREE;
     this.words[entry * this.wordsPerPrefix] = this.freeHead;
     this.freeHead = entry;
@@ -222,7 +230,10 @@ export class PrefixTable {
       this.freeHead = this.words[e * this.wordsPerPrefix] | 0;
       return e;
     }
-    if (this.end === this.capacity) this.growEntries(this.capacity * 2);
+    if (this.end === this.capacity) {
+      if (this.capacity >= MAX_ENTRIES) throw new Error(`prefix table: more than ${MAX_ENTRIES} prefixes`);
+      this.growEntries(Math.min(this.capacity * 2, MAX_ENTRIES));
+    }
     return this.end++;
   }
 
@@ -242,19 +253,17 @@ export class PrefixTable {
     this.onGrow?.(capacity);
   }
 
-  /** Moves every occupied slot into a table of `slotCount` slots, by the hash it keeps. */
+  /** Places every live entry in a table of `slotCount` slots: the entries in order, hashed again. */
   private rehash(slotCount: number): void {
-    const old = this.slots;
-    const slots = new Int32Array(slotCount * 2);
+    const slots = new Int32Array(slotCount);
     const mask = slotCount - 1;
-    for (let k = 0; k < old.length; k += 2) {
-      const s = old[k + 1];
-      if (s === EMPTY_SLOT) continue;
-      const h = old[k];
+    const lens = this.lens;
+    for (let e = 0; e < this.end; e++) {
+      if (lens[e] === FREE) continue;
+      const h = this.hashEntry(e);
       let i = h & mask;
-      while (slots[2 * i + 1] !== EMPTY_SLOT) i = (i + 1) & mask;
-      slots[2 * i] = h;
-      slots[2 * i + 1] = s;
+      while (slots[i] !== EMPTY_SLOT) i = (i + 1) & mask;
+      slots[i] = slotOf(h, e);
     }
     this.slots = slots;
     this.mask = mask;
@@ -283,6 +292,10 @@ export class PrefixTable {
     for (let w = 0; w < 4; w++) k[w] = this.words[e * 4 + w];
     return hash4(k, this.lens[e], pathId);
   }
+}
+
+function slotOf(h: number, e: number): number {
+  return ((h >>> TAG_SHIFT) << TAG_SHIFT) | (e + 1);
 }
 
 function seed(len: number, pathId: number): number {
