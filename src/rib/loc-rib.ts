@@ -12,6 +12,8 @@ import type { RouteAdd, RoutePath } from './route-change.js';
 const NONE = -1;
 const REASONS: readonly BestPathReasonText[] = Object.values(BestPathReason);
 const reasonIndex = new Map<BestPathReasonText, number>(REASONS.map((r, i) => [r, i]));
+/** The reason of a lone eligible path, as its index in REASONS. */
+const FIRST_REASON = reasonIndex.get(BestPathReason.FIRST)!;
 
 export interface LocRibContext {
   readonly attrs: AttrTable;
@@ -332,7 +334,7 @@ export class LocRib {
       return;
     }
     if (eligibleCount === 1) {
-      this.select(e, only, null, BestPathReason.FIRST, out);
+      this.select(e, only, null, FIRST_REASON, out);
       return;
     }
     const paths: number[] = [];
@@ -342,15 +344,15 @@ export class LocRib {
       this.ctx.options,
     )!;
     const extras = sel.multipath.length > 1 ? sel.multipath.slice(1).map((i) => paths[i]) : null;
-    this.select(e, paths[sel.best], extras, sel.reason, out);
+    this.select(e, paths[sel.best], extras, reasonIndex.get(sel.reason)!, out);
   }
 
-  /** Records the selection and reports it unless it is what was reported already. */
+  /** Records the selection (reason: an index in REASONS) and reports it unless it is what was reported already. */
   private select(
     e: number,
     best: number,
     extraPaths: number[] | null,
-    reason: BestPathReasonText,
+    reason: number,
     out: ChangeBatch,
   ): void {
     const attrs = this.ctx.attrs;
@@ -370,7 +372,7 @@ export class LocRib {
       this.selAttr[e] === attr &&
       sameTriples(this.extras.get(e) ?? null, extras)
     ) {
-      this.selReason[e] = reasonIndex.get(reason)!;
+      this.selReason[e] = reason;
       return;
     }
     attrs.ref(attr);
@@ -379,7 +381,7 @@ export class LocRib {
     this.selPeer[e] = peer;
     this.selPathId[e] = pathId;
     this.selAttr[e] = attr;
-    this.selReason[e] = reasonIndex.get(reason)!;
+    this.selReason[e] = reason;
     if (extras) this.extras.set(e, extras);
     this.selected++;
     this.pushSelected(e, out);
