@@ -100,6 +100,31 @@ export class AttrTable extends InternTable<PathAttributes> {
     this.nextHopState.fill(0);
   }
 
+  // A received set carries its id here (one table numbers it; any other uses the Map): a
+  // full table's 100k new sets would otherwise grow a Map entry by entry.
+  protected override idOf(v: PathAttributes): number | undefined {
+    if (v instanceof WireAttributes && v.internOwner === this) return v.internId;
+    return super.idOf(v);
+  }
+
+  protected override setId(v: PathAttributes, id: number): void {
+    if (v instanceof WireAttributes && v.internOwner === null) {
+      v.internOwner = this;
+      v.internId = id;
+    } else {
+      super.setId(v, id);
+    }
+  }
+
+  protected override clearId(v: PathAttributes): void {
+    if (v instanceof WireAttributes && v.internOwner === this) {
+      v.internOwner = null;
+      v.internId = -1;
+    } else {
+      super.clearId(v);
+    }
+  }
+
   protected override grown(capacity: number): void {
     this.asPathLength = grow(this.asPathLength, capacity);
     this.neighborAs = grow(this.neighborAs, capacity);

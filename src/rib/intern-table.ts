@@ -34,7 +34,7 @@ export class InternTable<T extends object> {
   intern(v: T): number {
     // Still live under that id? (It may have been released and the id reused since.)
     if (v === this.lastObject && this.objects[this.lastId] === v) return this.lastId;
-    const known = this.byObject.get(v);
+    const known = this.idOf(v);
     if (known !== undefined) {
       this.lastObject = v;
       this.lastId = known;
@@ -61,7 +61,7 @@ export class InternTable<T extends object> {
       this.grown(refs.length);
     }
     this.refs[id] = 0;
-    this.byObject.set(v, id);
+    this.setId(v, id);
     if (key !== undefined) this.byContent!.set(key, id);
     this.live++;
     this.added(id, v);
@@ -92,7 +92,7 @@ export class InternTable<T extends object> {
     if (--this.refs[id] > 0) return;
     if (this.refs[id] < 0) throw new Error(`intern table: id ${id} released more often than taken`);
     const v = this.objects[id]!;
-    this.byObject.delete(v);
+    this.clearId(v);
     const key = this.contentKeys[id];
     if (key !== undefined) this.byContent!.delete(key);
     this.objects[id] = undefined;
@@ -100,6 +100,19 @@ export class InternTable<T extends object> {
     this.free.push(id);
     this.live--;
     this.freed(id);
+  }
+
+  /** The id this table gave `v`, if any (subclasses may keep it on the object instead). */
+  protected idOf(v: T): number | undefined {
+    return this.byObject.get(v);
+  }
+
+  protected setId(v: T, id: number): void {
+    this.byObject.set(v, id);
+  }
+
+  protected clearId(v: T): void {
+    this.byObject.delete(v);
   }
 
   /** Subclasses keep columns per id: called when ids may reach `capacity`. */

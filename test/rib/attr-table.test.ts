@@ -14,6 +14,31 @@ const LOCAL_AS = 65000;
 const init = { localAs: LOCAL_AS, routerId: parseIpv4('198.18.0.1'), clusterId: parseIpv4('198.18.0.1') };
 
 describe('AttrTable', () => {
+  it('numbers a received set in each of two tables, and again after releasing it', () => {
+    const ctx = { as4: true, addPathIpv4: false, addPathIpv6: false, ebgp: true };
+    const w = new Writer();
+    const plain = makeAttributes({ origin: 0, asPath: [], nextHop: parseIpv4('198.18.0.2') });
+    encodeUpdate(w, { attrs: plain, nlri: v4('198.18.10.0/24') }, ctx);
+    const body = w.finish();
+    const decoded = new UpdateDecoder(ctx).decode(body, 0, body.length).attrs!;
+    const one = new AttrTable(init);
+    const two = new AttrTable(init);
+    one.intern(makeAttributes({ origin: 1 })); // ids differ between the tables
+    const a = one.intern(decoded);
+    const b = two.intern(decoded);
+    expect(a).not.toBe(b);
+    expect([one.intern(decoded), two.intern(decoded)]).toEqual([a, b]);
+    expect(one.get(a)).toBe(decoded);
+    expect(two.get(b)).toBe(decoded);
+    one.ref(a);
+    one.unref(a);
+    expect(one.has(a)).toBe(false);
+    expect(two.intern(decoded)).toBe(b);
+    const again = one.intern(decoded);
+    expect(one.get(again)).toBe(decoded);
+    expect(one.size).toBe(2);
+  });
+
   for (const as4 of [true, false]) {
     it(`gives a decoded UPDATE's attribute set the path facts of its plain object (${as4 ? 4 : 2}-octet session)`, () => {
       const asn = fc.constantFrom(LOCAL_AS, 65001, 65002, 64512);

@@ -58,6 +58,9 @@ export class WireAttributes implements PathAttributes {
   readonly rawEnd: number;
   /** Bit t set when attribute type t (< 32) is present and kept: presence without decoding. */
   present = 0;
+  /** The table (a RIB's) that numbered this set, and its number there: spares that table a Map. */
+  internOwner: object | null = null;
+  internId = -1;
   private bits: number;
   private findings: Findings | null = null;
   private memo: MutableAttributes | null = null;
