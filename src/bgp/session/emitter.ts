@@ -15,7 +15,9 @@ export function isThenable(v: unknown): v is PromiseLike<unknown> {
 }
 
 export class Emitter<E extends EventMap> {
-  readonly #listeners = new Map<keyof E, Set<Listener<E[keyof E]>>>();
+  // Copy on write: `emit` walks the array it found, whatever listeners do meanwhile, without
+  // copying it per event (an UPDATE is one).
+  readonly #listeners = new Map<keyof E, readonly Listener<E[keyof E]>[]>();
   readonly #onListenerError: (event: string, error: unknown) => void;
 
   constructor(onListenerError: (event: string, error: unknown) => void) {
@@ -24,31 +26,33 @@ export class Emitter<E extends EventMap> {
 
   /** Adds a listener; returns a function that removes it. */
   on<K extends keyof E>(event: K, listener: Listener<E[K]>): () => void {
-    let set = this.#listeners.get(event);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(event, set);
-    }
-    set.add(listener as Listener<E[keyof E]>);
+    const list = this.#listeners.get(event) ?? [];
+    const l = listener as Listener<E[keyof E]>;
+    if (!list.includes(l)) this.#listeners.set(event, [...list, l]);
     return () => this.off(event, listener);
   }
 
   off<K extends keyof E>(event: K, listener: Listener<E[K]>): void {
-    this.#listeners.get(event)?.delete(listener as Listener<E[keyof E]>);
+    const list = this.#listeners.get(event);
+    if (list)
+      this.#listeners.set(
+        event,
+        list.filter((l) => l !== listener),
+      );
   }
 
   listenerCount(event: keyof E): number {
-    return this.#listeners.get(event)?.size ?? 0;
+    return this.#listeners.get(event)?.length ?? 0;
   }
 
   /** Calls every listener in order; returns a promise when any of them asked to be waited for. */
   emit<K extends keyof E>(event: K, ...args: E[K]): PromiseLike<unknown> | undefined {
-    const set = this.#listeners.get(event);
-    if (!set || set.size === 0) return undefined;
+    const list = this.#listeners.get(event);
+    if (!list || list.length === 0) return undefined;
     let waits: PromiseLike<unknown>[] | undefined;
-    for (const listener of [...set]) {
+    for (let i = 0; i < list.length; i++) {
       try {
-        const r = listener(...args);
+        const r = list[i](...args);
         if (isThenable(r)) {
           waits ??= [];
           // A rejected wait is the listener's failure; the emitter only waited for it.
