@@ -140,6 +140,11 @@ export class AdjRibOut {
    * Wish the prefix (`len` bits of words[off..], 1 or 4 words) advertised with exported
    * attribute `id`, or withdrawn (NOT_ADVERTISED).
    */
+  /** Whether anything of the family was ever offered for sending (a withdrawal offer is a no-op otherwise). */
+  holds(afi: AfiCode): boolean {
+    return this.families[slot(afi)] !== null;
+  }
+
   offer(afi: AfiCode, words: ArrayLike<number>, off: number, len: number, id: number): void {
     const i = slot(afi);
     let f = this.families[i];

@@ -103,6 +103,24 @@ export class UpdateGroup {
     else this.offerRoute(p.afi, WORDS, 0, p.len, change.attrs, change.source, to);
   }
 
+  /** Offers every change of a batch to every member. */
+  offerBatch(batch: ChangeBatch): void {
+    if (this.members.size !== 1) {
+      for (let i = 0; i < batch.count; i++) this.offerAt(batch, i);
+      return;
+    }
+    // One member (a peer alone in its group): a change from that very peer would only be
+    // offered to it as "not advertised", a no-op while it holds nothing of that family —
+    // the case of a peer sending its full table while nobody else listens.
+    const [only] = this.members;
+    for (let i = 0; i < batch.count; i++) {
+      const source = batch.sources[i]!;
+      if (source.kind !== 'local' && source.id === only.peerId && !only.holds(batch.afis[i] as AfiCode))
+        continue;
+      this.offerAt(batch, i);
+    }
+  }
+
   /** Offers change i of a batch to the given members (all by default). */
   offerAt(batch: ChangeBatch, i: number, to: Iterable<AdjRibOut> = this.members): void {
     const attrs = batch.isAdd(i) ? batch.attrs[i]! : null;
@@ -258,7 +276,7 @@ export class UpdateGroups {
 
   /** Offers a flushed batch of columns to every peer. */
   applyBatch(batch: ChangeBatch): void {
-    for (const group of this.groups.values()) for (let i = 0; i < batch.count; i++) group.offerAt(batch, i);
+    for (const group of this.groups.values()) group.offerBatch(batch);
   }
 
   adjRibOut(peerId: string): AdjRibOut | undefined {
