@@ -10,6 +10,7 @@ import { PrefixTable } from './prefix-table.js';
 import type { RouteAdd, RoutePath } from './route-change.js';
 
 const NONE = -1;
+const MAX_ARRIVAL = 0xffffffff;
 const REASONS: readonly BestPathReasonText[] = Object.values(BestPathReason);
 const reasonIndex = new Map<BestPathReasonText, number>(REASONS.map((r, i) => [r, i]));
 /** The reason of a lone eligible path, as its index in REASONS. */
@@ -54,7 +55,8 @@ export interface EntryView {
  *
  *   entry e:  head[e] ──► path p: peer | attr | pathId | arrival | denied | next ──► ... ──► -1
  *             sel*[e]: what was last reported (peer, path id, attribute id held) + reason
- *   peer i:   peerHead[i] ──► p ◄─► peerNext/peerPrev ◄─► ...  (pEntry[p] = its prefix entry)
+ *   pool:     pPeer[p] = NONE marks a free path; a peer's paths are found by walking the pool
+ *             (pEntry[p] = its prefix entry), which only a session's end and `show` need
  */
 export class LocRib {
   readonly afi: AfiCode;
@@ -76,16 +78,16 @@ export class LocRib {
   private pAttr = new Int32Array(64);
   private pPathId = new Uint32Array(64);
   private pNext = new Int32Array(64);
-  private pArrival = new Float64Array(64);
+  /** Arrival order (for "prefer the oldest"); renumbered before it would overflow. */
+  private pArrival = new Uint32Array(64);
   private pEntry = new Int32Array(64);
   private pDenied = new Uint8Array(64);
-  private pPeerNext = new Int32Array(64);
-  private pPeerPrev = new Int32Array(64);
   private pFree = NONE;
   private pEnd = 0;
   private arrivals = 0;
   // Per peer index: first path, paths held, paths denied.
-  private peerHead = new Int32Array(8).fill(NONE);
+  /** Where a peer's unfinished drain goes on in the pool. */
+  private readonly drainFrom = new Map<number, number>();
   private peerPaths = new Int32Array(8);
   private peerDenied = new Int32Array(8);
   /** Candidate paths held (not denied). */
@@ -148,7 +150,7 @@ export class LocRib {
       this.ctx.attrs.unref(prev);
       this.setDenied(p, peer, deny);
       // An implicit withdraw and a new route (RFC 4271 section 3.1): it is young again.
-      this.pArrival[p] = this.arrivals++;
+      this.pArrival[p] = this.nextArrival();
       this.markDirty(e);
       return true;
     }
@@ -156,12 +158,11 @@ export class LocRib {
     this.pPeer[p] = peer;
     this.pAttr[p] = attrId;
     this.pPathId[p] = pathId;
-    this.pArrival[p] = this.arrivals++;
+    this.pArrival[p] = this.nextArrival();
     this.pEntry[p] = e;
     this.pDenied[p] = 0;
     this.pNext[p] = this.head[e];
     this.head[e] = p;
-    this.linkPeer(p, peer);
     this.ctx.attrs.ref(attrId);
     this.countPath(peer, 1);
     this.setDenied(p, peer, deny);
@@ -182,16 +183,27 @@ export class LocRib {
   }
 
   /**
-   * Removes up to `budget` paths of a peer (its session ended), newest first, so a full table
-   * is unwound in chunks between keepalives. Returns how many it removed.
+   * Removes up to `budget` paths of a peer (its session ended), walking the pool from where
+   * the last call stopped, so a full table is unwound in chunks between keepalives. Returns
+   * how many it removed.
    */
   drainPeer(peer: number, budget: number): number {
-    if (peer >= this.peerHead.length) return 0;
+    if (this.receivedFrom(peer) === 0) return 0;
     let removed = 0;
-    while (removed < budget && this.peerHead[peer] !== NONE) {
-      this.dropPath(this.peerHead[peer]);
+    let p = this.drainFrom.get(peer) ?? 0;
+    for (let wrapped = false; removed < budget && this.peerPaths[peer] > 0; p++) {
+      if (p >= this.pEnd) {
+        if (wrapped) break;
+        wrapped = true;
+        p = -1;
+        continue;
+      }
+      if (this.pPeer[p] !== peer) continue;
+      this.dropPath(p);
       removed++;
     }
+    if (this.peerPaths[peer] > 0) this.drainFrom.set(peer, p);
+    else this.drainFrom.delete(peer);
     return removed;
   }
 
@@ -207,9 +219,10 @@ export class LocRib {
 
   /** Every path of a peer, denied ones included (`show received`, a policy change). */
   forEachPathOf(peer: number, visit: (prefix: RibPrefix, pathId: number, attrId: number) => void): void {
-    if (peer >= this.peerHead.length) return;
-    for (let p = this.peerHead[peer]; p !== NONE; p = this.pPeerNext[p])
-      visit(this.table.prefix(this.pEntry[p]), this.pPathId[p], this.pAttr[p]);
+    if (this.receivedFrom(peer) === 0) return;
+    for (let p = 0; p < this.pEnd; p++) {
+      if (this.pPeer[p] === peer) visit(this.table.prefix(this.pEntry[p]), this.pPathId[p], this.pAttr[p]);
+    }
   }
 
   /** Prefixes waiting for the decision process. */
@@ -305,9 +318,7 @@ export class LocRib {
       this.pNext.byteLength +
       this.pArrival.byteLength +
       this.pEntry.byteLength +
-      this.pDenied.byteLength +
-      this.pPeerNext.byteLength +
-      this.pPeerPrev.byteLength;
+      this.pDenied.byteLength;
     return this.table.byteLength + columns + pool;
   }
 
@@ -486,29 +497,11 @@ export class LocRib {
       while (this.pNext[q] !== p) q = this.pNext[q];
       this.pNext[q] = this.pNext[p];
     }
-    this.unlinkPeer(p, peer);
     this.setDenied(p, peer, 0);
     this.countPath(peer, -1);
     this.ctx.attrs.unref(this.pAttr[p]);
     this.freePath(p);
     this.markDirty(e);
-  }
-
-  private linkPeer(p: number, peer: number): void {
-    this.ensurePeer(peer);
-    const first = this.peerHead[peer];
-    this.pPeerPrev[p] = NONE;
-    this.pPeerNext[p] = first;
-    if (first !== NONE) this.pPeerPrev[first] = p;
-    this.peerHead[peer] = p;
-  }
-
-  private unlinkPeer(p: number, peer: number): void {
-    const prev = this.pPeerPrev[p];
-    const next = this.pPeerNext[p];
-    if (prev === NONE) this.peerHead[peer] = next;
-    else this.pPeerNext[prev] = next;
-    if (next !== NONE) this.pPeerPrev[next] = prev;
   }
 
   /** Sets a path's denied mark, keeping the counts of candidates in step. */
@@ -529,11 +522,22 @@ export class LocRib {
   private ensurePeer(peer: number): void {
     if (peer < this.peerPaths.length) return;
     const cap = Math.max(peer + 1, this.peerPaths.length * 2);
-    const head = new Int32Array(cap).fill(NONE);
-    head.set(this.peerHead);
-    this.peerHead = head;
     this.peerPaths = grown(this.peerPaths, cap);
     this.peerDenied = grown(this.peerDenied, cap);
+  }
+
+  private nextArrival(): number {
+    if (this.arrivals === MAX_ARRIVAL) this.renumberArrivals();
+    return this.arrivals++;
+  }
+
+  /** Numbers the live paths' arrivals 0, 1, ... in their order (once every 2^32 changes). */
+  private renumberArrivals(): void {
+    const live: number[] = [];
+    for (let p = 0; p < this.pEnd; p++) if (this.pPeer[p] !== NONE) live.push(p);
+    live.sort((a, b) => this.pArrival[a] - this.pArrival[b]);
+    for (let i = 0; i < live.length; i++) this.pArrival[live[i]] = i;
+    this.arrivals = live.length;
   }
 
   private allocatePath(): number {
@@ -547,6 +551,7 @@ export class LocRib {
   }
 
   private freePath(p: number): void {
+    this.pPeer[p] = NONE;
     this.pNext[p] = this.pFree;
     this.pFree = p;
   }
@@ -559,8 +564,6 @@ export class LocRib {
     this.pArrival = grown(this.pArrival, cap);
     this.pEntry = grown(this.pEntry, cap);
     this.pDenied = grown(this.pDenied, cap);
-    this.pPeerNext = grown(this.pPeerNext, cap);
-    this.pPeerPrev = grown(this.pPeerPrev, cap);
   }
 
   private growEntries(cap: number): void {
