@@ -372,6 +372,9 @@ export class Peer {
 
   /** After a session's events are handled: let go of finished FSMs, hand the peer to the survivor. */
   #settled(s: Session): void {
+    // A session in the peer's state, and not Idle, changes nothing here: an UPDATE in
+    // Established (the peer's state is the best of its sessions', see #updateState).
+    if (s.state !== 'Idle' && s.state === this.#state) return;
     if (s.state === 'Idle') {
       if (s === this.#secondary) {
         this.#secondary = null;

@@ -34,7 +34,10 @@ export class Framer {
       // The previous chunk was not drained: keep its rest in front of the new one.
       this.append(this.chunk.subarray(this.pos));
     }
-    this.chunk = chunk;
+    // A plain view: a socket's Buffer would make every message view a Buffer too, which costs
+    // more to make than a Uint8Array's.
+    this.chunk =
+      chunk.constructor === Uint8Array ? chunk : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
     this.pos = 0;
   }
 
