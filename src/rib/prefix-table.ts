@@ -8,6 +8,9 @@ const EMPTY_SLOT = 0;
 const TAG_SHIFT = 25;
 const ENTRY_MASK = (1 << TAG_SHIFT) - 1;
 const MAX_ENTRIES = ENTRY_MASK - 1;
+/** From this many slots (8 MiB) on, growing fills the new table a region at a time (see rehash). */
+const PARTITIONED_REHASH_SLOTS = 1 << 21;
+const REHASH_REGION_BITS = 6;
 const MIN_SLOTS = 16;
 const MIN_ENTRIES = 8;
 /** Slots are doubled before the table is 3/4 full: linear probing stays short. */
@@ -253,17 +256,44 @@ export class PrefixTable {
     this.onGrow?.(capacity);
   }
 
-  /** Places every live entry in a table of `slotCount` slots: the entries in order, hashed again. */
+  /**
+   * Places every live entry in a table of `slotCount` slots, hashing the keys again. A big
+   * table is filled region by region: the entries are first sorted by which 64th of the new
+   * table their home slot lies in (a counting sort), so each region's random writes stay in
+   * cache instead of missing all over a table many times the cache's size.
+   */
   private rehash(slotCount: number): void {
     const slots = new Int32Array(slotCount);
     const mask = slotCount - 1;
     const lens = this.lens;
-    for (let e = 0; e < this.end; e++) {
-      if (lens[e] === FREE) continue;
-      const h = this.hashEntry(e);
-      let i = h & mask;
-      while (slots[i] !== EMPTY_SLOT) i = (i + 1) & mask;
-      slots[i] = slotOf(h, e);
+    if (slotCount < PARTITIONED_REHASH_SLOTS) {
+      for (let e = 0; e < this.end; e++) {
+        if (lens[e] === FREE) continue;
+        const h = this.hashEntry(e);
+        let i = h & mask;
+        while (slots[i] !== EMPTY_SLOT) i = (i + 1) & mask;
+        slots[i] = slotOf(h, e);
+      }
+    } else {
+      const shift = Math.log2(slotCount) - REHASH_REGION_BITS;
+      const starts = new Int32Array((1 << REHASH_REGION_BITS) + 1);
+      for (let e = 0; e < this.end; e++)
+        if (lens[e] !== FREE) starts[((this.hashEntry(e) & mask) >>> shift) + 1]++;
+      for (let r = 1; r < starts.length; r++) starts[r] += starts[r - 1];
+      // (hash, slot value) pairs in region order.
+      const sorted = new Int32Array(2 * this.size);
+      for (let e = 0; e < this.end; e++) {
+        if (lens[e] === FREE) continue;
+        const h = this.hashEntry(e);
+        const at = starts[(h & mask) >>> shift]++;
+        sorted[2 * at] = h;
+        sorted[2 * at + 1] = slotOf(h, e);
+      }
+      for (let k = 0; k < sorted.length; k += 2) {
+        let i = sorted[k] & mask;
+        while (slots[i] !== EMPTY_SLOT) i = (i + 1) & mask;
+        slots[i] = sorted[k + 1];
+      }
     }
     this.slots = slots;
     this.mask = mask;

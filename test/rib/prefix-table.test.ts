@@ -34,6 +34,19 @@ describe('PrefixTable', () => {
     expect(t.find([other], 0, 32)).toBe(b);
   });
 
+  it('grows past 8 MiB of slots (filled region by region) and still finds every prefix', () => {
+    const t = new PrefixTable(Afi.IPV6);
+    const n = 1_600_000; // beyond 3/4 of 2^21 slots
+    const key = (i: number) => [0x20010db8, 0, 0, i]; // 2001:db8::i/128
+    for (let i = 0; i < n; i++) t.insert(key(i), 0, 128);
+    for (let i = 0; i < n; i += 2) t.remove(t.find(key(i), 0, 128));
+    let found = 0;
+    for (let i = 0; i < n; i++) if (t.find(key(i), 0, 128) >= 0) found++;
+    expect(found).toBe(n / 2);
+    expect(t.find(key(1), 0, 128)).toBeGreaterThanOrEqual(0);
+    expect(t.find(key(n), 0, 128)).toBe(-1);
+  });
+
   it('keys IPv6 prefixes on all four words and path ids when asked', () => {
     const t = new PrefixTable(Afi.IPV6, true);
     const a = t.insert(parseIpv6('2001:db8::'), 0, 64, 1);
