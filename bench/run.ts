@@ -1,7 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { formatPolicyFigures, runPolicyBench } from './policy/prefix-list.bench.js';
 import { machineLine } from './support/report.js';
 import { formatCodecFigures, runCodecBench } from './wire/codec.bench.js';
+
+const SELF = fileURLToPath(import.meta.url);
 
 /**
  * `npm run bench`: every benchmark, one after another, on this machine: the codec and the
@@ -23,9 +27,16 @@ async function main(): Promise<void> {
     console.log('skipped: needs root for the lab (sudo npm run bench:throughput)');
     return;
   }
+  // The same form as this file: the build under `npm run bench` (as the speaker is deployed),
+  // the sources under tsx.
+  const ext = extname(SELF);
   const run = spawnSync(
-    'npx',
-    ['tsx', 'bench/throughput/run.ts', '--prefixes', '1000000', '--runs', '3', '--out', 'bench-results'],
+    process.execPath,
+    [
+      ...(ext === '.ts' ? ['--import', 'tsx'] : []),
+      join(dirname(SELF), 'throughput', `run${ext}`),
+      ...['--prefixes', '1000000', '--runs', '3', '--out', 'bench-results'],
+    ],
     { stdio: 'inherit' },
   );
   if (run.status !== 0) process.exitCode = run.status ?? 1;

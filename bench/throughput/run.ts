@@ -4,7 +4,7 @@
  * then sent by each of them to one common counting receiver, measured the same way in one run.
  * Needs root (network namespaces) and FRR, GoBGP and BIRD installed.
  *
- *   npx tsx bench/throughput/run.ts [--prefixes N] [--ipv6 M] [--runs 3] [--out DIR]
+ *   node dist/bench/throughput/run.js [--prefixes N] [--ipv6 M] [--runs 3] [--out DIR]
  *        [--timeout SECONDS] [--budget MINUTES] [--only ours,core,frr,gobgp,bird] [--no-send]
  *        [--profile DIR]
  *
