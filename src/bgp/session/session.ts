@@ -38,6 +38,10 @@ import type { ConnectionInfo, EstablishedInfo } from './peer-events.js';
 import { countMessage, type MessageStats } from './stats.js';
 import { TimerBank } from './timers.js';
 
+/** The events of every UPDATE and KEEPALIVE: they carry nothing but their type, so one object each serves. */
+const UPDATE_EVENT: FsmEvent = Object.freeze({ type: 'UpdateMsg' });
+const KEEPALIVE_EVENT: FsmEvent = Object.freeze({ type: 'KeepAliveMsg' });
+
 /** Events that carry nothing but their type, so a step of one can be remembered. */
 const MEMO_EVENTS: ReadonlySet<FsmEvent['type']> = new Set(['UpdateMsg', 'KeepAliveMsg']);
 
@@ -501,7 +505,7 @@ export class Session {
           this.#onNotification(bytes);
           break;
         case MessageType.KEEPALIVE:
-          this.handle({ type: 'KeepAliveMsg' });
+          this.handle(KEEPALIVE_EVENT);
           break;
         case MessageType.ROUTE_REFRESH:
           this.#onRouteRefresh(bytes);
@@ -552,7 +556,7 @@ export class Session {
 
   #onUpdate(bytes: Uint8Array): void {
     if (this.state !== 'Established') {
-      this.handle({ type: 'UpdateMsg' }, 'UPDATE before Established');
+      this.handle(UPDATE_EVENT, 'UPDATE before Established');
       return;
     }
     const u = this.#decoder.decode(bytes) as UpdateMessage;
@@ -564,7 +568,7 @@ export class Session {
       );
     }
     this.#pendingUpdate = u;
-    this.handle({ type: 'UpdateMsg' }, 'UPDATE received');
+    this.handle(UPDATE_EVENT, 'UPDATE received');
   }
 
   #onNotification(bytes: Uint8Array): void {
