@@ -8,10 +8,10 @@ import type { RibPeer } from './peer.js';
 import type { RibPrefix } from './prefix-key.js';
 import { PrefixTable } from './prefix-table.js';
 import type { RouteAdd, RoutePath } from './route-change.js';
+import { ZeroColumn } from './zero-column.js';
 
 const NONE = -1;
 const MAX_ARRIVAL = 0xffffffff;
-const NO_PATH_IDS = new Uint32Array(0);
 const REASONS: readonly BestPathReasonText[] = Object.values(BestPathReason);
 const reasonIndex = new Map<BestPathReasonText, number>(REASONS.map((r, i) => [r, i]));
 /** The reason of a lone eligible path, as its index in REASONS. */
@@ -68,7 +68,7 @@ export class LocRib {
   private selPeer: Int32Array;
   private selAttr: Int32Array;
   /** See pPathId. */
-  private selPathId: Uint32Array;
+  private readonly selPathId = new ZeroColumn();
   private selReason: Uint8Array;
   private isDirty: Uint8Array;
   /** Equal-cost paths beyond the best, as reported: [peer, pathId, attr, ...] (attributes held). */
@@ -78,8 +78,8 @@ export class LocRib {
   // Path pool.
   private pPeer = new Int32Array(64);
   private pAttr = new Int32Array(64);
-  /** Path ids (RFC 7911), allocated with the first non-zero one: without add-path all are 0. */
-  private pPathId = NO_PATH_IDS;
+  /** Path ids (RFC 7911): without add-path all are 0. */
+  private readonly pPathId = new ZeroColumn();
   private pNext = new Int32Array(64);
   /** Arrival order (for "prefer the oldest"); renumbered before it would overflow. */
   private pArrival = new Uint32Array(64);
@@ -108,7 +108,6 @@ export class LocRib {
     this.head = new Int32Array(cap);
     this.selPeer = new Int32Array(cap);
     this.selAttr = new Int32Array(cap);
-    this.selPathId = NO_PATH_IDS;
     this.selReason = new Uint8Array(cap);
     this.isDirty = new Uint8Array(cap);
   }
@@ -145,7 +144,7 @@ export class LocRib {
     }
     const deny = denied ? 1 : 0;
     for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) {
-      if (this.pPeer[p] !== peer || this.pathIdOf(p) !== pathId) continue;
+      if (this.pPeer[p] !== peer || this.pPathId.get(p) !== pathId) continue;
       const prev = this.pAttr[p];
       if (prev === attrId && this.pDenied[p] === deny) return false;
       this.ctx.attrs.ref(attrId);
@@ -160,7 +159,7 @@ export class LocRib {
     const p = this.allocatePath();
     this.pPeer[p] = peer;
     this.pAttr[p] = attrId;
-    this.setPathId(p, pathId);
+    this.pPathId.set(p, pathId, this.pPeer.length);
     this.pArrival[p] = this.nextArrival();
     this.pEntry[p] = e;
     this.pDenied[p] = 0;
@@ -178,7 +177,7 @@ export class LocRib {
     const e = this.table.find(words, off, len);
     if (e < 0) return false;
     for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) {
-      if (this.pPeer[p] !== peer || this.pathIdOf(p) !== pathId) continue;
+      if (this.pPeer[p] !== peer || this.pPathId.get(p) !== pathId) continue;
       this.dropPath(p);
       return true;
     }
@@ -216,7 +215,7 @@ export class LocRib {
     const out: { pathId: number; attrId: number }[] = [];
     if (e < 0) return out;
     for (let p = this.head[e]; p !== NONE; p = this.pNext[p])
-      if (this.pPeer[p] === peer) out.push({ pathId: this.pathIdOf(p), attrId: this.pAttr[p] });
+      if (this.pPeer[p] === peer) out.push({ pathId: this.pPathId.get(p), attrId: this.pAttr[p] });
     return out.sort((a, b) => a.pathId - b.pathId);
   }
 
@@ -224,7 +223,8 @@ export class LocRib {
   forEachPathOf(peer: number, visit: (prefix: RibPrefix, pathId: number, attrId: number) => void): void {
     if (this.receivedFrom(peer) === 0) return;
     for (let p = 0; p < this.pEnd; p++) {
-      if (this.pPeer[p] === peer) visit(this.table.prefix(this.pEntry[p]), this.pathIdOf(p), this.pAttr[p]);
+      if (this.pPeer[p] === peer)
+        visit(this.table.prefix(this.pEntry[p]), this.pPathId.get(p), this.pAttr[p]);
     }
   }
 
@@ -296,7 +296,7 @@ export class LocRib {
     const multi = new Set(sel ? sel.multipath.map((i) => eligible[i]) : []);
     const paths = all.map(
       (p): PathView => ({
-        ...this.routePath(this.pPeer[p], this.pathIdOf(p), this.pAttr[p]),
+        ...this.routePath(this.pPeer[p], this.pPathId.get(p), this.pAttr[p]),
         eligible: this.eligible(p),
         best: p === bestPath,
         multipath: multi.has(p),
@@ -372,17 +372,17 @@ export class LocRib {
     const attrs = this.ctx.attrs;
     const peer = this.pPeer[best];
     const attr = this.pAttr[best];
-    const pathId = this.pathIdOf(best);
+    const pathId = this.pPathId.get(best);
     let extras: number[] | null = null;
     if (extraPaths) {
       extras = [];
-      for (const p of extraPaths) extras.push(this.pPeer[p], this.pathIdOf(p), this.pAttr[p]);
+      for (const p of extraPaths) extras.push(this.pPeer[p], this.pPathId.get(p), this.pAttr[p]);
     }
     const was = this.selPeer[e] !== NONE;
     if (
       was &&
       this.selPeer[e] === peer &&
-      this.selPathIdOf(e) === pathId &&
+      this.selPathId.get(e) === pathId &&
       this.selAttr[e] === attr &&
       sameTriples(this.extrasOf(e), extras)
     ) {
@@ -393,7 +393,7 @@ export class LocRib {
     if (extras) for (let i = 2; i < extras.length; i += 3) attrs.ref(extras[i]);
     this.clearSelection(e);
     this.selPeer[e] = peer;
-    this.setSelPathId(e, pathId);
+    this.selPathId.set(e, pathId, this.head.length);
     this.selAttr[e] = attr;
     this.selReason[e] = reason;
     if (extras) this.extras.set(e, extras);
@@ -413,7 +413,7 @@ export class LocRib {
     const extras = this.extrasOf(e);
     let multipath: RoutePath[] | null = null;
     if (extras) {
-      multipath = [this.routePath(this.selPeer[e], this.selPathIdOf(e), this.selAttr[e])];
+      multipath = [this.routePath(this.selPeer[e], this.selPathId.get(e), this.selAttr[e])];
       for (let i = 0; i < extras.length; i += 3)
         multipath.push(this.routePath(extras[i], extras[i + 1], extras[i + 2]));
     }
@@ -424,7 +424,7 @@ export class LocRib {
       t.lens[e],
       this.ctx.attrs.get(this.selAttr[e]),
       this.ctx.peer(this.selPeer[e]).source,
-      this.selPathIdOf(e),
+      this.selPathId.get(e),
       REASONS[this.selReason[e]],
       multipath,
     );
@@ -480,7 +480,7 @@ export class LocRib {
       clusterListLength: attrs.clusterListLength[id],
       peerAddress: peer.addressKey,
       peerAs: peer.source.asn,
-      pathId: this.pathIdOf(p),
+      pathId: this.pPathId.get(p),
       attrs: attrs.get(id),
     };
   }
@@ -535,30 +535,6 @@ export class LocRib {
     this.peerDenied = grown(this.peerDenied, cap);
   }
 
-  private pathIdOf(p: number): number {
-    return this.pPathId.length === 0 ? 0 : this.pPathId[p];
-  }
-
-  private setPathId(p: number, id: number): void {
-    if (this.pPathId.length === 0) {
-      if (id === 0) return;
-      this.pPathId = new Uint32Array(this.pPeer.length);
-    }
-    this.pPathId[p] = id;
-  }
-
-  private selPathIdOf(e: number): number {
-    return this.selPathId.length === 0 ? 0 : this.selPathId[e];
-  }
-
-  private setSelPathId(e: number, id: number): void {
-    if (this.selPathId.length === 0) {
-      if (id === 0) return;
-      this.selPathId = new Uint32Array(this.head.length);
-    }
-    this.selPathId[e] = id;
-  }
-
   private nextArrival(): number {
     if (this.arrivals === MAX_ARRIVAL) this.renumberArrivals();
     return this.arrivals++;
@@ -593,7 +569,7 @@ export class LocRib {
     this.pPeer = grown(this.pPeer, cap);
     this.pAttr = grown(this.pAttr, cap);
     this.pNext = grown(this.pNext, cap);
-    if (this.pPathId.length > 0) this.pPathId = grown(this.pPathId, cap);
+    this.pPathId.grow(cap);
     this.pArrival = grown(this.pArrival, cap);
     this.pEntry = grown(this.pEntry, cap);
     this.pDenied = grown(this.pDenied, cap);
@@ -603,7 +579,7 @@ export class LocRib {
     this.head = grown(this.head, cap);
     this.selPeer = grown(this.selPeer, cap);
     this.selAttr = grown(this.selAttr, cap);
-    if (this.selPathId.length > 0) this.selPathId = grown(this.selPathId, cap);
+    this.selPathId.grow(cap);
     this.selReason = grown(this.selReason, cap);
     this.isDirty = grown(this.isDirty, cap);
   }
