@@ -116,8 +116,23 @@ export function encodeNlriAt(w: Writer, list: PrefixList, i: number): void {
     if (n > 2) b[p + 2] = v >>> 8;
     if (n > 3) b[p + 3] = v;
   } else {
-    const base = i * 4;
-    for (let at = 0; at < n; at++) b[p + at] = list.words[base + (at >> 2)] >>> (24 - 8 * (at & 3));
+    // Whole words, then the partial one (a /48 is one word and two bytes).
+    const words = list.words;
+    let k = i * 4;
+    let at = 0;
+    for (; at + 4 <= n; at += 4, k++) {
+      const v = words[k];
+      b[p + at] = v >>> 24;
+      b[p + at + 1] = v >>> 16;
+      b[p + at + 2] = v >>> 8;
+      b[p + at + 3] = v;
+    }
+    if (at < n) {
+      const v = words[k];
+      b[p + at] = v >>> 24;
+      if (at + 1 < n) b[p + at + 1] = v >>> 16;
+      if (at + 2 < n) b[p + at + 2] = v >>> 8;
+    }
   }
   w.pos = p + n;
 }

@@ -43,9 +43,8 @@ export class UpdatePacker {
     encodeCanonical(w, NO_NLRI, attrs, this.ctx, false);
     const rest = w.buf.slice(0, w.pos);
     if (!reach) return { afi: Afi.IPV4, rest, mpHeader: null };
-    const mp = new Writer(64);
-    mp.u16(reach.afi).u8(reach.safi).u8(reach.nextHop.length).bytes(reach.nextHop).u8(reach.reserved);
-    return { afi: reach.afi, rest, mpHeader: mp.finish() };
+    w.reset().u16(reach.afi).u8(reach.safi).u8(reach.nextHop.length).bytes(reach.nextHop).u8(reach.reserved);
+    return { afi: reach.afi, rest, mpHeader: w.buf.slice(0, w.pos) };
   }
 
   /** Appends UPDATEs announcing prefixes [from, to) of `list`; returns how many messages. */
