@@ -270,9 +270,7 @@ export class PrefixTable {
       for (let e = 0; e < this.end; e++) {
         if (lens[e] === FREE) continue;
         const h = this.hashEntry(e);
-        let i = h & mask;
-        while (slots[i] !== EMPTY_SLOT) i = (i + 1) & mask;
-        slots[i] = slotOf(h, e);
+        slots[emptySlot(slots, mask, h)] = slotOf(h, e);
       }
     } else {
       const shift = Math.log2(slotCount) - REHASH_REGION_BITS;
@@ -289,11 +287,7 @@ export class PrefixTable {
         sorted[2 * at] = h;
         sorted[2 * at + 1] = slotOf(h, e);
       }
-      for (let k = 0; k < sorted.length; k += 2) {
-        let i = sorted[k] & mask;
-        while (slots[i] !== EMPTY_SLOT) i = (i + 1) & mask;
-        slots[i] = sorted[k + 1];
-      }
+      for (let k = 0; k < sorted.length; k += 2) slots[emptySlot(slots, mask, sorted[k])] = sorted[k + 1];
     }
     this.slots = slots;
     this.mask = mask;
@@ -322,6 +316,13 @@ export class PrefixTable {
     for (let w = 0; w < 4; w++) k[w] = this.words[e * 4 + w];
     return hash4(k, this.lens[e], pathId);
   }
+}
+
+/** The first empty slot from the home of hash h on (linear probing). */
+function emptySlot(slots: Int32Array, mask: number, h: number): number {
+  let i = h & mask;
+  while (slots[i] !== EMPTY_SLOT) i = (i + 1) & mask;
+  return i;
 }
 
 function slotOf(h: number, e: number): number {

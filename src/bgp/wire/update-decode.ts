@@ -1,7 +1,7 @@
 import { hasConfedSegmentRaw } from './attributes/as-path.js';
 import { ByteArena } from './attributes/byte-arena.js';
 import { type AttrInterner, hashKey } from './attributes/interner.js';
-import { ATTR_BY_CODE, type AttrContext } from './attributes/table.js';
+import { ATTR_BY_CODE, type AttrContext, type Mutable } from './attributes/table.js';
 import type { PathAttributes, UpdateAction, UpdateIssue } from './attributes/types.js';
 import { MP_REACH_DECODED, MP_UNREACH_DECODED, WireAttributes } from './attributes/wire-attributes.js';
 import {
@@ -408,7 +408,6 @@ export class UpdateDecoder {
 
 const NO_ISSUES: readonly UpdateIssue[] = Object.freeze([]);
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 const MANDATORY = [AttrType.ORIGIN, AttrType.AS_PATH, AttrType.NEXT_HOP, AttrType.LOCAL_PREF] as const;
 
 function hide(hidden: Uint8Array | null, type: number): Uint8Array {
@@ -472,6 +471,7 @@ function mpError(kind: string): BgpError {
   return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.OPTIONAL_ATTRIBUTE_ERROR);
 }
 
+/** A short copy (an attribute block): a loop beats making a subarray view for `set`. */
 function copyBytes(from: Uint8Array, at: number, len: number, to: Uint8Array, toAt: number): void {
   for (let i = 0; i < len; i++) to[toAt + i] = from[at + i];
 }

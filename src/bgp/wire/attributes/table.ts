@@ -9,7 +9,7 @@ export interface AttrContext {
   readonly as4: boolean;
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 export type MutableAttributes = Mutable<PathAttributes>;
 
 /**
