@@ -15,8 +15,20 @@ export const MED_WORST = 0xffffffff;
 /** Equal-cost paths installed by default: best path only, as FRR without "maximum-paths". */
 export const DEFAULT_MAX_PATHS = 1;
 
-/** Peer index of the local pseudo-peer that owns locally originated routes. */
+/** Peer index of the `static` origin: the pseudo-peer that owns configured routes. */
 export const LOCAL_PEER = 0;
+
+/**
+ * Origins of locally originated routes and their preference, lower wins (as an administrative
+ * distance). The same prefix from two origins is two paths; when weight, LOCAL_PREF and the
+ * local-route step cannot tell them apart, this decides: what the operator configured
+ * (`static`) over what a program announced (`api`) over what was derived from OVN (`ovn`).
+ */
+export const ORIGIN_PREFERENCE = { static: 10, api: 20, ovn: 30 } as const;
+export type OriginName = keyof typeof ORIGIN_PREFERENCE;
+
+/** The preference of paths learned from BGP peers: after every local origin (the local-route step has ordered them already). */
+export const LEARNED_PREFERENCE = 255;
 
 /**
  * Why the best path won, as FRR's `show bgp ... json` prints "selectionReason", so operators
@@ -27,6 +39,7 @@ export const BestPathReason = {
   WEIGHT: 'Weight',
   LOCAL_PREF: 'Local Pref',
   LOCAL_ROUTE: 'Local Route',
+  ORIGIN_PREFERENCE: 'Origin preference',
   AS_PATH: 'AS Path',
   ORIGIN: 'Origin',
   MED: 'MED',

@@ -13,6 +13,8 @@ export interface Candidate {
   readonly localPref: number;
   /** Originated here (OVN-derived, configured). */
   readonly local: boolean;
+  /** ORIGIN_PREFERENCE of a local origin, LEARNED_PREFERENCE for a path from a peer; lower wins. */
+  readonly originPreference: number;
   readonly asPathLength: number;
   readonly origin: number;
   readonly med: number;
@@ -72,6 +74,8 @@ export const compareWeight: Comparator = (a, b) => sign(b.weight - a.weight);
 export const compareLocalPref: Comparator = (a, b) => sign(b.localPref - a.localPref);
 /** FRR: a locally originated route over a learned one. */
 export const compareLocalRoute: Comparator = (a, b) => (a.local === b.local ? 0 : a.local ? -1 : 1);
+/** Between two local origins: the lower preference (`static` before `api` before `ovn`). */
+export const compareOriginPreference: Comparator = (a, b) => sign(a.originPreference - b.originPreference);
 /** RFC 4271 9.1.2.2 (a): shorter AS_PATH (a set counts 1, confederation segments 0). */
 export const compareAsPath: Comparator = (a, b) => sign(a.asPathLength - b.asPathLength);
 /** RFC 4271 9.1.2.2 (b): lower ORIGIN (IGP < EGP < INCOMPLETE). */
@@ -116,6 +120,7 @@ export const DECISION_STEPS: readonly DecisionStep[] = Object.freeze([
   step(BestPathReason.WEIGHT, compareWeight, true),
   step(BestPathReason.LOCAL_PREF, compareLocalPref, true),
   step(BestPathReason.LOCAL_ROUTE, compareLocalRoute, true),
+  step(BestPathReason.ORIGIN_PREFERENCE, compareOriginPreference, true),
   step(BestPathReason.AS_PATH, compareAsPath, true),
   step(BestPathReason.ORIGIN, compareOrigin, true),
   step(BestPathReason.MED, compareMed, true, true),

@@ -17,9 +17,12 @@ export {
   DEFAULT_MAX_PATHS,
   DenyReason,
   type DenyReasonText,
+  LEARNED_PREFERENCE,
   LOCAL_PEER,
   LOCAL_ROUTE_WEIGHT,
   MED_WORST,
+  ORIGIN_PREFERENCE,
+  type OriginName,
   WellKnownCommunity,
 } from './constants.js';
 export {
@@ -34,6 +37,7 @@ export {
   compareMed,
   compareNeighborAddress,
   compareOrigin,
+  compareOriginPreference,
   comparePathId,
   comparePaths,
   comparePeerType,

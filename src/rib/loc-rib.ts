@@ -48,11 +48,11 @@ export interface EntryView {
  *
  * The paths are also the Adj-RIBs-In (after import policy), as in bgpd: a path the loop rules
  * deny stays, marked, so it counts as received and is dropped by a withdraw, but it is never
- * a candidate. One prefix table serves every peer, so a received route costs one hash insert,
- * and each peer's paths are chained for unwinding it when its session ends.
+ * a candidate. One prefix table serves every peer, so a received route costs one hash insert;
+ * a peer's paths are found by walking the pool when its session ends (no per-peer chain).
  *
  * Storage is struct-of-arrays: prefixes in a PrefixTable with per-entry columns, paths in a
- * pool of typed arrays chained per prefix and per peer.
+ * pool of typed arrays chained per prefix.
  *
  *   entry e:  head[e] ──► path p: peer | attr | pathId | arrival | denied | next ──► ... ──► -1
  *             sel*[e]: what was last reported (peer, path id, attribute id held) + reason
@@ -469,6 +469,7 @@ export class LocRib {
       weight: peer.weight,
       localPref: attrs.hasLocalPref(id) ? attrs.localPref[id] : defaultLocalPref,
       local: peer.local,
+      originPreference: peer.originPreference,
       asPathLength: attrs.asPathLength[id],
       origin: attrs.origin[id],
       med: attrs.hasMed(id) ? attrs.med[id] : medMissingAsWorst ? MED_WORST : 0,

@@ -1,5 +1,5 @@
 import { parseIpv4, parseIpv6 } from '../bgp/wire/prefix-list.js';
-import { LOCAL_PEER, LOCAL_ROUTE_WEIGHT } from './constants.js';
+import { LEARNED_PREFERENCE, LOCAL_ROUTE_WEIGHT, ORIGIN_PREFERENCE, type OriginName } from './constants.js';
 
 /** How a peer relates to us: RFC 4271 external/internal, RFC 4456 client or not. */
 export type PeerKind = 'ebgp' | 'ibgp-client' | 'ibgp-nonclient';
@@ -40,10 +40,18 @@ export class RibPeer {
   readonly source: RouteSource;
   readonly weight: number;
   readonly allowasIn: number;
+  /** ORIGIN_PREFERENCE of a local origin, LEARNED_PREFERENCE for a BGP peer; lower wins. */
+  readonly originPreference: number;
   /** Sortable form of the address: IPv4 before IPv6, then numerically (as FRR's sockunion_cmp). */
   readonly addressKey: string;
 
-  constructor(index: number, init: PeerInit | RouteSource, weight: number, allowasIn: number) {
+  constructor(
+    index: number,
+    init: PeerInit | RouteSource,
+    weight: number,
+    allowasIn: number,
+    originPreference: number = LEARNED_PREFERENCE,
+  ) {
     this.index = index;
     this.source = Object.freeze({
       id: init.id,
@@ -54,6 +62,7 @@ export class RibPeer {
     });
     this.weight = weight;
     this.allowasIn = allowasIn;
+    this.originPreference = originPreference;
     this.addressKey = addressKey(init.address);
   }
 
@@ -66,8 +75,9 @@ export class RibPeer {
   get ebgp(): boolean {
     return this.source.kind === 'ebgp';
   }
+  /** A local origin (`static`, `api`, `ovn`), not a BGP peer. */
   get local(): boolean {
-    return this.index === LOCAL_PEER;
+    return this.source.kind === 'local';
   }
 
   static fromInit(index: number, init: PeerInit): RibPeer {
@@ -75,13 +85,17 @@ export class RibPeer {
     return new RibPeer(index, init, init.weight ?? 0, init.allowasIn ?? 0);
   }
 
-  /** The pseudo-peer owning locally originated routes: our AS, our router id, FRR's local weight. */
-  static local(localAs: number, routerId: number): RibPeer {
+  /**
+   * The pseudo-peer of one origin of locally originated routes: named after it, our AS, our
+   * router id, FRR's local weight, and the origin's preference against the other origins.
+   */
+  static origin(index: number, name: OriginName, localAs: number, routerId: number): RibPeer {
     return new RibPeer(
-      LOCAL_PEER,
-      { id: 'local', kind: 'local', asn: localAs, routerId, address: '' },
+      index,
+      { id: name, kind: 'local', asn: localAs, routerId, address: '' },
       LOCAL_ROUTE_WEIGHT,
       0,
+      ORIGIN_PREFERENCE[name],
     );
   }
 }

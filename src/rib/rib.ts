@@ -5,7 +5,13 @@ import type { UpdateMessage } from '../bgp/wire/update.js';
 import { AdjRibIn } from './adj-rib-in.js';
 import { AttrTable } from './attr-table.js';
 import { ChangeBatch } from './change-batch.js';
-import { DEFAULT_LOCAL_PREF, DenyReason, type DenyReasonText, LOCAL_PEER } from './constants.js';
+import {
+  DEFAULT_LOCAL_PREF,
+  DenyReason,
+  type DenyReasonText,
+  LOCAL_PEER,
+  type OriginName,
+} from './constants.js';
 import { DEFAULT_DECISION, type DecisionOptions } from './decision.js';
 import { type EntryView, LocRib } from './loc-rib.js';
 import { type PeerInit, RibPeer } from './peer.js';
@@ -61,6 +67,7 @@ export class Rib {
   private readonly locRibs: readonly [LocRib, LocRib];
   private readonly peers: (RibPeer | undefined)[] = [];
   private readonly byId = new Map<string, RibPeer>();
+  private readonly origins = new Map<OriginName, RibPeer>();
   /** Removed peers whose index stays reserved until the next flush has reported their withdrawals. */
   private retired: number[] = [];
   /** Reused by `flush`, which hands out objects built from it. */
@@ -88,12 +95,29 @@ export class Rib {
       medMissingAsWorst: init.medMissingAsWorst ?? false,
     };
     this.locRibs = [new LocRib(Afi.IPV4, ctx), new LocRib(Afi.IPV6, ctx)];
-    this.peers[LOCAL_PEER] = RibPeer.local(this.localAs, this.routerId);
+    const local = RibPeer.origin(LOCAL_PEER, 'static', this.localAs, this.routerId);
+    this.peers[LOCAL_PEER] = local;
+    this.origins.set('static', local);
   }
 
-  /** The pseudo-peer of locally originated routes. */
+  /** The `static` origin: configured routes. */
   get local(): RibPeer {
     return this.peers[LOCAL_PEER]!;
+  }
+
+  /**
+   * The pseudo-peer of an origin of local routes (`static`, `api`, `ovn`), made on first use.
+   * Each origin's routes are paths of their own: the same prefix from two origins is two
+   * paths the decision process chooses between (ORIGIN_PREFERENCE), never an overwrite.
+   */
+  origin(name: OriginName): RibPeer {
+    let o = this.origins.get(name);
+    if (!o) {
+      o = RibPeer.origin(this.allocateIndex(), name, this.localAs, this.routerId);
+      this.peers[o.index] = o;
+      this.origins.set(name, o);
+    }
+    return o;
   }
 
   locRib(afi: AfiCode): LocRib {
@@ -104,9 +128,8 @@ export class Rib {
   addPeer(init: PeerInit): RibPeer {
     if (this.byId.has(init.id) || init.id === 'local')
       throw new Error(`peer ${init.id} is already in the RIB`);
-    const index = this.freeIndexes.length ? this.freeIndexes.pop()! : this.peers.length;
-    const peer = RibPeer.fromInit(index, init);
-    this.peers[index] = peer;
+    const peer = RibPeer.fromInit(this.allocateIndex(), init);
+    this.peers[peer.index] = peer;
     this.byId.set(init.id, peer);
     return peer;
   }
@@ -136,7 +159,7 @@ export class Rib {
 
   /** Forgets a peer after withdrawing everything it sent; the next flush reports the changes. */
   removePeer(peer: RibPeer): void {
-    if (peer.local) throw new Error('the local pseudo-peer cannot be removed');
+    if (peer.local) throw new Error('a local origin cannot be removed');
     this.clearPeer(peer);
     this.byId.delete(peer.id);
     this.retired.push(peer.index);
@@ -194,19 +217,21 @@ export class Rib {
    * one prefix apart (e.g. one per next hop). Attributes as they should be exported to iBGP:
    * ORIGIN, NEXT_HOP / MP_REACH_NLRI, optional MED and communities; AS_PATH empty.
    */
-  originate(prefix: Prefix, attrs: PathAttributes, pathId = 0): void {
+  originate(prefix: Prefix, attrs: PathAttributes, pathId = 0, origin: RibPeer = this.local): void {
+    this.checkOrigin(origin);
     const p = toRibPrefix(prefix);
     const table = this.attrs;
     const id = table.intern(attrs);
     table.ref(id);
-    this.locRib(p.afi).upsert(LOCAL_PEER, p.words(), 0, p.len, pathId, id);
+    this.locRib(p.afi).upsert(origin.index, p.words(), 0, p.len, pathId, id);
     table.unref(id);
   }
 
   /** Stops originating a route. Returns false when it was not originated. */
-  unoriginate(prefix: Prefix, pathId = 0): boolean {
+  unoriginate(prefix: Prefix, pathId = 0, origin: RibPeer = this.local): boolean {
+    this.checkOrigin(origin);
     const p = toRibPrefix(prefix);
-    return this.locRib(p.afi).remove(LOCAL_PEER, p.words(), 0, p.len, pathId);
+    return this.locRib(p.afi).remove(origin.index, p.words(), 0, p.len, pathId);
   }
 
   /** Runs the decision process on everything that changed since the last flush. */
@@ -314,6 +339,15 @@ export class Rib {
   /** Bytes held by the typed arrays of the Loc-RIBs, Adj-RIBs-In included (not attribute objects). */
   get byteLength(): number {
     return this.locRibs[0].byteLength + this.locRibs[1].byteLength;
+  }
+
+  private allocateIndex(): number {
+    return this.freeIndexes.length ? this.freeIndexes.pop()! : this.peers.length;
+  }
+
+  private checkOrigin(origin: RibPeer): void {
+    if (!origin.local || this.origins.get(origin.id as OriginName) !== origin)
+      throw new Error(`${origin.id} is not an origin of this RIB`);
   }
 
   private check(peer: RibPeer): void {

@@ -101,7 +101,8 @@ function entryView(e: EntryView): RibEntryView {
   return {
     prefix: e.prefix.toString(),
     paths: e.paths.map((p) =>
-      attributesView(p.attrs, afi, p.source.kind === 'local' ? LOCAL_SOURCE_NAME : p.source.id, {
+      // A local path names its origin (static, api, ovn), a learned one its peer.
+      attributesView(p.attrs, afi, p.source.id, {
         best: p.best,
         multipath: p.multipath,
         reason: e.reason,

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Candidate } from '../../src/rib/index.js';
+import { type Candidate, LEARNED_PREFERENCE } from '../../src/rib/index.js';
 
 /** An eBGP path from AS 65001 with every value neutral; tests override what they compare. */
 export function cand(over: Partial<Candidate> = {}): Candidate {
@@ -7,6 +7,7 @@ export function cand(over: Partial<Candidate> = {}): Candidate {
     weight: 0,
     localPref: 100,
     local: false,
+    originPreference: LEARNED_PREFERENCE,
     asPathLength: 2,
     origin: 0,
     med: 0,
@@ -40,6 +41,7 @@ export const candidates = (max = 6) =>
         weight: usually(0, fc.constant(10)),
         localPref: usually(100, fc.constant(200)),
         local: usually(false, fc.constant(true)),
+        originPreference: fc.constantFrom(10, 20, 30),
         asPathLength: usually(2, fc.integer({ min: 1, max: 3 })),
         origin: usually(0, fc.integer({ min: 1, max: 2 })),
         med: fc.integer({ min: 0, max: 3 }),
@@ -64,6 +66,7 @@ export const candidates = (max = 6) =>
         out.push(
           cand({
             ...r,
+            originPreference: r.local ? r.originPreference : LEARNED_PREFERENCE,
             peerAddress: `4c612000${r.peer}`,
             peerAs: r.neighborAs,
             arrival: r.arrival * 10 + out.length,

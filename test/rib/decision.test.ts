@@ -12,6 +12,7 @@ import {
   compareMed,
   compareNeighborAddress,
   compareOrigin,
+  compareOriginPreference,
   comparePathId,
   comparePaths,
   comparePeerType,
@@ -31,6 +32,11 @@ const FAVOURS: readonly { reason: string; better: Partial<Candidate>; worse: Par
   { reason: BestPathReason.WEIGHT, better: { weight: 32768 }, worse: { weight: 0 } },
   { reason: BestPathReason.LOCAL_PREF, better: { localPref: 200 }, worse: { localPref: 100 } },
   { reason: BestPathReason.LOCAL_ROUTE, better: { local: true }, worse: { local: false } },
+  {
+    reason: BestPathReason.ORIGIN_PREFERENCE,
+    better: { originPreference: 10 },
+    worse: { originPreference: 30 },
+  },
   { reason: BestPathReason.AS_PATH, better: { asPathLength: 1 }, worse: { asPathLength: 3 } },
   { reason: BestPathReason.ORIGIN, better: { origin: 0 }, worse: { origin: 2 } },
   { reason: BestPathReason.MED, better: { med: 10 }, worse: { med: 20 } },
@@ -65,12 +71,20 @@ describe('decision comparators, one per step', () => {
       'Weight',
       'Local Pref',
       'Local Route',
+      'Origin preference',
       'AS Path',
       'Origin',
       'MED',
       'Peer Type',
       'IGP Metric',
     ]);
+  });
+
+  it('origin preference: the lower wins; any local origin before a learned path', () => {
+    const local = (originPreference: number) => cand({ local: true, originPreference });
+    expectOrder(compareOriginPreference, local(10), local(30), -1);
+    expectOrder(compareOriginPreference, local(20), local(20), 0);
+    expectOrder(compareOriginPreference, local(10), cand(), -1);
   });
 
   it('weight: higher wins', () => {

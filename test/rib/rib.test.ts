@@ -276,12 +276,43 @@ describe('Rib: local origination and peers', () => {
     rib.flush();
     rib.originate(parsePrefix(P1), attrs([], { origin: 2 }, '198.18.50.7'));
     const [c] = rib.flush();
-    expect(summary([c])).toEqual([`+${P1} local`]);
+    expect(summary([c])).toEqual([`+${P1} static`]);
     expect(c.kind === 'add' && c.reason).toBe(BestPathReason.WEIGHT);
     expect(c.source.kind).toBe('local');
     expect(rib.unoriginate(parsePrefix(P1))).toBe(true);
     expect(rib.unoriginate(parsePrefix(P1))).toBe(false);
     expect(summary(rib.flush())).toEqual([`+${P1} a`]);
+  });
+
+  it('a static route and a learned route for one prefix are two paths: neither overwrites the other', () => {
+    const rib = newRib();
+    const a = rib.addPeer(EBGP_A);
+    rib.announce(a, v4(P1), attrs([65001]));
+    rib.originate(parsePrefix(P1), attrs([], {}, '198.18.50.7'));
+    expect(summary(rib.flush())).toEqual([`+${P1} static`]);
+    const view = rib.lookup(parsePrefix(P1))!;
+    expect(view.paths.map((p) => `${p.source.id}${p.best ? '*' : ''}`).sort()).toEqual(['a', 'static*']);
+    expect(rib.counts(a, Afi.IPV4)).toEqual({ received: 1, accepted: 1 });
+  });
+
+  it('origins of local routes are paths of their own, chosen by origin preference', () => {
+    const rib = newRib();
+    const ovn = rib.origin('ovn');
+    expect(rib.origin('ovn')).toBe(ovn);
+    const p = parsePrefix('198.18.64.100/32');
+    rib.originate(p, attrs([], {}, '198.18.1.12'), 0, ovn);
+    expect(summary(rib.flush())).toEqual(['+198.18.64.100/32 ovn']);
+    rib.originate(p, attrs([], {}, '198.18.1.50'));
+    const [c] = rib.flush();
+    expect(summary([c])).toEqual(['+198.18.64.100/32 static']);
+    expect(c.kind === 'add' && c.reason).toBe(BestPathReason.ORIGIN_PREFERENCE);
+    expect(rib.lookup(p)!.paths.map((x) => x.source.id)).toEqual(['ovn', 'static']);
+    // Withdrawing the static route leaves OVN's path, which was never overwritten.
+    rib.unoriginate(p);
+    expect(summary(rib.flush())).toEqual(['+198.18.64.100/32 ovn']);
+    expect(rib.unoriginate(p, 0, ovn)).toBe(true);
+    expect(summary(rib.flush())).toEqual(['-198.18.64.100/32 ovn']);
+    expect(() => rib.originate(p, attrs([]), 0, rib.addPeer(EBGP_A))).toThrow(/not an origin/);
   });
 
   it('keeps several originations of one prefix apart (one per next hop)', () => {
