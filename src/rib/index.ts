@@ -100,3 +100,4 @@ export {
   UpdateGroup,
   UpdateGroups,
 } from './update-groups.js';
+export { applyUpdateRules, type UpdateTarget } from './update-rules.js';

@@ -1,5 +1,5 @@
 import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode, Safi } from '../bgp/wire/constants.js';
+import { Afi, type AfiCode } from '../bgp/wire/constants.js';
 import type { Prefix, PrefixList } from '../bgp/wire/prefix-list.js';
 import type { UpdateMessage } from '../bgp/wire/update.js';
 import { AdjRibIn } from './adj-rib-in.js';
@@ -17,6 +17,7 @@ import { type EntryView, LocRib } from './loc-rib.js';
 import { type PeerInit, RibPeer } from './peer.js';
 import { toRibPrefix } from './prefix-key.js';
 import type { RouteAdd, RouteChange } from './route-change.js';
+import { applyUpdateRules, type UpdateTarget } from './update-rules.js';
 
 /** Where a walk over the best paths (`visitBest`) goes on: family slot (IPv4 0, IPv6 1) and entry. */
 export interface BestCursor {
@@ -73,6 +74,11 @@ export class Rib {
   /** Reused by `flush`, which hands out objects built from it. */
   private readonly flushed = new ChangeBatch();
   private freeIndexes: number[] = [];
+  /** applyUpdate's target, made once: no object per UPDATE. */
+  private readonly updateTarget: UpdateTarget<RibPeer> = {
+    withdrawList: (peer, list) => this.withdraw(peer, list),
+    announceList: (peer, list, attrs) => this.announce(peer, list, attrs),
+  };
 
   constructor(init: RibInit) {
     checkU32('local AS', init.localAs);
@@ -171,16 +177,7 @@ export class Rib {
    * withdrawals. Families other than IPv4/IPv6 unicast are left alone.
    */
   applyUpdate(peer: RibPeer, u: UpdateMessage): void {
-    this.withdraw(peer, u.withdrawn);
-    if (u.mpUnreach && u.mpUnreach.safi === Safi.UNICAST) this.withdraw(peer, u.mpUnreach.withdrawn);
-    const mpNlri = u.mpNlri && u.attrs?.mpReach?.safi === Safi.UNICAST ? u.mpNlri : null;
-    if (u.action === 'treat-as-withdraw' || !u.attrs) {
-      this.withdraw(peer, u.nlri);
-      if (mpNlri) this.withdraw(peer, mpNlri);
-      return;
-    }
-    this.announce(peer, u.nlri, u.attrs);
-    if (mpNlri) this.announce(peer, mpNlri, u.attrs);
+    applyUpdateRules(u, this.updateTarget, peer);
   }
 
   /** Routes [from, to) of `list` announced by `peer` with `attrs`. */

@@ -25,8 +25,8 @@ import {
   type RibPrefix,
   toRibPrefix,
 } from '../rib/index.js';
+import type { AdvertisedRoutes } from '../routing/index.js';
 import { LOCAL_SOURCE_NAME, UNSPECIFIED_NEXT_HOP } from './constants.js';
-import type { AdvertisedRoutes } from './export.js';
 import type { PeerBinding } from './peer-binding.js';
 
 /*

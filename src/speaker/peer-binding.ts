@@ -12,13 +12,17 @@ import type { UpdateMessage } from '../bgp/wire/update.js';
 import type { MaxPrefixes, PeerConfig } from '../config/index.js';
 import { MaxPrefixGuard, type PeerPolicies } from '../policy/index.js';
 import type { ExportTarget, PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
-import { MS_PER_SECOND, SpeakerDefaults } from './constants.js';
-import type { Exporter } from './export.js';
-import { Importer } from './import.js';
-import { type InterfaceTable, sessionAddresses } from './local-addresses.js';
-import { Outbound } from './outbound.js';
+import {
+  type Exporter,
+  Importer,
+  type InterfaceTable,
+  MS_PER_SECOND,
+  type RouteFlow,
+  RoutingDefaults,
+  SessionExport,
+  sessionAddresses,
+} from '../routing/index.js';
 import { maxPrefixConfig } from './policies.js';
-import type { RouteFlow } from './route-flow.js';
 
 /** What a binding needs from the speaker: narrow, so tests can build one around a real Peer. */
 export interface BindingComponents {
@@ -53,7 +57,7 @@ interface LiveSession {
   readonly info: EstablishedInfo;
   readonly ribPeer: RibPeer;
   readonly importer: Importer;
-  readonly outbound: Outbound;
+  readonly outbound: SessionExport;
 }
 
 const FAMILIES: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6];
@@ -337,7 +341,7 @@ export class PeerBinding {
       nextHopSelf: this.#config.nextHopSelf,
       ...(kind === 'ebgp' && { sharedSubnets: local.subnets }),
     };
-    const outbound = new Outbound(this.name, this.#peer, info, target, local, this.#policies.export, {
+    const outbound = new SessionExport(this.name, this.#peer, info, target, local, this.#policies.export, {
       groups: this.#c.groups,
       rib,
       log: this.#log,
@@ -362,7 +366,7 @@ export class PeerBinding {
   #clearSlice(ribPeer: RibPeer): void {
     if (this.#clearing !== ribPeer) return;
     const { rib, flow } = this.#c;
-    const left = rib.clearPeer(ribPeer, SpeakerDefaults.CLEAR_SLICE_ROUTES);
+    const left = rib.clearPeer(ribPeer, RoutingDefaults.CLEAR_SLICE_ROUTES);
     if (left === 0) {
       rib.removePeer(ribPeer);
       this.#clearing = null;
@@ -383,7 +387,7 @@ export class PeerBinding {
       const mp = u.attrs?.mpReach?.afi;
       if (u.mpNlri && u.mpNlri.count > 0 && (mp === Afi.IPV4 || mp === Afi.IPV6)) this.#checkMaxPrefix(s, mp);
     }
-    return rib.pending > SpeakerDefaults.IMPORT_BACKLOG_PREFIXES ? flow.whenFlushed() : undefined;
+    return rib.pending > RoutingDefaults.IMPORT_BACKLOG_PREFIXES ? flow.whenFlushed() : undefined;
   }
 
   #checkMaxPrefix(s: LiveSession, afi: AfiCode): void {
@@ -431,7 +435,7 @@ export class PeerBinding {
     const job = this.#softIn;
     if (!s || !job) return;
     const afi = FAMILIES[job.family]!;
-    const next = s.importer.reimport(afi, job.cursor, SpeakerDefaults.SOFT_IN_SLICE_ROUTES);
+    const next = s.importer.reimport(afi, job.cursor, RoutingDefaults.SOFT_IN_SLICE_ROUTES);
     if (next === -1) {
       job.family++;
       job.cursor = 0;

@@ -3,8 +3,8 @@ import { CeaseSubcode } from '../bgp/wire/constants.js';
 import type { Config, LogLevel, PeerChange, PeerConfig, ReloadPlan } from '../config/index.js';
 import type { PeerPolicies } from '../policy/index.js';
 import type { Rib } from '../rib/index.js';
+import { applyRouteChanges } from '../routing/index.js';
 import type { PeerBinding } from './peer-binding.js';
-import { applyRouteChanges } from './static-routes.js';
 
 /** What carrying out a reload plan needs from the speaker. */
 export interface ReloadHost {

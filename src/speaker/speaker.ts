@@ -19,6 +19,7 @@ import { parseIpv4 } from '../bgp/wire/prefix-list.js';
 import type { Config, LogLevel, PeerConfig, ReloadOutcome } from '../config/index.js';
 import { formatProblem } from '../config/index.js';
 import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
+import { type InterfaceTable, originateAll, RouteFlow } from '../routing/index.js';
 import {
   advertisedView,
   neighborDetail,
@@ -27,14 +28,11 @@ import {
   ribCounts,
   ribView,
 } from './control.js';
-import type { InterfaceTable } from './local-addresses.js';
 import { tapMessageStats } from './message-tap.js';
 import { type BindingComponents, PeerBinding } from './peer-binding.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
-import { RouteFlow } from './route-flow.js';
 import { sessionPeerInit } from './session-init.js';
-import { originateAll } from './static-routes.js';
 
 /** The few things a speaker takes from its surroundings; each has a real default. */
 export interface SpeakerComponents {
@@ -97,13 +95,17 @@ export class Speaker implements SpeakerControl {
     });
     this.#flow = new RouteFlow(
       this.#rib,
-      this.#groups,
       (fn) => setImmediate(fn),
-      () => {
+      (error, consumer) => this.#log.error({ error: String(error), consumer }, 'route processing failed'),
+    );
+    // The sessions first: the update groups take the batch, then every session sends its share.
+    this.#flow.addConsumer({
+      name: 'bgp',
+      accept: (changes) => {
+        if (changes.count > 0) this.#groups.applyBatch(changes);
         for (const b of this.#bindings.values()) b.kick();
       },
-      (error) => this.#log.error({ error: String(error) }, 'route processing failed'),
-    );
+    });
     this.#policies = compileConfigPolicies(config);
   }
 

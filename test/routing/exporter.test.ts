@@ -16,7 +16,7 @@ import {
   type RouteFilter,
 } from '../../src/policy/index.js';
 import { DEFAULT_LOCAL_PREF, parsePrefix, Rib, UpdateGroups } from '../../src/rib/index.js';
-import { Exporter, type ExportSession, SINGLE_PATH_ID } from '../../src/speaker/index.js';
+import { Exporter, type ExportSession, SINGLE_PATH_ID } from '../../src/routing/index.js';
 
 // The export side between the Adj-RIB-Out and the wire: what the peer ends up with is exactly
 // what the export policy accepts of the Loc-RIB, and it never hears of a prefix it was not sent.

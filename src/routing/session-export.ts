@@ -11,12 +11,12 @@ import {
   FIRST_BEST,
   type UpdateGroups,
 } from '../rib/index.js';
-import { SpeakerDefaults } from './constants.js';
-import { Exporter } from './export.js';
-import type { SessionAddresses } from './local-addresses.js';
+import { RoutingDefaults } from './constants.js';
+import { Exporter } from './exporter.js';
+import type { SessionAddresses } from './session-addresses.js';
 
 /** What sending to one session needs from the speaker. */
-export interface OutboundComponents {
+export interface SessionExportComponents {
   readonly groups: UpdateGroups;
   readonly rib: BestPathSource;
   readonly log: Logger;
@@ -30,13 +30,13 @@ export interface OutboundComponents {
  * and hands them to the session, waiting for it to drain. End-of-RIB (RFC 4724) goes out per
  * family once the initial table is out.
  */
-export class Outbound {
+export class SessionExport {
   readonly exporter: Exporter;
   readonly #id: string;
   readonly #peer: Peer;
   readonly #info: EstablishedInfo;
-  readonly #c: OutboundComponents;
-  readonly #writer = new Writer(SpeakerDefaults.SEND_BATCH_BYTES);
+  readonly #c: SessionExportComponents;
+  readonly #writer = new Writer(RoutingDefaults.SEND_BATCH_BYTES);
   #target: ExportTarget;
   #adjOut: AdjRibOut | null = null;
   /** Where offering the initial table (or a resync) goes on; null once all of it was offered. */
@@ -54,7 +54,7 @@ export class Outbound {
     target: ExportTarget,
     local: SessionAddresses,
     filter: RouteFilter,
-    components: OutboundComponents,
+    components: SessionExportComponents,
   ) {
     this.#id = id;
     this.#peer = peer;
@@ -143,12 +143,12 @@ export class Outbound {
             this.#id,
             this.#c.rib,
             this.#fill,
-            SpeakerDefaults.EXPORT_SLICE_PREFIXES,
+            RoutingDefaults.EXPORT_SLICE_PREFIXES,
           );
           this.#initialLeft += out.pending - offered;
         }
         const before = out.pending;
-        const work = out.take(SpeakerDefaults.EXPORT_SLICE_PREFIXES);
+        const work = out.take(RoutingDefaults.EXPORT_SLICE_PREFIXES);
         if (this.#initialLeft > 0)
           this.#initialLeft = Math.max(0, this.#initialLeft - (before - out.pending));
         const initialDone = this.#fill === null && this.#initialLeft === 0;

@@ -12,7 +12,7 @@ import {
   type RouteFilter,
 } from '../../src/policy/index.js';
 import { parsePrefix, Rib } from '../../src/rib/index.js';
-import { Importer } from '../../src/speaker/index.js';
+import { Importer } from '../../src/routing/index.js';
 
 // The import side on a real RIB: per prefix through the filter, the store of what was sent, and
 // a changed filter applied to the stored routes.

@@ -1,9 +1,9 @@
 import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode, Safi } from '../bgp/wire/constants.js';
+import { Afi, type AfiCode } from '../bgp/wire/constants.js';
 import { PrefixList } from '../bgp/wire/prefix-list.js';
 import type { UpdateMessage } from '../bgp/wire/update.js';
 import type { RouteFilter } from '../policy/index.js';
-import type { Rib, RibPeer } from '../rib/index.js';
+import { applyUpdateRules, type Rib, type RibPeer, type UpdateTarget } from '../rib/index.js';
 import { RouteStore } from './route-store.js';
 
 /**
@@ -25,6 +25,11 @@ export class Importer {
   #received: RouteStore | null;
   /** A one-prefix list for re-evaluating stored routes. */
   readonly #one: [PrefixList, PrefixList];
+  /** The UPDATE rules' target while routes go through the filter (made once). */
+  readonly #throughPolicy: UpdateTarget<null> = {
+    withdrawList: (_, list) => this.#withdraw(list),
+    announceList: (_, list, attrs) => this.#announce(list, attrs),
+  };
 
   constructor(rib: Rib, peer: RibPeer, filter: RouteFilter, addPath: readonly [boolean, boolean]) {
     this.#rib = rib;
@@ -55,26 +60,10 @@ export class Importer {
     return this.#received;
   }
 
-  /**
-   * One UPDATE (RFC 4271 section 9): withdrawals first, then announcements; RFC 7606
-   * treat-as-withdraw withdraws every prefix it names. Families other than IPv4/IPv6 unicast
-   * are left alone, as the RIB does.
-   */
+  /** One UPDATE, by the rules of applyUpdateRules (RFC 4271 section 9, RFC 7606). */
   apply(u: UpdateMessage): void {
-    if (this.#received === null) {
-      this.#rib.applyUpdate(this.#peer, u);
-      return;
-    }
-    this.#withdraw(u.withdrawn);
-    if (u.mpUnreach && u.mpUnreach.safi === Safi.UNICAST) this.#withdraw(u.mpUnreach.withdrawn);
-    const mpNlri = u.mpNlri && u.attrs?.mpReach?.safi === Safi.UNICAST ? u.mpNlri : null;
-    if (u.action === 'treat-as-withdraw' || !u.attrs) {
-      this.#withdraw(u.nlri);
-      if (mpNlri) this.#withdraw(mpNlri);
-      return;
-    }
-    this.#announce(u.nlri, u.attrs);
-    if (mpNlri) this.#announce(mpNlri, u.attrs);
+    if (this.#received === null) this.#rib.applyUpdate(this.#peer, u);
+    else applyUpdateRules(u, this.#throughPolicy, null);
   }
 
   /**

@@ -4,7 +4,7 @@ import { makeAttributes, type PathAttributes } from '../../src/bgp/wire/attribut
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
 import { parseIpv6 } from '../../src/bgp/wire/prefix-list.js';
 import { parsePrefix } from '../../src/rib/index.js';
-import { RouteStore } from '../../src/speaker/index.js';
+import { RouteStore } from '../../src/routing/index.js';
 
 // RouteStore against a Map: whatever the order of sets and deletes, it holds the same routes.
 

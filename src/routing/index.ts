@@ -1,0 +1,14 @@
+/**
+ * The route pipeline between sessions and the RIB: each session's UPDATEs through import
+ * policy into the Adj-RIB-In and Loc-RIB, the Loc-RIB's change batches to every consumer
+ * (update groups, forwarding planes), and each session's Adj-RIB-Out through export policy
+ * into UPDATEs. Local origins (static routes, OVN) feed the same RIB.
+ */
+export { MS_PER_SECOND, RoutingDefaults, SINGLE_PATH_ID } from './constants.js';
+export { type AdvertisedRoutes, Exporter, type ExportSession } from './exporter.js';
+export { Importer } from './importer.js';
+export { type RouteConsumer, RouteFlow } from './route-flow.js';
+export { RouteStore, type StoredRouteVisitor } from './route-store.js';
+export { type InterfaceTable, type SessionAddresses, sessionAddresses } from './session-addresses.js';
+export { SessionExport, type SessionExportComponents } from './session-export.js';
+export { applyRouteChanges, originateAll, staticAttributes } from './static-origin.js';
