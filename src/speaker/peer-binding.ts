@@ -6,21 +6,20 @@ import {
   describeError,
   RouteRefreshSubtype,
   Safi,
-} from '../bgp/wire/constants.js';
+} from '../bgp/wire/index.js';
 import type { RouteRefreshMessage } from '../bgp/wire/route-refresh.js';
 import type { UpdateMessage } from '../bgp/wire/update.js';
-import type { MaxPrefixes, PeerConfig } from '../config/index.js';
-import { MaxPrefixGuard, type PeerPolicies } from '../policy/index.js';
-import type { ExportTarget, PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
+import type { PeerConfig } from '../config/index.js';
+import type { PeerPolicies } from '../policy/index.js';
+import type { PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
 import {
   type Exporter,
-  Importer,
+  type Importer,
   type InterfaceTable,
-  MS_PER_SECOND,
+  MaxPrefixWatch,
+  PeerClearing,
+  PeerRoutes,
   type RouteFlow,
-  RoutingDefaults,
-  SessionExport,
-  sessionAddresses,
 } from '../routing/index.js';
 import { maxPrefixConfig } from './policies.js';
 
@@ -52,12 +51,10 @@ export interface NotificationRecord {
   readonly at: Date;
 }
 
-/** One Established session's state on our side. */
+/** One Established session: what was negotiated, and its routes both ways. */
 interface LiveSession {
   readonly info: EstablishedInfo;
-  readonly ribPeer: RibPeer;
-  readonly importer: Importer;
-  readonly outbound: SessionExport;
+  readonly routes: PeerRoutes;
 }
 
 const FAMILIES: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6];
@@ -68,10 +65,10 @@ function peerKind(config: PeerConfig): PeerKind {
 }
 
 /**
- * One configured peer's glue: its session's events through import policy into the RIB, and
- * the RIB's changes through its Adj-RIB-Out and export policy back to the session, with
- * back-pressure both ways and End-of-RIB after the initial table. Owns what the session knows
- * nothing about: max-prefix, why the peer is down, what it was sent.
+ * One configured peer: its session's events, what an operator or a reload does to it, and
+ * why it is down when it is. The routes it exchanges are PeerRoutes' job (one per
+ * Established session), the withdrawal of a gone session's routes PeerClearing's, and the
+ * prefix limit MaxPrefixWatch's.
  */
 export class PeerBinding {
   readonly name: string;
@@ -80,14 +77,12 @@ export class PeerBinding {
   #policies: PeerPolicies;
   readonly #c: BindingComponents;
   readonly #log: Logger;
+  readonly #maxPrefix: MaxPrefixWatch;
   #unbind: (() => void)[] = [];
   #session: LiveSession | null = null;
-  /** A RibPeer whose routes are still being withdrawn after its session ended. */
-  #clearing: RibPeer | null = null;
-  #guards: Map<AfiCode, MaxPrefixGuard> = new Map();
+  /** The last session's routes, while they are still being withdrawn. */
+  #clearing: PeerClearing | null = null;
   #stoppedBy: StopCause | null = null;
-  #restartTimer: unknown = null;
-  #softIn: { cursor: number; family: number } | null = null;
   #stateSince: number;
   #establishedTransitions = 0;
   #lastNotification: NotificationRecord | undefined;
@@ -101,8 +96,23 @@ export class PeerBinding {
     this.#log = components.log.child ? components.log.child({ peer: config.name }) : components.log;
     this.#stateSince = components.now();
     this.#peer = peer;
+    this.#maxPrefix = new MaxPrefixWatch(config.maxPrefixes && maxPrefixConfig(config.maxPrefixes), {
+      setTimer: components.setTimer,
+      clearTimer: components.clearTimer,
+      warn: (a) => this.#log.warn({ count: a.count, limit: a.limit }, a.message),
+      stop: (a) => {
+        this.#log.warn({ count: a.count, limit: a.limit }, a.message);
+        this.#stoppedBy = 'max-prefix';
+        // RFC 4486 section 4: Cease, Maximum Number of Prefixes Reached.
+        this.#peer.stop(CeaseSubcode.MAXIMUM_NUMBER_OF_PREFIXES_REACHED, undefined, a.data);
+      },
+      restart: (after) => {
+        if (this.#stoppedBy !== 'max-prefix') return;
+        this.#log.info({ after }, 'max-prefix restart timer expired: starting the session again');
+        this.enable();
+      },
+    });
     this.#bind(peer);
-    this.#setGuards(config.maxPrefixes);
     for (const w of policies.warnings) this.#log.warn({ rfc: 8212 }, w);
   }
 
@@ -146,7 +156,14 @@ export class PeerBinding {
     readonly exporter: Exporter;
   } | null {
     const s = this.#session;
-    return s && { info: s.info, ribPeer: s.ribPeer, importer: s.importer, exporter: s.outbound.exporter };
+    return (
+      s && {
+        info: s.info,
+        ribPeer: s.routes.ribPeer,
+        importer: s.routes.importer,
+        exporter: s.routes.export.exporter,
+      }
+    );
   }
 
   /**
@@ -165,34 +182,28 @@ export class PeerBinding {
 
   /** The configuration now has the peer shut down: Cease/2 (RFC 4486) and stay down. */
   stopByConfig(): void {
-    this.#cancelRestart();
+    this.#maxPrefix.cancelRestart();
     this.#stoppedBy = 'config';
     this.#peer.stop(CeaseSubcode.ADMINISTRATIVE_SHUTDOWN);
   }
 
   /** Prefix counts of a family: sent by the peer, accepted into the RIB, advertised to it. */
   counts(afi: AfiCode): { received: number; accepted: number; advertised: number } {
-    const s = this.#session;
-    if (!s) return { received: 0, accepted: 0, advertised: 0 };
-    return {
-      received: s.importer.received(afi),
-      accepted: this.#c.rib.counts(s.ribPeer, afi).accepted,
-      advertised: s.outbound.exporter.advertised.count(afi),
-    };
+    return this.#session?.routes.counts(afi) ?? { received: 0, accepted: 0, advertised: 0 };
   }
 
   // Operator actions (`neighbor PEER ...`).
 
   /** Administrative shutdown (Cease/2 with an RFC 9003 message); stays down until enabled. */
   shutdown(message?: string): void {
-    this.#cancelRestart();
+    this.#maxPrefix.cancelRestart();
     this.#stoppedBy = 'operator';
     this.#peer.shutdown(message);
   }
 
   /** Undoes a shutdown (operator's, configured, or max-prefix). */
   enable(): void {
-    this.#cancelRestart();
+    this.#maxPrefix.cancelRestart();
     this.#stoppedBy = null;
     this.#peer.start();
   }
@@ -223,7 +234,7 @@ export class PeerBinding {
         if (f.safi === Safi.UNICAST) this.#peer.refresh(f.afi, f.safi);
       }
     } else {
-      this.#startSoftIn();
+      s.routes.softIn();
     }
     return true;
   }
@@ -236,10 +247,7 @@ export class PeerBinding {
     this.#policies = policies;
     const known = new Set(before.warnings);
     for (const w of policies.warnings) if (!known.has(w)) this.#log.warn({ rfc: 8212 }, w);
-    const s = this.#session;
-    if (!s) return;
-    if (softIn && s.importer.setFilter(policies.import)) this.#startSoftIn();
-    if (softOut) s.outbound.resync({ filter: policies.export });
+    this.#session?.routes.setPolicies(policies, softIn, softOut);
   }
 
   /** A changed configuration that needs no new session: max-prefix, next-hop-self, descriptions. */
@@ -247,7 +255,7 @@ export class PeerBinding {
     const before = this.#config;
     this.#config = config;
     if (JSON.stringify(before.maxPrefixes) !== JSON.stringify(config.maxPrefixes)) {
-      this.#setGuards(config.maxPrefixes);
+      this.#maxPrefix.setLimit(config.maxPrefixes && maxPrefixConfig(config.maxPrefixes));
       if (this.#stoppedBy === 'max-prefix') {
         this.#log.info({}, 'max-prefix settings changed: starting the session again');
         this.enable();
@@ -256,8 +264,7 @@ export class PeerBinding {
       const s = this.#session;
       if (s) for (const afi of FAMILIES) this.#checkMaxPrefix(s, afi);
     }
-    if (before.nextHopSelf !== config.nextHopSelf)
-      this.#session?.outbound.resync({ nextHopSelf: config.nextHopSelf });
+    if (before.nextHopSelf !== config.nextHopSelf) this.#session?.routes.setNextHopSelf(config.nextHopSelf);
   }
 
   /**
@@ -271,25 +278,22 @@ export class PeerBinding {
     this.#peer = peer;
     this.#stateSince = this.#c.now();
     this.#bind(peer);
-    this.#setGuards(config.maxPrefixes);
+    this.#maxPrefix.setLimit(config.maxPrefixes && maxPrefixConfig(config.maxPrefixes));
   }
 
   /** The peer is removed from the configuration: stop listening and forget its routes. */
   detach(): void {
-    this.#cancelRestart();
+    this.#maxPrefix.cancelRestart();
     for (const off of this.#unbind) off();
     this.#unbind = [];
     this.#onDown('peer removed', false);
-    if (this.#clearing) {
-      this.#c.rib.removePeer(this.#clearing);
-      this.#clearing = null;
-      this.#c.flow.schedule();
-    }
+    this.#clearing?.finish();
+    this.#clearing = null;
   }
 
   /** The RIB changed: send what the Adj-RIB-Out now holds (no-op while sending already). */
   kick(): void {
-    this.#session?.outbound.kick();
+    this.#session?.routes.kick();
   }
 
   #bind(peer: Peer): void {
@@ -314,104 +318,55 @@ export class PeerBinding {
   }
 
   #onEstablished(info: EstablishedInfo): void {
-    const { rib } = this.#c;
     this.#establishedTransitions++;
-    if (this.#clearing) {
-      // The last session's routes are still being withdrawn: finish now, the id is needed again.
-      rib.removePeer(this.#clearing);
-      this.#clearing = null;
-    }
-    for (const g of this.#guards.values()) g.reset();
-    const n = info.negotiated;
-    const kind = peerKind(this.#config);
-    const ribPeer = rib.addPeer({
-      id: this.name,
-      kind,
-      asn: n.remoteAs,
-      routerId: n.remoteBgpId,
-      address: this.#config.peerIp,
-    });
-    const addPathIn: [boolean, boolean] = [info.context.update.addPathIpv4, info.context.update.addPathIpv6];
-    const importer = new Importer(rib, ribPeer, this.#policies.import, addPathIn);
-    const local = sessionAddresses(info.connection.local.address, this.#c.interfaces());
-    const target: ExportTarget = {
-      kind,
-      localIpv4: local.ipv4,
-      localIpv6: local.ipv6,
-      nextHopSelf: this.#config.nextHopSelf,
-      ...(kind === 'ebgp' && { sharedSubnets: local.subnets }),
-    };
-    const outbound = new SessionExport(this.name, this.#peer, info, target, local, this.#policies.export, {
-      groups: this.#c.groups,
-      rib,
-      log: this.#log,
-      defer: this.#c.defer,
-    });
-    this.#session = { info, ribPeer, importer, outbound };
+    // The last session's routes are still being withdrawn: finish now, the id is needed again.
+    this.#clearing?.finish();
+    this.#clearing = null;
+    this.#maxPrefix.reset();
+    const routes = new PeerRoutes(
+      this.#peer,
+      info,
+      {
+        name: this.name,
+        kind: peerKind(this.#config),
+        address: this.#config.peerIp,
+        nextHopSelf: this.#config.nextHopSelf,
+        policies: this.#policies,
+      },
+      { ...this.#c, log: this.#log },
+    );
+    this.#session = { info, routes };
   }
 
   #onDown(reason: string, notify = true): void {
     const s = this.#session;
     if (!s) return;
     this.#session = null;
-    this.#softIn = null;
-    s.outbound.close();
+    s.routes.close();
     this.#log.info({ reason }, 'session down: withdrawing its routes');
-    this.#clearing = s.ribPeer;
-    this.#clearSlice(s.ribPeer);
+    const { rib, flow, defer } = this.#c;
+    this.#clearing = new PeerClearing(rib, flow, s.routes.ribPeer, defer, (error) =>
+      this.#log.error({ error: String(error) }, 'route work failed'),
+    );
+    if (this.#clearing.done) this.#clearing = null;
     if (notify) this.#c.onSessionEnded?.(this.name);
-  }
-
-  /** Withdraws a gone session's routes a slice per turn, so keepalives of other peers keep flowing. */
-  #clearSlice(ribPeer: RibPeer): void {
-    if (this.#clearing !== ribPeer) return;
-    const { rib, flow } = this.#c;
-    const left = rib.clearPeer(ribPeer, RoutingDefaults.CLEAR_SLICE_ROUTES);
-    if (left === 0) {
-      rib.removePeer(ribPeer);
-      this.#clearing = null;
-    } else {
-      this.#c.defer(() => this.#guarded(() => this.#clearSlice(ribPeer)));
-    }
-    flow.schedule();
   }
 
   #onUpdate(u: UpdateMessage): Promise<void> | undefined {
     const s = this.#session;
     if (!s) return undefined;
-    s.importer.apply(u);
-    const { rib, flow } = this.#c;
-    flow.schedule();
-    if (this.#guards.size > 0) {
+    const wait = s.routes.update(u);
+    if (this.#maxPrefix.active) {
       if (u.nlri.count > 0) this.#checkMaxPrefix(s, Afi.IPV4);
       const mp = u.attrs?.mpReach?.afi;
       if (u.mpNlri && u.mpNlri.count > 0 && (mp === Afi.IPV4 || mp === Afi.IPV6)) this.#checkMaxPrefix(s, mp);
     }
-    return rib.pending > RoutingDefaults.IMPORT_BACKLOG_PREFIXES ? flow.whenFlushed() : undefined;
+    return wait;
   }
 
   #checkMaxPrefix(s: LiveSession, afi: AfiCode): void {
-    const guard = this.#guards.get(afi);
-    if (!guard || this.#session !== s) return;
-    const action = guard.update(this.#c.rib.counts(s.ribPeer, afi).accepted);
-    if (action.type === 'warn') {
-      this.#log.warn({ count: action.count, limit: action.limit }, action.message);
-    } else if (action.type === 'cease') {
-      this.#log.warn({ count: action.count, limit: action.limit }, action.message);
-      this.#stoppedBy = 'max-prefix';
-      // RFC 4486 section 4: Cease, Maximum Number of Prefixes Reached.
-      this.#peer.stop(CeaseSubcode.MAXIMUM_NUMBER_OF_PREFIXES_REACHED, undefined, action.data);
-      const after = action.restartAfterSeconds;
-      if (after !== undefined) {
-        this.#cancelRestart();
-        this.#restartTimer = this.#c.setTimer(() => {
-          this.#restartTimer = null;
-          if (this.#stoppedBy !== 'max-prefix') return;
-          this.#log.info({ after }, 'max-prefix restart timer expired: starting the session again');
-          this.enable();
-        }, after * MS_PER_SECOND);
-      }
-    }
+    if (this.#session !== s) return;
+    this.#maxPrefix.check(afi, this.#c.rib.counts(s.routes.ribPeer, afi).accepted);
   }
 
   #onRouteRefresh(m: RouteRefreshMessage): void {
@@ -420,57 +375,6 @@ export class PeerBinding {
     // markers (RFC 7313) from the peer need nothing here.
     if (!s || m.subtype !== RouteRefreshSubtype.NORMAL) return;
     this.#log.info({ afi: m.afi, safi: m.safi }, 'route refresh requested by the peer');
-    s.outbound.resync();
-  }
-
-  #startSoftIn(): void {
-    const fresh = this.#softIn === null;
-    this.#softIn = { cursor: 0, family: 0 };
-    if (fresh) this.#softInSlice();
-  }
-
-  /** Stored routes through the import policy again, a slice per turn. */
-  #softInSlice(): void {
-    const s = this.#session;
-    const job = this.#softIn;
-    if (!s || !job) return;
-    const afi = FAMILIES[job.family]!;
-    const next = s.importer.reimport(afi, job.cursor, RoutingDefaults.SOFT_IN_SLICE_ROUTES);
-    if (next === -1) {
-      job.family++;
-      job.cursor = 0;
-    } else {
-      job.cursor = next;
-    }
-    this.#c.flow.schedule();
-    if (job.family >= FAMILIES.length) {
-      s.importer.reimportDone();
-      this.#softIn = null;
-      this.#log.info({}, 'import policy applied again to the stored routes');
-      return;
-    }
-    this.#c.defer(() => this.#guarded(() => this.#softInSlice()));
-  }
-
-  /** Deferred work reports its failure instead of ending the process. */
-  #guarded(work: () => void): void {
-    try {
-      work();
-    } catch (error) {
-      this.#log.error({ error: String(error) }, 'route work failed');
-    }
-  }
-
-  #setGuards(m: MaxPrefixes | undefined): void {
-    this.#guards = new Map();
-    if (!m) return;
-    for (const afi of FAMILIES) {
-      this.#guards.set(afi, new MaxPrefixGuard(maxPrefixConfig(m), { afi, safi: Safi.UNICAST }));
-    }
-  }
-
-  #cancelRestart(): void {
-    if (this.#restartTimer !== null) this.#c.clearTimer(this.#restartTimer);
-    this.#restartTimer = null;
+    s.routes.resend();
   }
 }

@@ -1,0 +1,155 @@
+import type { EstablishedInfo, Logger, Peer } from '../bgp/session/index.js';
+import { Afi, type AfiCode } from '../bgp/wire/index.js';
+import type { UpdateMessage } from '../bgp/wire/update.js';
+import type { PeerPolicies, RouteFilter } from '../policy/index.js';
+import type { ExportTarget, PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
+import { RoutingDefaults } from './constants.js';
+import { Importer } from './importer.js';
+import type { RouteFlow } from './route-flow.js';
+import { type InterfaceTable, sessionAddresses } from './session-addresses.js';
+import { SessionExport } from './session-export.js';
+
+/** What the routes of one session need from the speaker. */
+export interface PeerRoutesComponents {
+  readonly rib: Rib;
+  readonly groups: UpdateGroups;
+  readonly flow: RouteFlow;
+  readonly log: Logger;
+  readonly interfaces: () => InterfaceTable;
+  /** Where long work yields to the event loop (setImmediate). */
+  readonly defer: (fn: () => void) => void;
+}
+
+/** The peer as its routes see it. */
+export interface PeerRoutesInit {
+  readonly name: string;
+  readonly kind: PeerKind;
+  /** Its configured address: the decision process's last tie-break. */
+  readonly address: string;
+  readonly nextHopSelf: boolean;
+  readonly policies: PeerPolicies;
+}
+
+const FAMILIES: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6];
+
+/**
+ * The routes of one Established session, both ways: its UPDATEs through the import policy
+ * into the RIB (with push-back while the decision process lags), and the RIB's best paths
+ * through its Adj-RIB-Out and export policy to it. Also runs soft reconfiguration inbound
+ * (stored routes through a changed import policy, a slice per turn).
+ */
+export class PeerRoutes {
+  readonly ribPeer: RibPeer;
+  readonly importer: Importer;
+  readonly export: SessionExport;
+  readonly #c: PeerRoutesComponents;
+  #softIn: { cursor: number; family: number } | null = null;
+  #closed = false;
+
+  constructor(peer: Peer, info: EstablishedInfo, init: PeerRoutesInit, components: PeerRoutesComponents) {
+    this.#c = components;
+    const n = info.negotiated;
+    const { rib } = components;
+    this.ribPeer = rib.addPeer({
+      id: init.name,
+      kind: init.kind,
+      asn: n.remoteAs,
+      routerId: n.remoteBgpId,
+      address: init.address,
+    });
+    const addPathIn: [boolean, boolean] = [info.context.update.addPathIpv4, info.context.update.addPathIpv6];
+    this.importer = new Importer(rib, this.ribPeer, init.policies.import, addPathIn);
+    const local = sessionAddresses(info.connection.local.address, components.interfaces());
+    const target: ExportTarget = {
+      kind: init.kind,
+      localIpv4: local.ipv4,
+      localIpv6: local.ipv6,
+      nextHopSelf: init.nextHopSelf,
+      ...(init.kind === 'ebgp' && { sharedSubnets: local.subnets }),
+    };
+    this.export = new SessionExport(init.name, peer, info, target, local, init.policies.export, {
+      groups: components.groups,
+      rib,
+      log: components.log,
+      defer: components.defer,
+    });
+  }
+
+  /** One UPDATE into the RIB; a promise when reading should pause until the next flush. */
+  update(u: UpdateMessage): Promise<void> | undefined {
+    this.importer.apply(u);
+    const { rib, flow } = this.#c;
+    flow.schedule();
+    return rib.pending > RoutingDefaults.IMPORT_BACKLOG_PREFIXES ? flow.whenFlushed() : undefined;
+  }
+
+  /** Prefixes of a family: sent by the peer, accepted into the RIB, advertised to it. */
+  counts(afi: AfiCode): { received: number; accepted: number; advertised: number } {
+    return {
+      received: this.importer.received(afi),
+      accepted: this.#c.rib.counts(this.ribPeer, afi).accepted,
+      advertised: this.export.exporter.advertised.count(afi),
+    };
+  }
+
+  /** New policies: soft in (stored routes through import again) and soft out (sent routes through export again). */
+  setPolicies(policies: PeerPolicies, softIn: boolean, softOut: boolean): void {
+    if (softIn && this.importer.setFilter(policies.import)) this.softIn();
+    if (softOut) this.export.resync({ filter: policies.export });
+  }
+
+  setNextHopSelf(nextHopSelf: boolean): void {
+    this.export.resync({ nextHopSelf });
+  }
+
+  /** RFC 2918: the peer asked for our routes again. */
+  resend(filter?: RouteFilter): void {
+    this.export.resync(filter ? { filter } : {});
+  }
+
+  /** The stored routes through the import policy again (no ROUTE-REFRESH needed). */
+  softIn(): void {
+    const fresh = this.#softIn === null;
+    this.#softIn = { cursor: 0, family: 0 };
+    if (fresh) this.#softInSlice();
+  }
+
+  kick(): void {
+    this.export.kick();
+  }
+
+  /** The session ended: nothing more is sent; the caller withdraws the peer's routes. */
+  close(): void {
+    this.#closed = true;
+    this.#softIn = null;
+    this.export.close();
+  }
+
+  #softInSlice(): void {
+    const job = this.#softIn;
+    if (this.#closed || !job) return;
+    try {
+      const afi = FAMILIES[job.family]!;
+      const next = this.importer.reimport(afi, job.cursor, RoutingDefaults.SOFT_IN_SLICE_ROUTES);
+      if (next === -1) {
+        job.family++;
+        job.cursor = 0;
+      } else {
+        job.cursor = next;
+      }
+      this.#c.flow.schedule();
+      if (job.family >= FAMILIES.length) {
+        this.importer.reimportDone();
+        this.#softIn = null;
+        this.#c.log.info({}, 'import policy applied again to the stored routes');
+        return;
+      }
+    } catch (error) {
+      // Deferred work reports its failure instead of ending the process.
+      this.#c.log.error({ error: String(error) }, 'route work failed');
+      this.#softIn = null;
+      return;
+    }
+    this.#c.defer(() => this.#softInSlice());
+  }
+}
