@@ -7,3 +7,11 @@ export {
   fibNextHops,
   toFibChange,
 } from './route.js';
+export {
+  SinkDriver,
+  type SinkDriverComponents,
+  type SinkDriverInit,
+  SinkRetry,
+  type SinkState,
+  type SinkStatus,
+} from './sink-driver.js';
