@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '..');
+
+/**
+ * The package as a user's program sees it: built with the project's build config, installed
+ * under node_modules/ovn-bgp-speaker, and imported by name from an ES module.
+ */
+describe('the package entry point (package.json main)', () => {
+  let dir = '';
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'obs-entry-'));
+    const pkg = join(dir, 'pkg');
+    mkdirSync(pkg);
+    cpSync(join(root, 'package.json'), join(pkg, 'package.json'));
+    symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'));
+    execFileSync(
+      join(root, 'node_modules/.bin/tsc'),
+      ['-p', join(root, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist')],
+      {
+        cwd: root,
+        stdio: 'pipe',
+      },
+    );
+    mkdirSync(join(dir, 'app/node_modules'), { recursive: true });
+    symlinkSync(pkg, join(dir, 'app/node_modules/ovn-bgp-speaker'));
+  }, 120_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('builds a speaker from a configuration, answers on its control socket, and decodes BGP', () => {
+    const socket = join(dir, 'control.sock');
+    const program = `
+      import { Speaker, callControl, parseConfig, wire, ConfigError } from 'ovn-bgp-speaker';
+      const { config } = parseConfig(\`
+speaker: { name: entry, local_as: 65000, router_id: 198.18.0.1, listen: { address: 127.0.0.1, port: 0 }, control_socket: ${socket} }
+routes: [{ prefix: 198.18.100.0/24 }]
+\`);
+      const speaker = await Speaker.start(config);
+      speaker.flush();
+      const summary = await callControl(speaker.controlSocket, 'summary', {});
+      await speaker.close();
+      const keepalive = wire.decodeMessage(new Uint8Array([...new Array(16).fill(255), 0, 19, 4]));
+      let bad = '';
+      try { parseConfig('speaker: { local_as: 0 }'); } catch (e) { bad = e instanceof ConfigError ? e.kind : 'other'; }
+      console.log(JSON.stringify({ as: summary.localAs, rib: summary.rib, type: keepalive.type, bad }));
+    `;
+    writeFileSync(join(dir, 'app/main.mjs'), program);
+    const out = execFileSync(process.execPath, [join(dir, 'app/main.mjs')], {
+      cwd: join(dir, 'app'),
+      encoding: 'utf8',
+    });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect(result).toMatchObject({ as: 65000, type: 'keepalive', bad: 'invalid' });
+    expect(result.rib['ipv4-unicast']).toBe(1);
+  });
+});
