@@ -1,6 +1,7 @@
 import type { PathAttributes } from '../bgp/wire/attributes/types.js';
 import { Afi, type AfiCode } from '../bgp/wire/constants.js';
 import { PrefixList } from '../bgp/wire/prefix-list.js';
+import { EntryList } from './entry-list.js';
 import { grown } from './grow.js';
 import type { InternTable } from './intern-table.js';
 import type { RibPrefix } from './prefix-key.js';
@@ -23,17 +24,16 @@ export interface OutboundWork {
   readonly count: number;
 }
 
-/** One family: prefix → exported attribute id sent, and the pending wish while dirty. */
 /** isDirty value of an entry that goes out again even if unchanged (a ROUTE-REFRESH). */
 const FORCED = 2;
 
+/** One family: prefix → exported attribute id sent, and the pending wish while dirty. */
 class FamilyOut {
   readonly table: PrefixTable;
   sent: Int32Array;
   want: Int32Array;
   isDirty: Uint8Array;
-  dirty = new Int32Array(64);
-  dirtyCount = 0;
+  readonly dirty = new EntryList();
   /** Prefixes whose `sent` is an attribute id. */
   advertised = 0;
 
@@ -47,12 +47,7 @@ class FamilyOut {
 
   markDirty(e: number): void {
     this.isDirty[e] = 1;
-    if (this.dirtyCount === this.dirty.length) {
-      const d = new Int32Array(this.dirty.length * 2);
-      d.set(this.dirty);
-      this.dirty = d;
-    }
-    this.dirty[this.dirtyCount++] = e;
+    this.dirty.push(e);
   }
 
   private grow(cap: number): void {
@@ -124,7 +119,7 @@ export class AdjRibOut {
 
   /** Prefixes with a change not yet taken. */
   get pending(): number {
-    return (this.families[0]?.dirtyCount ?? 0) + (this.families[1]?.dirtyCount ?? 0);
+    return (this.families[0]?.dirty.count ?? 0) + (this.families[1]?.dirty.count ?? 0);
   }
 
   /** The exported attributes last sent for a prefix, if any. */
@@ -193,9 +188,10 @@ export class AdjRibOut {
       const t = f.table;
       const afi = t.afi;
       let gone: PrefixList | null = null;
-      const n = Math.min(f.dirtyCount, budget);
+      const n = Math.min(f.dirty.count, budget);
+      const dirty = f.dirty.items;
       for (let k = 0; k < n; k++) {
-        const e = f.dirty[k];
+        const e = dirty[k];
         const forced = f.isDirty[e] === FORCED;
         f.isDirty[e] = 0;
         const want = f.want[e];
@@ -225,8 +221,7 @@ export class AdjRibOut {
         }
         count++;
       }
-      f.dirty.copyWithin(0, n, f.dirtyCount);
-      f.dirtyCount -= n;
+      f.dirty.dropFirst(n);
       budget -= n;
       if (gone) withdraw.push(gone);
     }

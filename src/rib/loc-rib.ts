@@ -3,6 +3,7 @@ import type { AttrTable } from './attr-table.js';
 import { ChangeBatch } from './change-batch.js';
 import { BestPathReason, type BestPathReasonText, MED_WORST } from './constants.js';
 import { type Candidate, type DecisionOptions, selectBest } from './decision.js';
+import { EntryList } from './entry-list.js';
 import { grown } from './grow.js';
 import type { RibPeer } from './peer.js';
 import type { RibPrefix } from './prefix-key.js';
@@ -73,8 +74,7 @@ export class LocRib {
   private isDirty: Uint8Array;
   /** Equal-cost paths beyond the best, as reported: [peer, pathId, attr, ...] (attributes held). */
   private readonly extras = new Map<number, number[]>();
-  private dirty = new Int32Array(64);
-  private dirtyCount = 0;
+  private readonly dirty = new EntryList();
   // Path pool.
   private pPeer = new Int32Array(64);
   private pAttr = new Int32Array(64);
@@ -230,19 +230,21 @@ export class LocRib {
 
   /** Prefixes waiting for the decision process. */
   get pending(): number {
-    return this.dirtyCount;
+    return this.dirty.count;
   }
 
   /** Runs the decision process on every dirty prefix and appends the real changes to `out`. */
   flush(out: ChangeBatch): void {
     const t = this.table;
-    for (let k = 0; k < this.dirtyCount; k++) {
-      const e = this.dirty[k];
+    const dirty = this.dirty;
+    // decide() could mark more entries: read the count and the array afresh each time.
+    for (let k = 0; k < dirty.count; k++) {
+      const e = dirty.items[k];
       this.isDirty[e] = 0;
       this.decide(e, out);
       if (this.head[e] === NONE && this.selPeer[e] === NONE) t.remove(e);
     }
-    this.dirtyCount = 0;
+    this.dirty.clear();
   }
 
   /** Marks every prefix for a new decision (next-hop verdicts or options changed). */
@@ -489,12 +491,7 @@ export class LocRib {
   private markDirty(e: number): void {
     if (this.isDirty[e]) return;
     this.isDirty[e] = 1;
-    if (this.dirtyCount === this.dirty.length) {
-      const d = new Int32Array(this.dirty.length * 2);
-      d.set(this.dirty);
-      this.dirty = d;
-    }
-    this.dirty[this.dirtyCount++] = e;
+    this.dirty.push(e);
   }
 
   /** Unlinks a path from its prefix and its peer and frees it; its prefix is decided again. */
