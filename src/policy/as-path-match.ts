@@ -1,6 +1,11 @@
-import { asPathLength, formatAsPath, mergeAs4Path } from '../bgp/wire/attributes/as-path.js';
-import type { AsPathSegment, PathAttributes } from '../bgp/wire/attributes/types.js';
-import { AsPathSegmentType } from '../bgp/wire/constants.js';
+import {
+  type AsPathSegment,
+  AsPathSegmentType,
+  asPathLength,
+  formatAsPath,
+  mergeAs4Path,
+  type PathAttributes,
+} from '../bgp/wire/index.js';
 import { U32_MAX } from './constants.js';
 import { checkInteger, checkOneOf, PolicyError } from './errors.js';
 import type { AsPathListEntryModel, AsPathListModel } from './model.js';

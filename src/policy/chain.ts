@@ -1,5 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import type { AfiCode } from '../bgp/wire/constants.js';
+import type { AfiCode, PathAttributes } from '../bgp/wire/index.js';
 import { ACCEPT, type Policy, REJECT } from './policy.js';
 import {
   AcceptedResults,

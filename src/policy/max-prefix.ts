@@ -1,4 +1,4 @@
-import { afiName, CeaseSubcode, ErrorCode, safiName } from '../bgp/wire/constants.js';
+import { afiName, CeaseSubcode, ErrorCode, safiName } from '../bgp/wire/index.js';
 import { DEFAULT_WARNING_THRESHOLD_PERCENT, MAX_PREFIX_DATA_LENGTH, PERCENT, U32_MAX } from './constants.js';
 import { checkInteger, PolicyError } from './errors.js';
 

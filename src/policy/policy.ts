@@ -1,5 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode } from '../bgp/wire/constants.js';
+import { Afi, type AfiCode, type PathAttributes } from '../bgp/wire/index.js';
 import { AsPathView } from './as-path-match.js';
 import { IPV4_BITS, IPV4_BYTES, IPV6_BITS, IPV6_BYTES, IPV6_WORDS } from './constants.js';
 import type { CompiledPrefixList } from './prefix-match.js';

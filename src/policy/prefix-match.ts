@@ -1,5 +1,4 @@
-import { Afi, type AfiCode } from '../bgp/wire/constants.js';
-import { parseIpv4, parseIpv6 } from '../bgp/wire/prefix-list.js';
+import { Afi, type AfiCode, parseIpv4, parseIpv6 } from '../bgp/wire/index.js';
 import {
   IPV4_BITS,
   IPV6_BITS,

@@ -1,6 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode } from '../bgp/wire/constants.js';
-import { parseIpv4, parseIpv6 } from '../bgp/wire/prefix-list.js';
+import { Afi, type AfiCode, type PathAttributes, parseIpv4, parseIpv6 } from '../bgp/wire/index.js';
 import type { NextHopDirective } from './set-actions.js';
 
 export interface Accepted {

@@ -1,7 +1,16 @@
-import { mergeAs4Aggregator, mergeAs4Path } from '../bgp/wire/attributes/as-path.js';
-import { type AsPathSegment, makeAttributes, type PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode, AsPathSegmentType, Safi } from '../bgp/wire/constants.js';
-import { addressBytes, parseIpv4 } from '../bgp/wire/prefix-list.js';
+import {
+  Afi,
+  type AfiCode,
+  type AsPathSegment,
+  AsPathSegmentType,
+  addressBytes,
+  makeAttributes,
+  mergeAs4Aggregator,
+  mergeAs4Path,
+  type PathAttributes,
+  parseIpv4,
+  Safi,
+} from '../bgp/wire/index.js';
 import {
   type CommunityPattern,
   type CompiledCommunityList,

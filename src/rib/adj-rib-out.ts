@@ -1,6 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode } from '../bgp/wire/constants.js';
-import { PrefixList } from '../bgp/wire/prefix-list.js';
+import { Afi, type AfiCode, type PathAttributes, PrefixList } from '../bgp/wire/index.js';
 import { EntryList } from './entry-list.js';
 import { grown } from './grow.js';
 import type { InternTable } from './intern-table.js';

@@ -1,8 +1,16 @@
-import { asPathLength, mergeAs4Path } from '../bgp/wire/attributes/as-path.js';
-import type { AsPathSegment, PathAttributes } from '../bgp/wire/attributes/types.js';
-import { WireAttributes } from '../bgp/wire/attributes/wire-attributes.js';
-import { Afi, type AfiCode, AsPathSegmentType, Origin } from '../bgp/wire/constants.js';
-import { formatAddress, formatIpv4 } from '../bgp/wire/prefix-list.js';
+import {
+  Afi,
+  type AfiCode,
+  type AsPathSegment,
+  AsPathSegmentType,
+  asPathLength,
+  formatAddress,
+  formatIpv4,
+  mergeAs4Path,
+  Origin,
+  type PathAttributes,
+  WireAttributes,
+} from '../bgp/wire/index.js';
 import { InternTable } from './intern-table.js';
 
 const HAS_MED = 1;

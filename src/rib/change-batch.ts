@@ -1,5 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode } from '../bgp/wire/constants.js';
+import { Afi, type AfiCode, type PathAttributes } from '../bgp/wire/index.js';
 import type { BestPathReasonText } from './constants.js';
 import { grown } from './grow.js';
 import type { RouteSource } from './peer.js';

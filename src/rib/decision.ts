@@ -1,4 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
+import type { PathAttributes } from '../bgp/wire/index.js';
 import { effectiveAsPath } from './attr-table.js';
 import { BestPathReason, type BestPathReasonText, DEFAULT_MAX_PATHS } from './constants.js';
 

@@ -1,6 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import { encodeUpdate } from '../bgp/wire/update.js';
-import { Writer } from '../bgp/wire/writer.js';
+import { encodeUpdate, type PathAttributes, Writer } from '../bgp/wire/index.js';
 import { InternTable } from './intern-table.js';
 
 /** encodeUpdate's withdrawn-length and attribute-length fields, before the attributes. */

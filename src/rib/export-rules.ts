@@ -1,6 +1,16 @@
-import { mergeAs4Aggregator } from '../bgp/wire/attributes/as-path.js';
-import type { AsPathSegment, MpReach, PathAttributes, RawAttribute } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode, AsPathSegmentType, AttrFlag, Origin, Safi } from '../bgp/wire/constants.js';
+import {
+  Afi,
+  type AfiCode,
+  type AsPathSegment,
+  AsPathSegmentType,
+  AttrFlag,
+  type MpReach,
+  mergeAs4Aggregator,
+  Origin,
+  type PathAttributes,
+  type RawAttribute,
+  Safi,
+} from '../bgp/wire/index.js';
 import { effectiveAsPath } from './attr-table.js';
 import { WellKnownCommunity } from './constants.js';
 import type { PeerKind, RouteSource, SourceKind } from './peer.js';

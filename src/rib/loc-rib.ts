@@ -1,4 +1,4 @@
-import type { AfiCode } from '../bgp/wire/constants.js';
+import type { AfiCode } from '../bgp/wire/index.js';
 import type { AttrTable } from './attr-table.js';
 import { ChangeBatch } from './change-batch.js';
 import { BestPathReason, type BestPathReasonText, MED_WORST } from './constants.js';

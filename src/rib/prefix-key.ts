@@ -1,5 +1,12 @@
-import { Afi, type AfiCode } from '../bgp/wire/constants.js';
-import { formatIpv4, formatIpv6, type Prefix, parseIpv4, parseIpv6 } from '../bgp/wire/prefix-list.js';
+import {
+  Afi,
+  type AfiCode,
+  formatIpv4,
+  formatIpv6,
+  type Prefix,
+  parseIpv4,
+  parseIpv6,
+} from '../bgp/wire/index.js';
 
 /**
  * Prefix keys. Inside the RIB a prefix is its address words masked to the length plus the

@@ -1,4 +1,4 @@
-import { Afi, type AfiCode } from '../bgp/wire/constants.js';
+import { Afi, type AfiCode } from '../bgp/wire/index.js';
 import { maskIpv4, maskWord, RibPrefix } from './prefix-key.js';
 
 /** `lens` value of an entry on the free list (no prefix is 255 bits long). */

@@ -1,7 +1,11 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode } from '../bgp/wire/constants.js';
-import type { Prefix, PrefixList } from '../bgp/wire/prefix-list.js';
-import type { UpdateMessage } from '../bgp/wire/update.js';
+import {
+  Afi,
+  type AfiCode,
+  type PathAttributes,
+  type Prefix,
+  type PrefixList,
+  type UpdateMessage,
+} from '../bgp/wire/index.js';
 import { AdjRibIn } from './adj-rib-in.js';
 import { AttrTable } from './attr-table.js';
 import { ChangeBatch } from './change-batch.js';

@@ -1,4 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
+import type { PathAttributes } from '../bgp/wire/index.js';
 import type { BestPathReasonText } from './constants.js';
 import type { RouteSource } from './peer.js';
 import type { RibPrefix } from './prefix-key.js';

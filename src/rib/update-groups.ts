@@ -1,5 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode } from '../bgp/wire/constants.js';
+import { Afi, type AfiCode, type PathAttributes } from '../bgp/wire/index.js';
 import { AdjRibOut, NOT_ADVERTISED } from './adj-rib-out.js';
 import { ChangeBatch } from './change-batch.js';
 import { ExportInterner } from './export-interner.js';

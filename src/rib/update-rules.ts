@@ -1,7 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Safi } from '../bgp/wire/constants.js';
-import type { PrefixList } from '../bgp/wire/prefix-list.js';
-import type { UpdateMessage } from '../bgp/wire/update.js';
+import { type PathAttributes, type PrefixList, Safi, type UpdateMessage } from '../bgp/wire/index.js';
 
 /** Where the routes of an UPDATE go: the RIB itself, or an import policy in front of it. */
 export interface UpdateTarget<C> {

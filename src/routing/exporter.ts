@@ -1,8 +1,14 @@
-import { makeAttributes, type PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode, Safi } from '../bgp/wire/constants.js';
-import { PrefixList } from '../bgp/wire/prefix-list.js';
-import type { PreparedAttributes, UpdatePacker } from '../bgp/wire/update-packer.js';
-import type { Writer } from '../bgp/wire/writer.js';
+import {
+  Afi,
+  type AfiCode,
+  makeAttributes,
+  type PathAttributes,
+  PrefixList,
+  type PreparedAttributes,
+  Safi,
+  type UpdatePacker,
+  type Writer,
+} from '../bgp/wire/index.js';
 import type { PolicyResult, RouteFilter } from '../policy/index.js';
 import type { AdjRibOut, OutboundWork, RibPrefix } from '../rib/index.js';
 import { SINGLE_PATH_ID } from './constants.js';

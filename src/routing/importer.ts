@@ -1,7 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode } from '../bgp/wire/constants.js';
-import { PrefixList } from '../bgp/wire/prefix-list.js';
-import type { UpdateMessage } from '../bgp/wire/update.js';
+import { Afi, type AfiCode, type PathAttributes, PrefixList, type UpdateMessage } from '../bgp/wire/index.js';
 import type { RouteFilter } from '../policy/index.js';
 import { applyUpdateRules, type Rib, type RibPeer, type UpdateTarget } from '../rib/index.js';
 import { RouteStore } from './route-store.js';

@@ -1,5 +1,4 @@
-import type { AfiCode } from '../bgp/wire/index.js';
-import { Afi, Safi } from '../bgp/wire/index.js';
+import { Afi, type AfiCode, Safi } from '../bgp/wire/index.js';
 import { type MaxPrefixAction, type MaxPrefixConfig, MaxPrefixGuard } from '../policy/index.js';
 import { MS_PER_SECOND } from './constants.js';
 

@@ -1,6 +1,5 @@
 import type { EstablishedInfo, Logger, Peer } from '../bgp/session/index.js';
-import { Afi, type AfiCode } from '../bgp/wire/index.js';
-import type { UpdateMessage } from '../bgp/wire/update.js';
+import { Afi, type AfiCode, type UpdateMessage } from '../bgp/wire/index.js';
 import type { PeerPolicies, RouteFilter } from '../policy/index.js';
 import type { ExportTarget, PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
 import { RoutingDefaults } from './constants.js';

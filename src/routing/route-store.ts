@@ -1,5 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode } from '../bgp/wire/constants.js';
+import { Afi, type AfiCode, type PathAttributes } from '../bgp/wire/index.js';
 import type { RibPrefix } from '../rib/index.js';
 import { PrefixTable } from '../rib/index.js';
 

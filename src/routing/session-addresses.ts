@@ -1,6 +1,6 @@
 import type { NetworkInterfaceInfo } from 'node:os';
 import { normalizeAddress } from '../bgp/transport/index.js';
-import { addressBytes, parseIpv4 } from '../bgp/wire/prefix-list.js';
+import { addressBytes, parseIpv4 } from '../bgp/wire/index.js';
 import { parsePrefix, type RibPrefix } from '../rib/index.js';
 
 /** What `os.networkInterfaces()` returns: the addresses of each interface. */

@@ -1,7 +1,5 @@
 import type { EstablishedInfo, Logger, Peer } from '../bgp/session/index.js';
-import { Afi, type AfiCode, Safi } from '../bgp/wire/constants.js';
-import { UpdatePacker } from '../bgp/wire/update-packer.js';
-import { Writer } from '../bgp/wire/writer.js';
+import { Afi, type AfiCode, Safi, UpdatePacker, Writer } from '../bgp/wire/index.js';
 import type { RouteFilter } from '../policy/index.js';
 import {
   type AdjRibOut,

@@ -1,6 +1,12 @@
-import { makeAttributes, type PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, Origin, Safi } from '../bgp/wire/constants.js';
-import { addressBytes, parseIpv4 } from '../bgp/wire/prefix-list.js';
+import {
+  Afi,
+  addressBytes,
+  makeAttributes,
+  Origin,
+  type PathAttributes,
+  parseIpv4,
+  Safi,
+} from '../bgp/wire/index.js';
 import {
   NEXT_HOP_SELF,
   type Origin as OriginName,

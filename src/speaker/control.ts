@@ -10,9 +10,15 @@ import type {
 } from '../api/index.js';
 import type { MessageCounts as SessionCounts } from '../bgp/session/index.js';
 import { familyName } from '../bgp/session/index.js';
-import type { AsPathSegment, PathAttributes } from '../bgp/wire/attributes/types.js';
-import { Afi, type AfiCode, AsPathSegmentType, Origin } from '../bgp/wire/constants.js';
-import { formatIpv4 } from '../bgp/wire/prefix-list.js';
+import {
+  Afi,
+  type AfiCode,
+  type AsPathSegment,
+  AsPathSegmentType,
+  formatIpv4,
+  Origin,
+  type PathAttributes,
+} from '../bgp/wire/index.js';
 import { formatCommunity, formatLargeCommunity } from '../policy/index.js';
 import {
   type EntryView,

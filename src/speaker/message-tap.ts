@@ -1,5 +1,5 @@
 import type { MessageCounts, MessageStats } from '../bgp/session/index.js';
-import { MessageType } from '../bgp/wire/constants.js';
+import { MessageType } from '../bgp/wire/index.js';
 
 /** Where per-message counts go (SpeakerMetrics is one). */
 export interface MessageObserver {

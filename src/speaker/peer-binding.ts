@@ -4,11 +4,11 @@ import {
   type AfiCode,
   CeaseSubcode,
   describeError,
+  type RouteRefreshMessage,
   RouteRefreshSubtype,
   Safi,
+  type UpdateMessage,
 } from '../bgp/wire/index.js';
-import type { RouteRefreshMessage } from '../bgp/wire/route-refresh.js';
-import type { UpdateMessage } from '../bgp/wire/update.js';
 import type { PeerConfig } from '../config/index.js';
 import type { PeerPolicies } from '../policy/index.js';
 import type { PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';

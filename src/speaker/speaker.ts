@@ -14,8 +14,7 @@ import {
 } from '../api/index.js';
 import { type Logger, type MessageStats, type Peer, Sessions, silentLogger } from '../bgp/session/index.js';
 import { normalizeAddress } from '../bgp/transport/index.js';
-import { AttrInterner } from '../bgp/wire/index.js';
-import { parseIpv4 } from '../bgp/wire/prefix-list.js';
+import { AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
 import type { Config, LogLevel, PeerConfig, ReloadOutcome } from '../config/index.js';
 import { formatProblem } from '../config/index.js';
 import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
