@@ -131,3 +131,35 @@ export const OVSDB_DEFAULT_PORT = 6640;
 export const MAX_SHOWN_VALUE_LENGTH = 60;
 /** Unknown keys within this edit distance of a known one get a "did you mean". */
 export const SUGGESTION_MAX_DISTANCE = 2;
+
+/** `ovn.mode`: one speaker (or several for HA) advertising everything, or one per chassis. */
+export const OVN_MODES = ['central', 'local'] as const;
+/** `ovn.routes` keys, one per kind of OVN-derived route. */
+export const OVN_ROUTE_KINDS = [
+  'floating_ips',
+  'tenant_networks',
+  'load_balancer_vips',
+  'provider_ports',
+  'pod_subnets',
+  'service_vips',
+] as const;
+export const OVN_DEFAULTS = {
+  mode: 'central',
+  /** A burst of OVN changes (one ovn-nbctl transaction's notifications) is gathered this long. */
+  coalesceMs: 20,
+  /** Routes stay this long when OVN goes away: a database failover must not drop traffic. */
+  holdTime: 60,
+} as const;
+
+/** `sinks.kernel`: Linux rtnetlink. Protocol 186 is RTPROT_BGP, what bgpd's routes carry via zebra. */
+export const KERNEL_SINK_DEFAULTS = { table: 254, metric: 20, protocol: 186, onStop: 'flush' } as const;
+export const KERNEL_ON_STOP = ['keep', 'flush'] as const;
+/** `sinks.zebra`: FRR's zebra over ZAPI. */
+export const ZEBRA_SINK_DEFAULTS = {
+  socket: '/var/run/frr/zserv.api',
+  instance: 1,
+  distance: 20,
+  metric: 0,
+} as const;
+/** `sinks.ovn_nb`: Logical_Router_Static_Route rows marked with this external_ids key. */
+export const OVN_NB_SINK_DEFAULTS = { markKey: 'ovn-bgp-speaker' } as const;

@@ -73,8 +73,10 @@ export interface ReloadPlan {
     readonly removed: readonly string[];
     readonly changed: readonly string[];
   };
-  /** OVN connection changes: reconnect the OVSDB clients. */
+  /** OVN changes: reconnect the OVSDB clients and derive the routes again. */
   readonly ovn: readonly FieldChange[];
+  /** Sink changes: the changed sinks are rebuilt and reconciled. */
+  readonly sinks: readonly FieldChange[];
 }
 
 /** Every field has its effect here; the Record type makes a new field fail to compile until it does. */
@@ -120,9 +122,13 @@ const PEER_EFFECTS: Readonly<Record<keyof PeerConfig, Effect>> = {
   export: 'soft-out',
 };
 
-/** The validated configuration is plain data built in schema order, so its JSON compares it. */
+/** The validated configuration is plain data built in schema order, so its JSON compares it (maps as entry lists). */
 function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return JSON.stringify(a, mapsAsEntries) === JSON.stringify(b, mapsAsEntries);
+}
+
+function mapsAsEntries(_key: string, value: unknown): unknown {
+  return value instanceof Map ? [...value.entries()] : value;
 }
 
 function snake(key: string): string {
@@ -253,12 +259,21 @@ export function planReload(before: Config, after: Config): ReloadPlan {
   const ovn = same(before.ovn, after.ovn)
     ? []
     : [{ field: 'ovn', before: before.ovn, after: after.ovn, effect: 'live' as const }];
+  const sinks = (['kernel', 'zebra', 'ovnNb'] as const)
+    .filter((k) => !same(before.sinks[k], after.sinks[k]))
+    .map((k) => ({
+      field: `sinks.${k}`,
+      before: before.sinks[k],
+      after: after.sinks[k],
+      effect: 'live' as const,
+    }));
   const empty =
     speaker.length === 0 &&
     peers.added.length + peers.removed.length + peers.changed.length === 0 &&
     routes.added.length + routes.removed.length + routes.changed.length === 0 &&
     policies.added.length + policies.removed.length + policies.changed.length === 0 &&
-    ovn.length === 0;
+    ovn.length === 0 &&
+    sinks.length === 0;
   return {
     empty,
     restartRequired: speaker.some((c) => c.effect === 'restart'),
@@ -267,6 +282,7 @@ export function planReload(before: Config, after: Config): ReloadPlan {
     routes,
     policies,
     ovn,
+    sinks,
   };
 }
 
@@ -303,6 +319,7 @@ export function describePlan(plan: ReloadPlan): string[] {
   for (const [kind, names] of Object.entries(plan.policies)) {
     for (const n of names as readonly string[]) lines.push(`policy ${n} ${kind}`);
   }
-  if (plan.ovn.length > 0) lines.push('ovn connection settings changed: reconnecting');
+  if (plan.ovn.length > 0) lines.push('ovn settings changed: reconnecting and deriving the routes again');
+  for (const c of plan.sinks) lines.push(`${c.field} changed: rebuilding it`);
   return lines;
 }

@@ -12,11 +12,12 @@ import {
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 import type { SecretFiles } from './resolve-auth.js';
+import { resolveOvn, resolveSinks } from './resolve-ovn.js';
 import { checkDuplicatePeers, type PeerScope, resolvePeer } from './resolve-peer.js';
 import { resolvePolicy } from './resolve-policy.js';
 import { DEFAULT_TIMERS, resolveTimers, type Timers } from './resolve-timers.js';
-import type { Config, ConfigPrefix, OvnConfig, PeerConfig, SpeakerConfig, StaticRoute } from './schema.js';
-import type { RawConfig, RawOvn, RawRoute, RawSpeaker } from './sections.js';
+import type { Config, ConfigPrefix, PeerConfig, SpeakerConfig, StaticRoute } from './schema.js';
+import type { RawConfig, RawRoute, RawSpeaker } from './sections.js';
 
 /*
  * The second pass: defaults that depend on other fields, and the checks that need more than
@@ -123,32 +124,6 @@ function resolveRoutes(raw: RawConfig, scope: PeerScope): StaticRoute[] {
   return out;
 }
 
-function resolveOvn(raw: RawOvn, ctx: Context): OvnConfig | undefined {
-  const usesSsl = [...(raw.nb ?? []), ...(raw.sb ?? [])].some((r) => r.method === 'ssl');
-  if (usesSsl && raw.ssl === undefined) {
-    ctx.problems.push(
-      problem(['ovn', 'ssl'], 'ssl: remotes need ssl.private_key, ssl.certificate and ssl.ca_cert'),
-    );
-    return undefined;
-  }
-  if (!usesSsl && raw.ssl !== undefined) {
-    ctx.warnings.push(problem(['ovn', 'ssl'], 'is set but no remote uses ssl:'));
-  }
-  const ssl = raw.ssl;
-  if (raw.nb === undefined || raw.sb === undefined) return undefined;
-  if (
-    ssl !== undefined &&
-    (ssl.privateKey === undefined || ssl.certificate === undefined || ssl.caCert === undefined)
-  ) {
-    return undefined;
-  }
-  return {
-    nb: raw.nb,
-    sb: raw.sb,
-    ssl: ssl && { privateKey: ssl.privateKey!, certificate: ssl.certificate!, caCert: ssl.caCert! },
-  };
-}
-
 /** Applies derived defaults and cross-field checks; undefined when `ctx` gained problems. */
 export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOptions): Config | undefined {
   const before = ctx.problems.length;
@@ -167,7 +142,8 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
   const peers = rawPeers.map((p, i) => resolvePeer(p, i, scope));
   const routes = resolveRoutes(raw, scope);
   const ovn = raw.ovn === undefined ? undefined : resolveOvn(raw.ovn, ctx);
+  const sinks = resolveSinks(raw.sinks, raw.ovn !== undefined, scope.policyNames, ctx);
   if (ctx.problems.length > before || speaker?.config === undefined) return undefined;
   if (peers.some((p) => p === undefined) || (raw.ovn !== undefined && ovn === undefined)) return undefined;
-  return { speaker: speaker.config, peers: peers as PeerConfig[], routes, policy, ovn };
+  return { speaker: speaker.config, peers: peers as PeerConfig[], routes, policy, ovn, sinks };
 }

@@ -1,6 +1,6 @@
 import type { AfiCode } from '../bgp/wire/index.js';
 import type { CommunitySetModel, MatchModel, SetModel } from '../policy/index.js';
-import type { FamilyName, IpVersion, LOG_LEVELS, ORIGINS } from './constants.js';
+import type { FamilyName, IpVersion, LOG_LEVELS, ORIGINS, OVN_MODES } from './constants.js';
 
 /*
  * The validated configuration: every default applied, every cross reference checked,
@@ -42,6 +42,8 @@ export interface Config {
   readonly policy: PolicyConfig;
   /** Absent: the speaker runs without OVN (static routes only). */
   readonly ovn: OvnConfig | undefined;
+  /** Where best paths are installed; each absent one is not used. */
+  readonly sinks: SinksConfig;
 }
 
 export interface SpeakerConfig {
@@ -139,6 +141,73 @@ export interface OvnConfig {
   readonly ssl:
     | { readonly privateKey: string; readonly certificate: string; readonly caCert: string }
     | undefined;
+  readonly mode: OvnMode;
+  /** Our chassis name (local mode). */
+  readonly chassis: string | undefined;
+  readonly localNextHop: NextHopPair;
+  /** Per chassis name. */
+  readonly chassisNextHops: ReadonlyMap<string, NextHopPair>;
+  readonly coalesceMs: number;
+  /** Seconds routes stay while OVN is unreachable. */
+  readonly holdTime: number;
+  readonly routes: OvnRoutesConfig;
+}
+
+export type OvnMode = (typeof OVN_MODES)[number];
+
+export interface NextHopPair {
+  readonly ipv4?: string;
+  readonly ipv6?: string;
+}
+
+export interface OvnKindConfig {
+  readonly enabled: boolean;
+  readonly communities: readonly number[];
+  readonly largeCommunities: readonly LargeCommunity[];
+}
+
+export type TenantSelect =
+  | { readonly kind: 'all' }
+  | { readonly kind: 'prefixes'; readonly prefixes: readonly ConfigPrefix[] }
+  | { readonly kind: 'marker'; readonly marker: string };
+
+export interface OvnRoutesConfig {
+  readonly floatingIps: OvnKindConfig;
+  readonly tenantNetworks: OvnKindConfig & { readonly select: TenantSelect };
+  readonly loadBalancerVips: OvnKindConfig;
+  readonly providerPorts: OvnKindConfig;
+  readonly podSubnets: OvnKindConfig;
+  readonly serviceVips: OvnKindConfig;
+}
+
+export interface SinksConfig {
+  readonly kernel: KernelSinkConfig | undefined;
+  readonly zebra: ZebraSinkConfig | undefined;
+  readonly ovnNb: OvnNbSinkConfig | undefined;
+}
+
+export interface KernelSinkConfig {
+  readonly table: number;
+  readonly metric: number;
+  readonly protocol: number;
+  readonly onStop: 'keep' | 'flush';
+  /** Policy names; empty: every best path. */
+  readonly install: readonly string[];
+}
+
+export interface ZebraSinkConfig {
+  readonly socket: string;
+  readonly instance: number;
+  readonly distance: number;
+  readonly metric: number;
+  readonly install: readonly string[];
+}
+
+export interface OvnNbSinkConfig {
+  readonly router: string;
+  readonly outputPort: string | undefined;
+  readonly routeTable: string | undefined;
+  readonly install: readonly string[];
 }
 
 /*

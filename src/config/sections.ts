@@ -6,7 +6,6 @@ import {
   ipAddress,
   keywordOrAddress,
   listenAddress,
-  ovsdbRemotes,
   prefix,
   routerId,
 } from './addresses.js';
@@ -51,10 +50,14 @@ import {
   secret,
   text,
 } from './decoders.js';
+import { ovnFields } from './sections-ovn.js';
 import { policySections } from './sections-policy.js';
+import { sinksFields } from './sections-sinks.js';
 import { asn, community, largeCommunity, name } from './values.js';
 
+export type { RawOvn, RawOvnRoutes } from './sections-ovn.js';
 export type { RawPolicy, RawPrefixList, RawPrefixListEntry, RawStatement } from './sections-policy.js';
+export type { RawSinks } from './sections-sinks.js';
 
 /*
  * The file format, one table per section: key, decoder, whether required, default, and the
@@ -253,20 +256,6 @@ const routeFields = {
 const route = object('a mapping with prefix', routeFields);
 export type RawRoute = Decoded<typeof routeFields>;
 
-const ovnFields = {
-  nb: required(ovsdbRemotes, 'OVN Northbound connection string, e.g. "tcp:198.18.0.10:6641".'),
-  sb: required(ovsdbRemotes, 'OVN Southbound connection string, e.g. "tcp:198.18.0.10:6642".'),
-  ssl: optional(
-    object('a mapping with private_key, certificate and ca_cert', {
-      private_key: required(filePath, 'PEM private key.'),
-      certificate: required(filePath, 'PEM certificate.'),
-      ca_cert: required(filePath, 'PEM CA certificate.'),
-    }),
-    'Files for ssl: remotes.',
-  ),
-} as const;
-export type RawOvn = Decoded<typeof ovnFields>;
-
 const topFields = {
   speaker: required(speaker, 'This speaker.'),
   peers: optional(list(peer, { expected: 'a list of peers' }), 'BGP neighbours.', '[]'),
@@ -277,7 +266,14 @@ const topFields = {
     '[]',
   ),
   ...policySections,
-  ovn: optional(object('a mapping with nb and sb', ovnFields), 'OVN databases; absent: no OVN.'),
+  ovn: optional(
+    object('a mapping with nb and sb', ovnFields),
+    'OVN databases and what is advertised from them; absent: no OVN.',
+  ),
+  sinks: optional(
+    object('a mapping of sinks', sinksFields),
+    'Where best paths are installed; absent: nowhere.',
+  ),
 } as const;
 
 /** The whole file. */

@@ -404,6 +404,38 @@ community_lists:
     text: `${SPEAKER}ovn: { nb: "ssl:198.18.0.10:6641", sb: "unix:/run/ovn/ovnsb_db.sock" }\n`,
     want: ['config.yaml:5:1 ovn.ssl: ssl: remotes need ssl.private_key, ssl.certificate and ssl.ca_cert'],
   },
+  {
+    name: 'ovn local mode needs our chassis name',
+    text: `${SPEAKER}ovn: { nb: "unix:/run/ovn/ovnnb_db.sock", sb: "unix:/run/ovn/ovnsb_db.sock", mode: local }\n`,
+    want: ['config.yaml:5:1 ovn.chassis: local mode needs our chassis name (ovn.chassis)'],
+  },
+  {
+    name: 'ovn: an unknown route kind, a bad next hop and a select with both keys',
+    text: `${SPEAKER}ovn:
+  nb: "unix:/run/ovn/ovnnb_db.sock"
+  sb: "unix:/run/ovn/ovnsb_db.sock"
+  chassis_next_hops: { gw1: { ipv4: "2001:db8::1" } }
+  routes: { floating_ip: {}, tenant_networks: { select: { marker: x, prefixes: [] } } }
+`,
+    want: [
+      'config.yaml:8:31 ovn.chassis_next_hops.gw1.ipv4: expected an IPv4 address, got "2001:db8::1"',
+      'config.yaml:9:13 ovn.routes.floating_ip: unknown key (did you mean floating_ips?)',
+      'config.yaml:9:49 ovn.routes.tenant_networks.select: needs exactly one of prefixes and marker',
+    ],
+  },
+  {
+    name: 'sinks: ovn_nb without an ovn section, an unknown install policy, a zebra instance of 0',
+    text: `${SPEAKER}sinks:
+  ovn_nb: { router: r1 }
+  kernel: { install: [nope] }
+  zebra: { instance: 0 }
+`,
+    want: [
+      'config.yaml:6:3 sinks.ovn_nb: needs the ovn section (its nb connection)',
+      'config.yaml:7:23 sinks.kernel.install[0]: no policy named "nope"',
+      'config.yaml:8:12 sinks.zebra.instance: expected an integer 1..65535, got 0',
+    ],
+  },
   // --- YAML itself ---
   {
     name: 'a duplicate key is a syntax error (which value was meant?)',

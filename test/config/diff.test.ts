@@ -297,6 +297,28 @@ describe('reload plan: routes and the speaker', () => {
     withOvn('tcp:198.18.0.11:6641')(after);
     const plan = planReload(config(before), config(after));
     expect(plan.ovn.map((c) => [c.field, c.effect])).toEqual([['ovn', 'live']]);
-    expect(describePlan(plan)).toEqual(['ovn connection settings changed: reconnecting']);
+    expect(describePlan(plan)).toEqual(['ovn settings changed: reconnecting and deriving the routes again']);
+  });
+
+  it('a changed chassis next hop is an OVN change too (maps compare by their entries)', () => {
+    const withHop = (ipv4: string) => (r: Raw) => {
+      r.ovn = { nb: 'tcp:198.18.0.10:6641', sb: 'tcp:198.18.0.10:6642', chassis_next_hops: { gw1: { ipv4 } } };
+    };
+    const before = structuredClone(BASE);
+    withHop('198.18.1.11')(before);
+    const after = structuredClone(BASE);
+    withHop('198.18.1.12')(after);
+    expect(planReload(config(before), config(after)).ovn).toHaveLength(1);
+    expect(planReload(config(before), config(before)).empty).toBe(true);
+  });
+
+  it('sink changes rebuild only the sink that changed', () => {
+    const before = structuredClone(BASE);
+    before.sinks = { kernel: { table: 100 }, zebra: { socket: '/run/frr/zserv.api' } };
+    const after = structuredClone(BASE);
+    after.sinks = { kernel: { table: 101 }, zebra: { socket: '/run/frr/zserv.api' } };
+    const plan = planReload(config(before), config(after));
+    expect(plan.sinks.map((c) => c.field)).toEqual(['sinks.kernel']);
+    expect(describePlan(plan)).toEqual(['sinks.kernel changed: rebuilding it']);
   });
 });

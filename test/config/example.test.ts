@@ -215,6 +215,30 @@ const expected: Config = {
       certificate: '/etc/ovn-bgp-speaker/cert.pem',
       caCert: '/etc/ovn-bgp-speaker/cacert.pem',
     },
+    mode: 'central',
+    chassis: undefined,
+    localNextHop: {},
+    chassisNextHops: new Map([['gw1', { ipv4: '198.18.1.11', ipv6: '2001:db8:1::11' }]]),
+    coalesceMs: 20,
+    holdTime: 60,
+    routes: {
+      floatingIps: { enabled: true, communities: [65000 * 65536 + 101], largeCommunities: [] },
+      tenantNetworks: {
+        enabled: true,
+        communities: [],
+        largeCommunities: [],
+        select: { kind: 'marker', marker: 'ovn-bgp-speaker:advertise' },
+      },
+      loadBalancerVips: { enabled: true, communities: [], largeCommunities: [] },
+      providerPorts: { enabled: true, communities: [], largeCommunities: [] },
+      podSubnets: { enabled: true, communities: [], largeCommunities: [] },
+      serviceVips: { enabled: false, communities: [], largeCommunities: [] },
+    },
+  },
+  sinks: {
+    kernel: { table: 200, metric: 20, protocol: 186, onStop: 'keep', install: [] },
+    zebra: { socket: '/run/frr/zserv.api', instance: 1, distance: 20, metric: 0, install: [] },
+    ovnNb: undefined,
   },
 };
 
@@ -265,6 +289,7 @@ describe('the smallest configuration', () => {
     expect(config.peers).toEqual([]);
     expect(config.routes).toEqual([]);
     expect(config.ovn).toBeUndefined();
+    expect(config.sinks).toEqual({ kernel: undefined, zebra: undefined, ovnNb: undefined });
     expect(config.policy).toEqual({
       prefixLists: [],
       communityLists: [],

@@ -12,6 +12,7 @@ const NAMED = new Set([
   'large_community_lists',
   'as_path_lists',
   'policies',
+  'ovn.chassis_next_hops',
 ]);
 
 /** Reference-style keys of every value in a parsed file: peers[].name, policies.NAME.statements[]. */
@@ -48,7 +49,7 @@ describe('the configuration reference', () => {
 
   it('prints one table per section, required keys marked', () => {
     const text = formatReference(rows);
-    for (const section of ['speaker', 'peers', 'routes', 'networks', 'policies', 'ovn']) {
+    for (const section of ['speaker', 'peers', 'routes', 'networks', 'policies', 'ovn', 'sinks']) {
       expect(text).toContain(`#### \`${section}\``);
     }
     expect(text).toContain('| `speaker.local_as` | an AS number 1..4294967295 | **required** |');

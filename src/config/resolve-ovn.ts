@@ -1,0 +1,122 @@
+import { KERNEL_SINK_DEFAULTS, OVN_DEFAULTS, ZEBRA_SINK_DEFAULTS } from './constants.js';
+import type { Context } from './decoders.js';
+import { problem } from './problem.js';
+import type { ConfigPrefix, OvnConfig, OvnKindConfig, SinksConfig, TenantSelect } from './schema.js';
+import type { RawOvn, RawSinks } from './sections.js';
+
+type RawKind = {
+  readonly enabled?: boolean;
+  readonly communities?: readonly number[];
+  readonly largeCommunities?: readonly (readonly [number, number, number])[];
+};
+
+function kind(raw: RawKind | undefined, enabledByDefault: boolean): OvnKindConfig {
+  return {
+    enabled: raw?.enabled ?? enabledByDefault,
+    communities: raw?.communities ?? [],
+    largeCommunities: raw?.largeCommunities ?? [],
+  };
+}
+
+function tenantSelect(
+  raw: 'all' | { readonly prefixes?: readonly unknown[]; readonly marker?: string } | undefined,
+  ctx: Context,
+): TenantSelect {
+  if (raw === undefined || raw === 'all') return { kind: 'all' };
+  const path = ['ovn', 'routes', 'tenant_networks', 'select'];
+  if ((raw.prefixes === undefined) === (raw.marker === undefined)) {
+    ctx.problems.push(problem(path, 'needs exactly one of prefixes and marker'));
+    return { kind: 'all' };
+  }
+  if (raw.marker !== undefined) return { kind: 'marker', marker: raw.marker };
+  return { kind: 'prefixes', prefixes: raw.prefixes as readonly ConfigPrefix[] };
+}
+
+export function resolveOvn(raw: RawOvn, ctx: Context): OvnConfig | undefined {
+  const usesSsl = [...(raw.nb ?? []), ...(raw.sb ?? [])].some((r) => r.method === 'ssl');
+  if (usesSsl && raw.ssl === undefined) {
+    ctx.problems.push(
+      problem(['ovn', 'ssl'], 'ssl: remotes need ssl.private_key, ssl.certificate and ssl.ca_cert'),
+    );
+    return undefined;
+  }
+  if (!usesSsl && raw.ssl !== undefined) {
+    ctx.warnings.push(problem(['ovn', 'ssl'], 'is set but no remote uses ssl:'));
+  }
+  const ssl = raw.ssl;
+  if (raw.nb === undefined || raw.sb === undefined) return undefined;
+  if (
+    ssl !== undefined &&
+    (ssl.privateKey === undefined || ssl.certificate === undefined || ssl.caCert === undefined)
+  ) {
+    return undefined;
+  }
+  const mode = raw.mode ?? OVN_DEFAULTS.mode;
+  if (mode === 'local' && raw.chassis === undefined) {
+    ctx.problems.push(problem(['ovn', 'chassis'], 'local mode needs our chassis name (ovn.chassis)'));
+    return undefined;
+  }
+  const r = raw.routes ?? {};
+  const tenant = r.tenantNetworks;
+  return {
+    nb: raw.nb,
+    sb: raw.sb,
+    ssl: ssl && { privateKey: ssl.privateKey!, certificate: ssl.certificate!, caCert: ssl.caCert! },
+    mode,
+    chassis: raw.chassis,
+    localNextHop: raw.localNextHop ?? {},
+    chassisNextHops: raw.chassisNextHops ?? new Map(),
+    coalesceMs: raw.coalesceMs ?? OVN_DEFAULTS.coalesceMs,
+    holdTime: raw.holdTime ?? OVN_DEFAULTS.holdTime,
+    routes: {
+      floatingIps: kind(r.floatingIps, true),
+      tenantNetworks: { ...kind(tenant, false), select: tenantSelect(tenant?.select, ctx) },
+      loadBalancerVips: kind(r.loadBalancerVips, true),
+      providerPorts: kind(r.providerPorts, true),
+      podSubnets: kind(r.podSubnets, true),
+      serviceVips: kind(r.serviceVips, true),
+    },
+  };
+}
+
+export function resolveSinks(
+  raw: RawSinks | undefined,
+  hasOvnNb: boolean,
+  policyNames: ReadonlySet<string>,
+  ctx: Context,
+): SinksConfig {
+  const checkInstall = (names: readonly string[] | undefined, key: string) => {
+    names?.forEach((n, i) => {
+      if (!policyNames.has(n))
+        ctx.problems.push(problem(['sinks', key, 'install', i], `no policy named ${JSON.stringify(n)}`, n));
+    });
+    return names ?? [];
+  };
+  const k = raw?.kernel;
+  const z = raw?.zebra;
+  const o = raw?.ovnNb;
+  if (o && !hasOvnNb)
+    ctx.problems.push(problem(['sinks', 'ovn_nb'], 'needs the ovn section (its nb connection)'));
+  return {
+    kernel: k && {
+      table: k.table ?? KERNEL_SINK_DEFAULTS.table,
+      metric: k.metric ?? KERNEL_SINK_DEFAULTS.metric,
+      protocol: k.protocol ?? KERNEL_SINK_DEFAULTS.protocol,
+      onStop: k.onStop ?? KERNEL_SINK_DEFAULTS.onStop,
+      install: checkInstall(k.install, 'kernel'),
+    },
+    zebra: z && {
+      socket: z.socket ?? ZEBRA_SINK_DEFAULTS.socket,
+      instance: z.instance ?? ZEBRA_SINK_DEFAULTS.instance,
+      distance: z.distance ?? ZEBRA_SINK_DEFAULTS.distance,
+      metric: z.metric ?? ZEBRA_SINK_DEFAULTS.metric,
+      install: checkInstall(z.install, 'zebra'),
+    },
+    ovnNb: o && {
+      router: o.router!,
+      outputPort: o.outputPort,
+      routeTable: o.routeTable,
+      install: checkInstall(o.install, 'ovn_nb'),
+    },
+  };
+}
