@@ -302,7 +302,11 @@ describe('reload plan: routes and the speaker', () => {
 
   it('a changed chassis next hop is an OVN change too (maps compare by their entries)', () => {
     const withHop = (ipv4: string) => (r: Raw) => {
-      r.ovn = { nb: 'tcp:198.18.0.10:6641', sb: 'tcp:198.18.0.10:6642', chassis_next_hops: { gw1: { ipv4 } } };
+      r.ovn = {
+        nb: 'tcp:198.18.0.10:6641',
+        sb: 'tcp:198.18.0.10:6642',
+        chassis_next_hops: { gw1: { ipv4 } },
+      };
     };
     const before = structuredClone(BASE);
     withHop('198.18.1.11')(before);
