@@ -7,6 +7,7 @@
 export { MS_PER_SECOND, RoutingDefaults, SINGLE_PATH_ID } from './constants.js';
 export { type AdvertisedRoutes, Exporter, type ExportSession } from './exporter.js';
 export { Importer } from './importer.js';
+export { LocalOrigin, type LocalRoute } from './local-origin.js';
 export { MaxPrefixWatch, type MaxPrefixWatchComponents } from './max-prefix-watch.js';
 export { PeerClearing } from './peer-clearing.js';
 export { PeerRoutes, type PeerRoutesComponents, type PeerRoutesInit } from './peer-routes.js';
