@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: the Loc-RIB's columns, its path pool and the decision that reads
+// them are one hot loop per received prefix; split across modules the columns would have to
+// be shared through accessors the JIT does not always inline.
 import type { AfiCode } from '../bgp/wire/index.js';
 import type { AttrTable } from './attr-table.js';
 import { ChangeBatch } from './change-batch.js';

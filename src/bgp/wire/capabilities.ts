@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: one decode/encode pair per capability of the IANA registry, side
+// by side, as the attribute table does for attributes; splitting them would scatter one table.
 import {
   AddPathMode,
   CapabilityCode,

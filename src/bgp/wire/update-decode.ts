@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: the UPDATE decoder is the receive path's hottest loop (framing
+// done, every attribute checked once, interning in place); its helpers stay in one module so
+// the checks of RFC 7606 read in order next to the code they guard.
 import { hasConfedSegmentRaw } from './attributes/as-path.js';
 import { ByteArena } from './attributes/byte-arena.js';
 import { type AttrInterner, hashKey } from './attributes/interner.js';
