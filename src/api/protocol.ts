@@ -89,6 +89,14 @@ const HANDLERS: Readonly<Record<ControlMethod, Handler>> = {
     onlyKeys(p, ['peer']);
     return action(p, 'refresh', (peer) => c.refreshNeighbor(peer));
   },
+  sinks: (c, p) => {
+    onlyKeys(p, []);
+    return c.sinks();
+  },
+  ovn: (c, p) => {
+    onlyKeys(p, []);
+    return c.ovn();
+  },
 };
 
 export const CONTROL_METHODS = Object.keys(HANDLERS) as readonly ControlMethod[];

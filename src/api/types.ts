@@ -115,6 +115,59 @@ export interface NeighborActionResult {
  * A running speaker, as the control socket serves it. `peer` arguments take a neighbor's name
  * or its address; an unknown one throws ControlError('unknown-peer').
  */
+/** One forwarding plane the speaker installs best paths into (`show sinks`). */
+export interface SinkView {
+  readonly name: string;
+  /** starting, syncing, in-sync, retrying, closed. */
+  readonly state: string;
+  /** Changes waiting for the target, coalesced per prefix. */
+  readonly pending: number;
+  /** Changes the target took since start. */
+  readonly applied: number;
+  readonly failures: number;
+  readonly lastError?: string;
+  /** ISO time of the last successful apply or reconcile. */
+  readonly lastSuccess?: string;
+}
+
+/** Where an OVN-derived route came from. */
+export interface OvnOriginView {
+  readonly db: 'nb' | 'sb';
+  readonly table: string;
+  readonly uuid: string;
+  readonly name: string;
+}
+
+export interface OvnRouteView {
+  readonly prefix: string;
+  readonly nextHop: string;
+  /** floating-ip, tenant-network, lb-vip, provider-port, pod-subnet, service-vip. */
+  readonly kind: string;
+  readonly origin: OvnOriginView;
+  /** How the next hop was chosen. */
+  readonly why: string;
+}
+
+/** Something in OVN that could not be advertised, and why. */
+export interface OvnProblemView {
+  readonly kind: string;
+  readonly origin: OvnOriginView;
+  readonly message: string;
+}
+
+/** `show ovn`: the connection, every advertised route with its OVN row, what could not be. */
+export interface OvnView {
+  readonly mode: string;
+  readonly nb: string;
+  readonly sb: string;
+  readonly routes: readonly OvnRouteView[];
+  readonly problems: readonly OvnProblemView[];
+  /** Routes per kind. */
+  readonly counts: Readonly<Record<string, number>>;
+  /** Milliseconds the last derivation took. */
+  readonly lastDerivationMs?: number;
+}
+
 export interface SpeakerControl {
   summary(): SummaryView;
   neighbors(name?: string): NeighborDetail[];
@@ -125,6 +178,9 @@ export interface SpeakerControl {
   shutdownNeighbor(peer: string, message?: string): Promise<void>;
   enableNeighbor(peer: string): Promise<void>;
   refreshNeighbor(peer: string): Promise<void>;
+  sinks(): SinkView[];
+  /** Null when no ovn section is configured. */
+  ovn(): OvnView | null;
 }
 
 /**
@@ -159,6 +215,8 @@ export interface ControlMethods {
     readonly params: { readonly peer: string };
     readonly result: NeighborActionResult;
   };
+  readonly sinks: { readonly params: Record<string, never>; readonly result: SinkView[] };
+  readonly ovn: { readonly params: Record<string, never>; readonly result: OvnView | null };
 }
 export type ControlMethod = keyof ControlMethods;
 export type ControlParams<M extends ControlMethod> = ControlMethods[M]['params'];

@@ -18,8 +18,11 @@ import {
   SOCKET_PATH_ENV,
 } from '../api/index.js';
 import { formatNeighbors } from './format-neighbor.js';
+import { formatOvn, formatOvnProblems, formatSinks } from './format-ovn.js';
 import { formatAdjRib, formatRibDetail, formatRibTable } from './format-rib.js';
 import { formatSummary } from './format-summary.js';
+
+const SHOW_TOPICS = 'summary, neighbors, rib, advertised, received, ovn, sinks';
 
 /** The lines of the commands below, for the CLI's usage text. */
 export const CONTROL_USAGE = `  ovn-bgp-speaker show summary             sessions and prefix counts (\`show bgp summary\`)
@@ -30,6 +33,9 @@ export const CONTROL_USAGE = `  ovn-bgp-speaker show summary             session
   ovn-bgp-speaker show advertised PEER [PREFIX] [--afi 4|6] [--limit N]
   ovn-bgp-speaker show received PEER [PREFIX] [--afi 4|6] [--limit N]
                                            what was sent to / accepted from one neighbor
+  ovn-bgp-speaker show ovn [problems]      routes derived from OVN, each with its OVN row
+                                           and why its next hop; or what could not be
+  ovn-bgp-speaker show sinks               the forwarding planes routes are installed into
   ovn-bgp-speaker neighbor PEER reset      close the session and start it again
   ovn-bgp-speaker neighbor PEER shutdown [--message TEXT]
                                            shut the session down (RFC 9003 message)
@@ -198,12 +204,22 @@ export function parseControlCommand(
       const query = ribQuery(values, prefix);
       return invocation(common, what, { peer, ...query }, (r) => formatAdjRib(r, what, peer, query.limit));
     }
+    case 'ovn': {
+      positionals('show ovn', more, 0, 1);
+      allowOnly('show ovn', values, []);
+      if (more[0] === undefined) return invocation(common, 'ovn', {}, formatOvn);
+      if (more[0] !== 'problems')
+        throw new UsageError(`show ovn: unknown ${JSON.stringify(more[0])} (problems)`);
+      return invocation(common, 'ovn', {}, formatOvnProblems);
+    }
+    case 'sinks':
+      positionals('show sinks', more, 0, 0);
+      allowOnly('show sinks', values, []);
+      return invocation(common, 'sinks', {}, formatSinks);
     case undefined:
-      throw new UsageError('show: what to show? (summary, neighbors, rib, advertised, received)');
+      throw new UsageError(`show: what to show? (${SHOW_TOPICS})`);
     default:
-      throw new UsageError(
-        `show: unknown ${JSON.stringify(what)} (summary, neighbors, rib, advertised, received)`,
-      );
+      throw new UsageError(`show: unknown ${JSON.stringify(what)} (${SHOW_TOPICS})`);
   }
 }
 

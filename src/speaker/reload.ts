@@ -23,6 +23,10 @@ export interface ReloadHost {
   setLogLevel(level: LogLevel): void;
   setControlSocket(path: string): Promise<void>;
   setMetrics(metrics: Config['speaker']['metrics']): Promise<void>;
+  /** Sinks whose settings (or install policies) changed are rebuilt and reconciled. */
+  setSinks(config: Config, changedPolicies: ReadonlySet<string>): Promise<void>;
+  /** The OVN settings changed: reconnect and derive again, routes that stay kept. */
+  setOvn(config: Config): Promise<void>;
 }
 
 /** A change that only a new session object carries (the session layer resolves its settings once). */
@@ -97,7 +101,7 @@ export async function applyReloadPlan(host: ReloadHost, plan: ReloadPlan, config
   for (const c of plan.peers.changed) await applyPeerChange(host, c);
   applyRouteChanges(host.rib, plan.routes);
   await applySpeakerChanges(host, plan, config);
-  if (plan.ovn.length > 0) {
-    host.log.warn({}, 'ovn settings changed: this version of the speaker does not connect to OVN yet');
-  }
+  const changedPolicies = new Set([...plan.policies.changed, ...plan.policies.removed]);
+  await host.setSinks(config, changedPolicies);
+  if (plan.ovn.length > 0) await host.setOvn(config);
 }

@@ -4,8 +4,10 @@ import {
   type ControlServer,
   type MetricsServer,
   type NeighborDetail,
+  type OvnView,
   type RibEntryView,
   type RibQuery,
+  type SinkView,
   type SpeakerControl,
   SpeakerMetrics,
   type SummaryView,
@@ -27,11 +29,13 @@ import {
   ribCounts,
   ribView,
 } from './control.js';
+import { Forwarding, type SinkTargetFactory } from './forwarding.js';
 import { tapMessageStats } from './message-tap.js';
 import { type BindingComponents, PeerBinding } from './peer-binding.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
 import { sessionPeerInit } from './session-init.js';
+import { sinkTarget } from './sink-targets.js';
 
 /** The few things a speaker takes from its surroundings; each has a real default. */
 export interface SpeakerComponents {
@@ -43,6 +47,8 @@ export interface SpeakerComponents {
   readonly interfaces?: () => InterfaceTable;
   /** Milliseconds, for "seconds in this state"; default Date.now. */
   readonly now?: () => number;
+  /** Builds each configured sink's target; default the real kernel, zebra and OVN NB ones. */
+  readonly sinkTargets?: SinkTargetFactory;
 }
 
 /** `metrics.listen` as startMetricsServer takes it: HOST:PORT with IPv6 in brackets. */
@@ -63,8 +69,9 @@ export class Speaker implements SpeakerControl {
   readonly #sessions: Sessions;
   readonly #bindings = new Map<string, PeerBinding>();
   readonly #log: Logger;
-  readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel'>> &
+  readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets'>> &
     Pick<SpeakerComponents, 'setLogLevel'>;
+  readonly #forwarding: Forwarding;
   readonly #tapped = new WeakSet<MessageStats>();
   /** Peers whose settings for the next session wait for the current one to end. */
   readonly #pendingRebuild = new Set<string>();
@@ -106,6 +113,14 @@ export class Speaker implements SpeakerControl {
       },
     });
     this.#policies = compileConfigPolicies(config);
+    this.#forwarding = new Forwarding({
+      flow: this.#flow,
+      log: this.#log,
+      target: components.sinkTargets ?? sinkTarget,
+      setTimer: (fn, ms) => setTimeout(fn, ms).unref(),
+      clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+      now: this.#components.now,
+    });
   }
 
   /**
@@ -137,6 +152,7 @@ export class Speaker implements SpeakerControl {
       for (const p of config.peers) speaker.#addPeer(p);
       originateAll(speaker.#rib, config.routes);
       speaker.#flow.schedule();
+      await speaker.#forwarding.configure(config, speaker.#policies);
     } catch (error) {
       await speaker.close();
       throw error;
@@ -199,6 +215,7 @@ export class Speaker implements SpeakerControl {
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
       await this.#sessions.close(message);
       for (const b of this.#bindings.values()) b.detach();
+      await this.#forwarding.close();
       this.#log.info({}, 'speaker stopped');
     })();
     return this.#closing;
@@ -247,6 +264,14 @@ export class Speaker implements SpeakerControl {
 
   async enableNeighbor(peer: string): Promise<void> {
     this.#binding(peer).enable();
+  }
+
+  sinks(): SinkView[] {
+    return this.#forwarding.status();
+  }
+
+  ovn(): OvnView | null {
+    return null;
   }
 
   async refreshNeighbor(peer: string): Promise<void> {
@@ -386,6 +411,8 @@ export class Speaker implements SpeakerControl {
         this.#control = await startControlServer({ path, control: this, logger: this.#log });
       },
       setMetrics: (m) => this.#setMetrics(m),
+      setSinks: (config, changed) => this.#forwarding.configure(config, this.#policies, changed),
+      setOvn: async () => {},
     };
   }
 

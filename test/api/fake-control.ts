@@ -6,8 +6,10 @@ import {
   ControlError,
   type MessageCounts,
   type NeighborDetail,
+  type OvnView,
   type RibEntryView,
   type RibQuery,
+  type SinkView,
   type SpeakerControl,
   type SummaryView,
 } from '../../src/api/index.js';
@@ -200,6 +202,59 @@ function query(entries: readonly RibEntryView[], q: RibQuery): RibEntryView[] {
     .slice(0, q.limit);
 }
 
+export const SINKS: SinkView[] = [
+  {
+    name: 'kernel',
+    state: 'in-sync',
+    pending: 0,
+    applied: 1204,
+    failures: 0,
+    lastSuccess: '2026-12-03T10:00:00.000Z',
+  },
+  {
+    name: 'zebra',
+    state: 'retrying',
+    pending: 12,
+    applied: 0,
+    failures: 3,
+    lastError: 'connect ENOENT /run/frr/zserv.api',
+  },
+];
+
+export const OVN: OvnView = {
+  mode: 'central',
+  nb: 'connected (unix:/run/ovn/ovnnb_db.sock)',
+  sb: 'connected (unix:/run/ovn/ovnsb_db.sock)',
+  routes: [
+    {
+      prefix: '198.18.64.100/32',
+      nextHop: '198.18.1.12',
+      kind: 'floating-ip',
+      origin: {
+        db: 'nb',
+        table: 'NAT',
+        uuid: '6f1c2b0e-9a41-4c55-8d0e-2c4b8f3a1d10',
+        name: 'router1 198.18.64.100',
+      },
+      why: 'chassis hv1 (Port_Binding vm1), Encap ip',
+    },
+  ],
+  problems: [
+    {
+      kind: 'port-unbound',
+      origin: {
+        db: 'nb',
+        table: 'NAT',
+        uuid: '0b7d5e21-3c9a-4f6e-9b1d-7a2e4c6f8d01',
+        name: 'router1 198.18.64.105',
+      },
+      message: 'logical port vm9 is not bound to any chassis',
+    },
+  ],
+  counts: { 'floating-ip': 1 },
+  lastDerivationMs: 0.4,
+};
+
 /** The fixture speaker; `overrides` replace single methods (a speaker that fails, or hangs). */
 export function fakeControl(overrides: Partial<SpeakerControl> = {}): FakeControl {
   const calls: Call[] = [];
@@ -241,6 +296,8 @@ export function fakeControl(overrides: Partial<SpeakerControl> = {}): FakeContro
     shutdownNeighbor: action('shutdownNeighbor'),
     enableNeighbor: action('enableNeighbor'),
     refreshNeighbor: action('refreshNeighbor'),
+    sinks: () => SINKS,
+    ovn: () => OVN,
     ...overrides,
   };
 }

@@ -61,8 +61,12 @@ describe('parseControlCommand', () => {
   });
 
   it.each([
-    ['show', [], 'show: what to show? (summary, neighbors, rib, advertised, received)'],
-    ['show', ['routes'], 'show: unknown "routes" (summary, neighbors, rib, advertised, received)'],
+    ['show', [], 'show: what to show? (summary, neighbors, rib, advertised, received, ovn, sinks)'],
+    [
+      'show',
+      ['routes'],
+      'show: unknown "routes" (summary, neighbors, rib, advertised, received, ovn, sinks)',
+    ],
     ['show', ['summary', 'extra'], 'show summary: unexpected argument "extra"'],
     ['show', ['summary', '--afi', '4'], 'show summary does not take --afi'],
     ['show', ['rib', '--afi', '5'], '--afi must be 4 or 6'],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NeighborSummary, SummaryView } from '../../src/api/index.js';
 import { formatNeighbors } from '../../src/cli/format-neighbor.js';
+import { formatOvn, formatOvnProblems, formatSinks } from '../../src/cli/format-ovn.js';
 import {
   formatAdjRib,
   formatRibDetail,
@@ -11,7 +12,7 @@ import {
 import { formatSummary } from '../../src/cli/format-summary.js';
 import { formatUpDown } from '../../src/cli/format-time.js';
 import { renderTable } from '../../src/cli/table.js';
-import { NEIGHBORS, RIB, RR1, SPINE1, SPINE2, SUMMARY } from '../api/fake-control.js';
+import { NEIGHBORS, OVN, RIB, RR1, SINKS, SPINE1, SPINE2, SUMMARY } from '../api/fake-control.js';
 
 const lines = (...l: string[]) => l.join('\n');
 
@@ -252,5 +253,39 @@ describe('show rib', () => {
     );
     expect(formatAdjRib([], 'advertised', 'spine2')).toBe('No prefixes advertised to spine2.');
     expect(formatAdjRib([], 'received', 'spine2')).toBe('No prefixes received from spine2.');
+  });
+});
+
+describe('show ovn, show ovn problems, show sinks', () => {
+  it('lists each OVN route with its row and why its next hop, then counts what was not advertised', () => {
+    const out = formatOvn(OVN).split('\n');
+    expect(out.slice(0, 4)).toEqual([
+      'OVN mode central',
+      'Northbound: connected (unix:/run/ovn/ovnnb_db.sock)',
+      'Southbound: connected (unix:/run/ovn/ovnsb_db.sock)',
+      'Routes: 1 (floating-ip 1), last derivation 0.4 ms',
+    ]);
+    expect(out[5]).toMatch(/^Prefix +Next hop +Kind +From +Next hop because$/);
+    expect(out[6]).toMatch(
+      /^198\.18\.64\.100\/32 +198\.18\.1\.12 +floating-ip +NAT router1 198\.18\.64\.100 +chassis hv1 \(Port_Binding vm1\), Encap ip$/,
+    );
+    expect(out.at(-1)).toBe('Not advertised: 1 (show ovn problems)');
+    expect(formatOvn(null)).toBe('OVN is not configured (no ovn section)');
+  });
+
+  it('problems name the row, its uuid and the reason', () => {
+    const out = formatOvnProblems(OVN).split('\n');
+    expect(out[1]).toMatch(
+      /^port-unbound +NAT router1 198\.18\.64\.105 +0b7d5e21-\S+ +logical port vm9 is not bound/,
+    );
+    expect(formatOvnProblems({ ...OVN, problems: [] })).toBe('Every OVN route could be advertised');
+  });
+
+  it('sinks show state, what is pending and the last error', () => {
+    const out = formatSinks(SINKS).split('\n');
+    expect(out[0]).toMatch(/^Sink +State +Pending +Applied +Failures +Last error$/);
+    expect(out[1]).toMatch(/^kernel +in-sync +0 +1204 +0$/);
+    expect(out[2]).toMatch(/^zebra +retrying +12 +0 +3 connect ENOENT \/run\/frr\/zserv\.api$/);
+    expect(formatSinks([])).toBe('No sinks configured: best paths are not installed anywhere');
   });
 });

@@ -1,0 +1,76 @@
+import type { OvnView, SinkView } from '../api/index.js';
+import { renderTable } from './table.js';
+
+/** `show ovn`: connection, then every advertised route with the OVN row it came from. */
+export function formatOvn(v: OvnView | null): string {
+  if (v === null) return 'OVN is not configured (no ovn section)';
+  const counts = Object.entries(v.counts)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  const lines = [
+    `OVN mode ${v.mode}`,
+    `Northbound: ${v.nb}`,
+    `Southbound: ${v.sb}`,
+    `Routes: ${v.routes.length}${counts ? ` (${counts})` : ''}${v.lastDerivationMs === undefined ? '' : `, last derivation ${v.lastDerivationMs.toFixed(1)} ms`}`,
+    '',
+  ];
+  const rows = v.routes.map((r) => [
+    r.prefix,
+    r.nextHop,
+    r.kind,
+    `${r.origin.table} ${r.origin.name}`,
+    r.why,
+  ]);
+  lines.push(
+    ...renderTable(
+      [
+        { header: 'Prefix', align: 'left' },
+        { header: 'Next hop', align: 'left' },
+        { header: 'Kind', align: 'left' },
+        { header: 'From', align: 'left' },
+        { header: 'Next hop because', align: 'left' },
+      ],
+      rows,
+    ),
+  );
+  if (v.problems.length > 0) lines.push('', `Not advertised: ${v.problems.length} (show ovn problems)`);
+  return lines.join('\n');
+}
+
+/** `show ovn problems`: what OVN holds that could not be advertised, and why. */
+export function formatOvnProblems(v: OvnView | null): string {
+  if (v === null) return 'OVN is not configured (no ovn section)';
+  if (v.problems.length === 0) return 'Every OVN route could be advertised';
+  return renderTable(
+    [
+      { header: 'Problem', align: 'left' },
+      { header: 'From', align: 'left' },
+      { header: 'UUID', align: 'left' },
+      { header: 'Why', align: 'left' },
+    ],
+    v.problems.map((p) => [p.kind, `${p.origin.table} ${p.origin.name}`, p.origin.uuid, p.message]),
+  ).join('\n');
+}
+
+/** `show sinks`: each forwarding plane, its state and what waits for it. */
+export function formatSinks(list: readonly SinkView[]): string {
+  if (list.length === 0) return 'No sinks configured: best paths are not installed anywhere';
+  return renderTable(
+    [
+      { header: 'Sink', align: 'left' },
+      { header: 'State', align: 'left' },
+      { header: 'Pending', align: 'right' },
+      { header: 'Applied', align: 'right' },
+      { header: 'Failures', align: 'right' },
+      { header: 'Last error', align: 'left' },
+    ],
+    list.map((s) => [
+      s.name,
+      s.state,
+      String(s.pending),
+      String(s.applied),
+      String(s.failures),
+      s.lastError ?? '',
+    ]),
+  ).join('\n');
+}

@@ -1,0 +1,117 @@
+import type { SinkView } from '../api/index.js';
+import type { Logger } from '../bgp/session/index.js';
+import type { Config, SinksConfig } from '../config/index.js';
+import { type FibTarget, SinkDriver } from '../fib/index.js';
+import { PolicyChain } from '../policy/index.js';
+import type { RouteFlow } from '../routing/index.js';
+import type { CompiledPolicies } from './policies.js';
+
+export type SinkName = keyof SinksConfig;
+const SINK_NAMES: readonly SinkName[] = ['kernel', 'zebra', 'ovnNb'];
+
+/**
+ * Builds the target of one configured sink. `lost` is called by a target that lost what it
+ * had installed (zebra restarted): everything is replayed to it.
+ */
+export type SinkTargetFactory = (name: SinkName, config: Config, lost: () => void) => FibTarget;
+
+export interface ForwardingComponents {
+  readonly flow: RouteFlow;
+  readonly log: Logger;
+  readonly target: SinkTargetFactory;
+  readonly setTimer: (fn: () => void, ms: number) => unknown;
+  readonly clearTimer: (handle: unknown) => void;
+  readonly now: () => number;
+}
+
+interface Installed {
+  readonly driver: SinkDriver;
+  readonly remove: () => void;
+  readonly config: unknown;
+}
+
+/**
+ * The configured sinks, each a SinkDriver registered with the route flow: built on start,
+ * rebuilt alone when its configuration changes, closed on shutdown.
+ */
+export class Forwarding {
+  readonly #c: ForwardingComponents;
+  readonly #sinks = new Map<SinkName, Installed>();
+
+  constructor(components: ForwardingComponents) {
+    this.#c = components;
+  }
+
+  /** Makes the running sinks those of `config` (new ones start with a full reconcile). */
+  async configure(
+    config: Config,
+    policies: CompiledPolicies,
+    changedPolicies: ReadonlySet<string> = new Set(),
+  ): Promise<void> {
+    for (const name of SINK_NAMES) {
+      const want = config.sinks[name];
+      const have = this.#sinks.get(name);
+      const stale = want?.install.some((p) => changedPolicies.has(p)) ?? false;
+      if (have && !stale && JSON.stringify(have.config) === JSON.stringify(want)) continue;
+      if (have) {
+        this.#sinks.delete(name);
+        have.remove();
+        await have.driver
+          .close()
+          .catch((e: unknown) => this.#c.log.warn({ sink: name, error: String(e) }, 'closing a sink failed'));
+      }
+      if (!want) continue;
+      let driver: SinkDriver | undefined;
+      try {
+        const target = this.#c.target(name, config, () => driver?.resync());
+        const install =
+          want.install.length > 0
+            ? new PolicyChain(
+                `install ${name}`,
+                want.install.map((n) => policies.get(n)!),
+              )
+            : undefined;
+        driver = new SinkDriver(
+          target,
+          { install },
+          {
+            log: this.#c.log,
+            replay: (into) => this.#c.flow.replay(into),
+            setTimer: this.#c.setTimer,
+            clearTimer: this.#c.clearTimer,
+            now: this.#c.now,
+          },
+        );
+      } catch (error) {
+        this.#c.log.error({ sink: name, error: String(error) }, 'sink not started');
+        continue;
+      }
+      const remove = this.#c.flow.addConsumer(driver);
+      this.#sinks.set(name, { driver, remove, config: want });
+      driver.start();
+      this.#c.log.info({ sink: driver.name }, 'route sink started');
+    }
+  }
+
+  status(): SinkView[] {
+    return [...this.#sinks.values()].map(({ driver }) => {
+      const s = driver.status();
+      return {
+        name: s.name,
+        state: s.state,
+        pending: s.pending,
+        applied: s.applied,
+        failures: s.failures,
+        ...(s.lastError !== undefined && { lastError: s.lastError }),
+        ...(s.lastSuccessAt !== undefined && { lastSuccess: new Date(s.lastSuccessAt).toISOString() }),
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.#sinks.values()];
+    this.#sinks.clear();
+    for (const s of all) s.remove();
+    await Promise.allSettled(all.map((s) => s.driver.close()));
+  }
+}
