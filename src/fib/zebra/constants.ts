@@ -120,3 +120,19 @@ export const NOTIFY_OWNER_NAMES = reverse(NotifyOwner);
 export function commandName(code: number): string {
   return ZAPI_COMMAND_NAMES.get(code) ?? `command ${code}`;
 }
+
+/** Defaults of the zebra target (docs/fib-zebra.md explains each). */
+export const ZEBRA_DEFAULTS = {
+  /** Type BGP (9) so zebra and the kernel say `proto bgp` and rank us as bgpd's routes. */
+  routeType: RouteType.BGP,
+  /** Not 0: bgpd owns (BGP, 0), and zebra flushes a whole (type, instance) when its client goes. */
+  instance: 1,
+  /** zebra's default eBGP distance. */
+  distance: 20,
+  metric: 0,
+  reconnectInitialMs: 100,
+  reconnectMaxMs: 5000,
+  reconnectJitter: 0.25,
+  /** HELLO to CAPABILITIES; a zebra that stays silent this long is dropped and retried. */
+  handshakeTimeoutMs: 5000,
+} as const;

@@ -6,6 +6,9 @@ export {
   prefixText,
   type ZapiPrefix,
 } from './address.js';
+export { type BackoffOptions, backoffDelay } from './backoff.js';
+export { ZapiClient, type ZapiClientHandlers, type ZapiClientInit, type ZapiClientState } from './client.js';
+export { type Clock, type Logger, silentLogger, systemClock, type ZebraComponents } from './components.js';
 export {
   AddressFamily,
   commandName,
@@ -23,12 +26,14 @@ export {
   ZapiMessage as ZapiMessageFlag,
   ZapiNexthopFlag,
   ZapiSafi,
+  ZEBRA_DEFAULTS,
   ZEBRA_HEADER_MARKER,
   ZEBRA_HEADER_SIZE,
   ZEBRA_MAX_PACKET_SIZE,
   ZebraFlag,
   ZSERV_VERSION,
 } from './constants.js';
+export { convertible, type RouteOwner, routeKey, toZapiRoute, zapiPrefix } from './convert.js';
 export { ZapiError, type ZapiErrorKind } from './errors.js';
 export { type ZapiFrame, ZapiFramer } from './framer.js';
 export { decodeHeader, writeFrame, type ZapiHeader } from './header.js';
@@ -57,3 +62,10 @@ export {
   type ZapiNexthop,
   type ZapiRoute,
 } from './route-message.js';
+export {
+  type ZebraRouteEvent,
+  type ZebraRouteState,
+  type ZebraStatus,
+  ZebraTarget,
+  type ZebraTargetInit,
+} from './target.js';

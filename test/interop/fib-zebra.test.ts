@@ -1,0 +1,373 @@
+/**
+ * ZebraTarget against a real FRR 8.4 zebra in a namespace: our routes appear in zebra's RIB as
+ * `bgp` (instance 1, distance 20) and in the namespace's kernel as `proto bgp`, with ECMP sets;
+ * withdrawals and reconcile remove only ours; a zebra restart is followed by a full replay; a
+ * close makes zebra flush everything of ours.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createNamespace,
+  createVeth,
+  deleteNamespace,
+  execInNamespace,
+  run,
+} from '../../frr-interop/lab/index.js';
+import { type ProcessRecord, spawnDetached, stopProcesses } from '../../frr-interop/lab/process.js';
+import { waitFor } from '../../frr-interop/lab/wait.js';
+import {
+  prepareFrrDir,
+  writeFrrFile,
+  zebraArgv,
+  zebraReady,
+  zebraSocket,
+} from '../../frr-interop/lab/zebra.js';
+import { Afi, Writer } from '../../src/bgp/wire/index.js';
+import type { FibChange, FibRoute } from '../../src/fib/index.js';
+import {
+  NexthopType,
+  RouteType,
+  writeRouteAdd,
+  ZapiClient,
+  type ZebraRouteEvent,
+  ZebraTarget,
+} from '../../src/fib/zebra/index.js';
+import { parsePrefix } from '../../src/rib/index.js';
+
+const tag = (process.pid % 46656).toString(36);
+const NS_R = `obs-zb-${tag}-r`; // runs zebra
+const NS_P = `obs-zb-${tag}-p`; // the next hops live here
+const IF_R = `obs-zb-r${tag}`;
+const IF_P = `obs-zb-p${tag}`;
+
+const NH4 = ['198.18.40.2', '198.18.40.3'];
+const NH6 = ['2001:db8:40::2', '2001:db8:40::3'];
+/** Announced by a second client as (BGP, instance 0): what a bgpd on the same zebra would own. */
+const BGPD_ROUTE = '198.18.41.0/24';
+const STATIC_KERNEL = '198.18.42.0/24';
+
+function route(prefix: string, ...nextHops: string[]): FibRoute {
+  return {
+    prefix: parsePrefix(prefix),
+    nextHops: nextHops.map((address) => ({ address, afi: address.includes(':') ? Afi.IPV6 : Afi.IPV4 })),
+  };
+}
+const add = (r: FibRoute): FibChange => ({ kind: 'add', route: r });
+const withdraw = (p: string): FibChange => ({ kind: 'withdraw', prefix: parsePrefix(p) });
+
+const V4_ONE = route('198.19.1.0/24', NH4[0]);
+const V4_ECMP = route('198.19.2.0/24', NH4[0], NH4[1]);
+const V6_ONE = route('2001:db8:100::/48', NH6[0]);
+const V6_ECMP = route('2001:db8:200::/48', NH6[0], NH6[1]);
+
+let dir = '';
+let zebra: ProcessRecord | undefined;
+let target: ZebraTarget | undefined;
+let bgpd: ZapiClient | undefined;
+const events: ZebraRouteEvent[] = [];
+
+interface ZebraEntry {
+  protocol: string;
+  instance?: number;
+  distance: number;
+  metric: number;
+  installed?: boolean;
+  selected?: boolean;
+  nexthops: { ip?: string; fib?: boolean; active?: boolean }[];
+}
+
+async function zebraRoutes(v6 = false): Promise<Record<string, ZebraEntry[]>> {
+  const out = await execInNamespace(NS_R, [
+    'vtysh',
+    '--vty_socket',
+    dir,
+    '-c',
+    `show ${v6 ? 'ipv6' : 'ip'} route json`,
+  ]);
+  return JSON.parse(out);
+}
+
+/** Our entries (protocol bgp) by prefix: the sorted next hops zebra selected. */
+async function ourRoutes(): Promise<Map<string, ZebraEntry>> {
+  const m = new Map<string, ZebraEntry>();
+  for (const v6 of [false, true])
+    for (const [p, entries] of Object.entries(await zebraRoutes(v6)))
+      for (const e of entries) if (e.protocol === 'bgp' && e.instance === 1) m.set(p, e);
+  return m;
+}
+
+interface KernelRoute {
+  dst: string;
+  gateway?: string;
+  metric?: number;
+  protocol?: string;
+  nexthops?: { gateway: string }[];
+}
+
+async function kernelRoutes(v6: boolean, proto?: string): Promise<KernelRoute[]> {
+  const argv = [
+    'ip',
+    '-n',
+    NS_R,
+    '-j',
+    v6 ? '-6' : '-4',
+    'route',
+    'show',
+    ...(proto ? ['proto', proto] : []),
+  ];
+  return JSON.parse((await run(argv)) || '[]');
+}
+
+function kernelGateways(r: KernelRoute | undefined): string[] {
+  if (!r) return [];
+  return (r.nexthops?.map((n) => n.gateway) ?? [r.gateway ?? '']).sort();
+}
+
+async function kernelBgp(): Promise<Map<string, string[]>> {
+  const m = new Map<string, string[]>();
+  for (const v6 of [false, true])
+    for (const r of await kernelRoutes(v6, 'bgp'))
+      if (r.dst !== BGPD_ROUTE)
+        m.set(r.dst.includes('/') ? r.dst : `${r.dst}/${v6 ? 128 : 32}`, kernelGateways(r));
+  return m;
+}
+
+async function startZebra(): Promise<void> {
+  const spawned = spawnDetached(zebraArgv(NS_R, dir), 'frr/zebra', join(dir, 'zebra.out'));
+  zebra = spawned.record;
+  await waitFor(async () => (zebraReady(dir) ? true : undefined), {
+    timeoutMs: 10_000,
+    intervalMs: 25,
+    what: 'zebra sockets',
+  });
+  // Our next hops resolve over the veth's connected routes: wait until zebra has read them from
+  // the kernel, or a route sent in the first milliseconds may stay unresolved (zebra sends no
+  // notification for a route it cannot resolve; ours would show as `pending`).
+  await waitUntil('zebra to know the connected routes', async () => {
+    const v4 = (await zebraRoutes())['198.18.40.0/24']?.[0];
+    const v6 = (await zebraRoutes(true))['2001:db8:40::/64']?.[0];
+    return v4?.protocol === 'connected' && v6?.protocol === 'connected' ? true : undefined;
+  });
+}
+
+async function stopZebra(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
+  if (!zebra) return;
+  const rec = zebra;
+  zebra = undefined;
+  if (signal === 'SIGKILL') {
+    try {
+      process.kill(rec.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await stopProcesses([rec], { graceMs: 3000 });
+  // Stale sockets would make zebraReady() true before the next zebra listens.
+  rmSync(zebraSocket(dir), { force: true });
+  rmSync(join(dir, 'zebra.vty'), { force: true });
+}
+
+function waitUntil<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+): Promise<T> {
+  return waitFor(async () => probe(), { timeoutMs, intervalMs: 50, what });
+}
+
+async function expectOurs(expected: Record<string, string[]>): Promise<void> {
+  const want = new Map(Object.entries(expected).map(([p, nh]) => [p, [...nh].sort()]));
+  const seen = await waitUntil(`zebra RIB = ${JSON.stringify(expected)}`, async () => {
+    const ours = await ourRoutes();
+    const got = new Map(
+      [...ours].map(([p, e]) => [
+        p,
+        e.nexthops
+          .filter((n) => n.fib)
+          .map((n) => n.ip ?? '')
+          .sort(),
+      ]),
+    );
+    return JSON.stringify([...got].sort()) === JSON.stringify([...want].sort()) ? ours : undefined;
+  });
+  for (const e of seen.values()) {
+    expect(e).toMatchObject({ protocol: 'bgp', instance: 1, distance: 20, metric: 0, installed: true });
+  }
+  const kernel = await waitUntil('kernel proto bgp routes', async () => {
+    const k = await kernelBgp();
+    return JSON.stringify([...k].sort()) === JSON.stringify([...want].sort()) ? k : undefined;
+  });
+  expect([...kernel.keys()].sort()).toEqual([...want.keys()].sort());
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'obs-zb-'));
+  prepareFrrDir(dir);
+  writeFrrFile(
+    join(dir, 'zebra.conf'),
+    `hostname obs-zb\nlog file ${join(dir, 'zebra.log')} informational\n`,
+  );
+  await createNamespace(NS_R);
+  await createNamespace(NS_P);
+  await createVeth(
+    { ns: NS_R, ifname: IF_R, ipv4: '198.18.40.1/24', ipv6: '2001:db8:40::1/64' },
+    { ns: NS_P, ifname: IF_P, ipv4: `${NH4[0]}/24`, ipv6: `${NH6[0]}/64` },
+  );
+  await run(['ip', '-n', NS_P, '-batch', '-'], {
+    input: `address add ${NH4[1]}/24 dev ${IF_P}\naddress add ${NH6[1]}/64 dev ${IF_P} nodad\n`,
+  });
+  await run(['ip', '-n', NS_R, 'route', 'add', STATIC_KERNEL, 'via', NH4[1]]);
+  await startZebra();
+  target = new ZebraTarget({
+    socket: zebraSocket(dir),
+    instance: 1,
+    reconnectInitialMs: 50,
+    reconnectMaxMs: 400,
+  });
+  target.onRouteState((e) => events.push(e));
+  target.start();
+  await target.ready(10_000);
+  bgpd = await bgpdLikeClient();
+});
+
+/** A raw client saying HELLO as bgpd does (BGP, instance 0) and owning one route. */
+async function bgpdLikeClient(): Promise<ZapiClient> {
+  let up: () => void = () => {};
+  const isUp = new Promise<void>((r) => {
+    up = r;
+  });
+  const client = new ZapiClient(
+    {
+      socketPath: zebraSocket(dir),
+      routeType: RouteType.BGP,
+      instance: 0,
+      backoff: { initialMs: 50, maxMs: 400, jitter: 0 },
+      handshakeTimeoutMs: 5000,
+    },
+    { up: () => up(), down: () => {}, notify: () => {}, routerId: () => {} },
+  );
+  client.start();
+  await isUp;
+  const w = new Writer(64);
+  writeRouteAdd(w, {
+    type: RouteType.BGP,
+    instance: 0,
+    flags: 0,
+    safi: 1,
+    prefix: { family: 2, len: 24, addr: '198.18.41.0' },
+    nexthops: [{ type: NexthopType.IPV4, vrfId: 0, flags: 0, gate: NH4[0], ifindex: 0 }],
+    distance: 20,
+    metric: 0,
+  });
+  await client.write(w.finish());
+  return client;
+}
+
+async function expectOthersIntact(): Promise<void> {
+  const rib = await zebraRoutes();
+  expect(rib[BGPD_ROUTE]?.[0]).toMatchObject({ protocol: 'bgp', installed: true });
+  expect(rib[BGPD_ROUTE]?.[0]?.instance).toBeUndefined();
+  expect(rib[STATIC_KERNEL]?.[0]).toMatchObject({ protocol: 'kernel' });
+  const kernel = (await kernelRoutes(false)).map((r) => r.dst);
+  expect(kernel).toEqual(expect.arrayContaining([BGPD_ROUTE, STATIC_KERNEL]));
+}
+
+afterAll(async () => {
+  try {
+    await bgpd?.close();
+    await target?.close();
+  } finally {
+    try {
+      await stopZebra('SIGTERM');
+    } finally {
+      await deleteNamespace(NS_R);
+      await deleteNamespace(NS_P);
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
+describe('ZebraTarget with FRR 8.4 zebra', () => {
+  it('connects, learns multipath and router-id', async () => {
+    const s = target!.status();
+    expect(s).toMatchObject({ connected: true, instance: 1, sessions: 1, routes: 0 });
+    expect(s.multipathNum).toBeGreaterThanOrEqual(2);
+  });
+
+  it('installs IPv4 and IPv6 routes, ECMP with two next hops, and hears INSTALLED', async () => {
+    await target!.apply([add(V4_ONE), add(V4_ECMP), add(V6_ONE), add(V6_ECMP)]);
+    await waitUntil('4 INSTALLED notifications', () =>
+      target!.status().installed === 4 ? true : undefined,
+    ).catch(async (e) => {
+      const log = readFileSync(join(dir, 'zebra.log'), 'utf8').slice(-3000);
+      const rib = JSON.stringify(await zebraRoutes());
+      throw new Error(
+        `${e.message}: ${JSON.stringify(target!.status())} ${JSON.stringify(events)}\n${rib}\n${log}`,
+      );
+    });
+    for (const r of [V4_ONE, V4_ECMP, V6_ONE, V6_ECMP]) {
+      expect(target!.routeState(r.prefix)).toBe('installed');
+      expect(events).toContainEqual({ prefix: r.prefix.toString(), state: 'installed' });
+    }
+    await expectOurs({
+      '198.19.1.0/24': [NH4[0]],
+      '198.19.2.0/24': NH4,
+      '2001:db8:100::/48': [NH6[0]],
+      '2001:db8:200::/48': NH6,
+    });
+    const k = (await kernelRoutes(false, 'bgp')).find((r) => r.dst === '198.19.2.0/24');
+    expect(k?.metric).toBe(20);
+  });
+
+  it('an add replaces our route for the prefix (ECMP set shrinks)', async () => {
+    await target!.apply([add(route('198.19.2.0/24', NH4[1]))]);
+    await expectOurs({
+      '198.19.1.0/24': [NH4[0]],
+      '198.19.2.0/24': [NH4[1]],
+      '2001:db8:100::/48': [NH6[0]],
+      '2001:db8:200::/48': NH6,
+    });
+    await target!.apply([add(V4_ECMP)]);
+  });
+
+  it('withdrawals remove routes from zebra and the kernel', async () => {
+    await target!.apply([withdraw('198.19.1.0/24'), withdraw('2001:db8:100::/48')]);
+    await expectOurs({ '198.19.2.0/24': NH4, '2001:db8:200::/48': NH6 });
+    expect(target!.status().routes).toBe(2);
+  });
+
+  it('reconcile adds the missing, deletes our stale ones, and leaves other protocols alone', async () => {
+    await target!.reconcile([V4_ECMP, route('198.19.3.0/24', NH4[1])]);
+    await expectOurs({ '198.19.2.0/24': NH4, '198.19.3.0/24': [NH4[1]] });
+    await expectOthersIntact();
+  });
+
+  it('zebra restarted: the client reconnects and replays every route it holds', async () => {
+    await stopZebra('SIGKILL');
+    await waitUntil('client to notice zebra is gone', () => (target!.status().connected ? undefined : true));
+    // Changes made while zebra is away are kept and replayed, though apply() says not-connected.
+    await expect(target!.apply([add(V6_ONE)])).rejects.toMatchObject({ kind: 'not-connected' });
+    await startZebra();
+    await target!.ready(10_000);
+    expect(target!.status().sessions).toBe(2);
+    await expectOurs({ '198.19.2.0/24': NH4, '198.19.3.0/24': [NH4[1]], '2001:db8:100::/48': [NH6[0]] });
+    await waitUntil('INSTALLED after replay', () => (target!.status().installed === 3 ? true : undefined));
+    // The raw (BGP, 0) client holds no routes, so it has nothing to replay: a new one re-adds its own.
+    await bgpd?.close();
+    bgpd = await bgpdLikeClient();
+  });
+
+  it('close(): zebra flushes our routes; its own and the kernel routes stay', async () => {
+    await target!.close();
+    await waitUntil('our routes gone from zebra', async () =>
+      (await ourRoutes()).size === 0 ? true : undefined,
+    );
+    await waitUntil('our routes gone from the kernel', async () =>
+      (await kernelBgp()).size === 0 ? true : undefined,
+    );
+    await expectOthersIntact();
+    await expect(target!.apply([add(V4_ONE)])).rejects.toMatchObject({ kind: 'closed' });
+  });
+});
