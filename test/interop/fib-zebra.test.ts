@@ -67,6 +67,14 @@ let zebra: ProcessRecord | undefined;
 let target: ZebraTarget | undefined;
 let bgpd: ZapiClient | undefined;
 const events: ZebraRouteEvent[] = [];
+const warnings: { obj: object | string; msg?: string }[] = [];
+const nothing = () => {};
+const logger = {
+  debug: nothing,
+  info: nothing,
+  error: nothing,
+  warn: (obj: object | string, msg?: string) => warnings.push({ obj, msg }),
+};
 
 interface ZebraEntry {
   protocol: string;
@@ -220,12 +228,10 @@ beforeAll(async () => {
   });
   await run(['ip', '-n', NS_R, 'route', 'add', STATIC_KERNEL, 'via', NH4[1]]);
   await startZebra();
-  target = new ZebraTarget({
-    socket: zebraSocket(dir),
-    instance: 1,
-    reconnectInitialMs: 50,
-    reconnectMaxMs: 400,
-  });
+  target = new ZebraTarget(
+    { socket: zebraSocket(dir), instance: 1, reconnectInitialMs: 50, reconnectMaxMs: 400 },
+    { logger },
+  );
   target.onRouteState((e) => events.push(e));
   target.start();
   await target.ready(10_000);
@@ -336,6 +342,40 @@ describe('ZebraTarget with FRR 8.4 zebra', () => {
     await target!.apply([withdraw('198.19.1.0/24'), withdraw('2001:db8:100::/48')]);
     await expectOurs({ '198.19.2.0/24': NH4, '2001:db8:200::/48': NH6 });
     expect(target!.status().routes).toBe(2);
+  });
+
+  it('FAIL_INSTALL per prefix (next hop inside its own prefix), in status(), logged once', async () => {
+    const losers = [route('198.18.40.0/24', NH4[0]), route('2001:db8:40::/64', NH6[0])];
+    const before = warnings.length;
+    await target!.apply(losers.map(add));
+    await waitUntil('FAIL_INSTALL for both', () =>
+      losers.every((r) => target!.routeState(r.prefix) === 'fail-install') ? true : undefined,
+    );
+    expect(target!.status().failed).toEqual(
+      expect.arrayContaining(losers.map((r) => ({ prefix: r.prefix.toString(), state: 'fail-install' }))),
+    );
+    const logged = warnings
+      .slice(before)
+      .filter((w) => (w.obj as { state?: string }).state === 'fail-install');
+    expect(logged).toHaveLength(1);
+    await target!.apply(losers.map((r) => withdraw(r.prefix.toString())));
+    expect(target!.status().failed).toEqual([]);
+  });
+
+  it('BETTER_ADMIN_WON when a kernel route (distance 0) displaces an installed route of ours', async () => {
+    const ours = route('198.19.9.0/24', NH4[0]);
+    await target!.apply([add(ours)]);
+    await waitUntil('installed', () => (target!.routeState(ours.prefix) === 'installed' ? true : undefined));
+    await run(['ip', '-n', NS_R, 'route', 'add', '198.19.9.0/24', 'via', NH4[1], 'metric', '5']);
+    try {
+      await waitUntil('better-admin-won', () =>
+        target!.routeState(ours.prefix) === 'better-admin-won' ? true : undefined,
+      );
+      expect(events).toContainEqual({ prefix: '198.19.9.0/24', state: 'better-admin-won' });
+    } finally {
+      await run(['ip', '-n', NS_R, 'route', 'del', '198.19.9.0/24', 'via', NH4[1], 'metric', '5']);
+      await target!.apply([withdraw('198.19.9.0/24')]);
+    }
   });
 
   it('reconcile adds the missing, deletes our stale ones, and leaves other protocols alone', async () => {
