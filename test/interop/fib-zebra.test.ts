@@ -327,6 +327,17 @@ describe('ZebraTarget with FRR 8.4 zebra', () => {
     expect(k?.metric).toBe(20);
   });
 
+  it('an IPv4 route over an IPv6 next hop (RFC 8950) is installed', async () => {
+    const r = route('198.19.5.0/24', NH6[0]);
+    await target!.apply([add(r)]);
+    await waitUntil('installed', () => (target!.routeState(r.prefix) === 'installed' ? true : undefined));
+    const k = (await kernelRoutes(false, 'bgp')).find((e) => e.dst === '198.19.5.0/24') as
+      | (KernelRoute & { via?: { family: string; host: string } })
+      | undefined;
+    expect(k?.via).toEqual({ family: 'inet6', host: NH6[0] });
+    await target!.apply([withdraw('198.19.5.0/24')]);
+  });
+
   it('an add replaces our route for the prefix (ECMP set shrinks)', async () => {
     await target!.apply([add(route('198.19.2.0/24', NH4[1]))]);
     await expectOurs({
