@@ -4,26 +4,10 @@
  * withdrawals and reconcile remove only ours; a zebra restart is followed by a full replay; a
  * close makes zebra flush everything of ours.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createNamespace,
-  createVeth,
-  deleteNamespace,
-  execInNamespace,
-  run,
-} from '../../frr-interop/lab/index.js';
-import { type ProcessRecord, spawnDetached, stopProcesses } from '../../frr-interop/lab/process.js';
-import { waitFor } from '../../frr-interop/lab/wait.js';
-import {
-  prepareFrrDir,
-  writeFrrFile,
-  zebraArgv,
-  zebraReady,
-  zebraSocket,
-} from '../../frr-interop/lab/zebra.js';
+import { run } from '../../frr-interop/lab/index.js';
 import { Afi, Writer } from '../../src/bgp/wire/index.js';
 import type { FibChange, FibRoute } from '../../src/fib/index.js';
 import {
@@ -35,15 +19,15 @@ import {
   ZebraTarget,
 } from '../../src/fib/zebra/index.js';
 import { parsePrefix } from '../../src/rib/index.js';
+import {
+  type KernelRoute,
+  LAB_NH4 as NH4,
+  LAB_NH6 as NH6,
+  waitUntil,
+  type ZebraEntry,
+  ZebraLab,
+} from '../support/zebra-lab.js';
 
-const tag = (process.pid % 46656).toString(36);
-const NS_R = `obs-zb-${tag}-r`; // runs zebra
-const NS_P = `obs-zb-${tag}-p`; // the next hops live here
-const IF_R = `obs-zb-r${tag}`;
-const IF_P = `obs-zb-p${tag}`;
-
-const NH4 = ['198.18.40.2', '198.18.40.3'];
-const NH6 = ['2001:db8:40::2', '2001:db8:40::3'];
 /** Announced by a second client as (BGP, instance 0): what a bgpd on the same zebra would own. */
 const BGPD_ROUTE = '198.18.41.0/24';
 const STATIC_KERNEL = '198.18.42.0/24';
@@ -62,8 +46,6 @@ const V4_ECMP = route('198.19.2.0/24', NH4[0], NH4[1]);
 const V6_ONE = route('2001:db8:100::/48', NH6[0]);
 const V6_ECMP = route('2001:db8:200::/48', NH6[0], NH6[1]);
 
-let dir = '';
-let zebra: ProcessRecord | undefined;
 let target: ZebraTarget | undefined;
 let bgpd: ZapiClient | undefined;
 const events: ZebraRouteEvent[] = [];
@@ -76,56 +58,14 @@ const logger = {
   warn: (obj: object | string, msg?: string) => warnings.push({ obj, msg }),
 };
 
-interface ZebraEntry {
-  protocol: string;
-  instance?: number;
-  distance: number;
-  metric: number;
-  installed?: boolean;
-  selected?: boolean;
-  nexthops: { ip?: string; fib?: boolean; active?: boolean }[];
-}
+let lab: ZebraLab;
 
-async function zebraRoutes(v6 = false): Promise<Record<string, ZebraEntry[]>> {
-  const out = await execInNamespace(NS_R, [
-    'vtysh',
-    '--vty_socket',
-    dir,
-    '-c',
-    `show ${v6 ? 'ipv6' : 'ip'} route json`,
-  ]);
-  return JSON.parse(out);
-}
-
-/** Our entries (protocol bgp) by prefix: the sorted next hops zebra selected. */
 async function ourRoutes(): Promise<Map<string, ZebraEntry>> {
   const m = new Map<string, ZebraEntry>();
   for (const v6 of [false, true])
-    for (const [p, entries] of Object.entries(await zebraRoutes(v6)))
+    for (const [p, entries] of Object.entries(await lab.zebraRoutes(v6)))
       for (const e of entries) if (e.protocol === 'bgp' && e.instance === 1) m.set(p, e);
   return m;
-}
-
-interface KernelRoute {
-  dst: string;
-  gateway?: string;
-  metric?: number;
-  protocol?: string;
-  nexthops?: { gateway: string }[];
-}
-
-async function kernelRoutes(v6: boolean, proto?: string): Promise<KernelRoute[]> {
-  const argv = [
-    'ip',
-    '-n',
-    NS_R,
-    '-j',
-    v6 ? '-6' : '-4',
-    'route',
-    'show',
-    ...(proto ? ['proto', proto] : []),
-  ];
-  return JSON.parse((await run(argv)) || '[]');
 }
 
 function kernelGateways(r: KernelRoute | undefined): string[] {
@@ -136,56 +76,13 @@ function kernelGateways(r: KernelRoute | undefined): string[] {
 async function kernelBgp(): Promise<Map<string, string[]>> {
   const m = new Map<string, string[]>();
   for (const v6 of [false, true])
-    for (const r of await kernelRoutes(v6, 'bgp'))
+    for (const r of await lab.kernelRoutes(v6, 'bgp'))
       if (r.dst !== BGPD_ROUTE)
         m.set(r.dst.includes('/') ? r.dst : `${r.dst}/${v6 ? 128 : 32}`, kernelGateways(r));
   return m;
 }
 
-async function startZebra(): Promise<void> {
-  const spawned = spawnDetached(zebraArgv(NS_R, dir), 'frr/zebra', join(dir, 'zebra.out'));
-  zebra = spawned.record;
-  await waitFor(async () => (zebraReady(dir) ? true : undefined), {
-    timeoutMs: 10_000,
-    intervalMs: 25,
-    what: 'zebra sockets',
-  });
-  // Our next hops resolve over the veth's connected routes: wait until zebra has read them from
-  // the kernel, or a route sent in the first milliseconds may stay unresolved (zebra sends no
-  // notification for a route it cannot resolve; ours would show as `pending`).
-  await waitUntil('zebra to know the connected routes', async () => {
-    const v4 = (await zebraRoutes())['198.18.40.0/24']?.[0];
-    const v6 = (await zebraRoutes(true))['2001:db8:40::/64']?.[0];
-    return v4?.protocol === 'connected' && v6?.protocol === 'connected' ? true : undefined;
-  });
-}
-
-async function stopZebra(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
-  if (!zebra) return;
-  const rec = zebra;
-  zebra = undefined;
-  if (signal === 'SIGKILL') {
-    try {
-      process.kill(rec.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  await stopProcesses([rec], { graceMs: 3000 });
-  // Stale sockets would make zebraReady() true before the next zebra listens.
-  rmSync(zebraSocket(dir), { force: true });
-  rmSync(join(dir, 'zebra.vty'), { force: true });
-}
-
-function waitUntil<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-): Promise<T> {
-  return waitFor(async () => probe(), { timeoutMs, intervalMs: 50, what });
-}
-
-async function expectOurs(expected: Record<string, string[]>): Promise<void> {
+async function expectOurs(expected: Record<string, readonly string[]>): Promise<void> {
   const want = new Map(Object.entries(expected).map(([p, nh]) => [p, [...nh].sort()]));
   const seen = await waitUntil(`zebra RIB = ${JSON.stringify(expected)}`, async () => {
     const ours = await ourRoutes();
@@ -211,25 +108,11 @@ async function expectOurs(expected: Record<string, string[]>): Promise<void> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'obs-zb-'));
-  prepareFrrDir(dir);
-  writeFrrFile(
-    join(dir, 'zebra.conf'),
-    `hostname obs-zb\nlog file ${join(dir, 'zebra.log')} informational\n`,
-  );
-  await createNamespace(NS_R);
-  await createNamespace(NS_P);
-  await createVeth(
-    { ns: NS_R, ifname: IF_R, ipv4: '198.18.40.1/24', ipv6: '2001:db8:40::1/64' },
-    { ns: NS_P, ifname: IF_P, ipv4: `${NH4[0]}/24`, ipv6: `${NH6[0]}/64` },
-  );
-  await run(['ip', '-n', NS_P, '-batch', '-'], {
-    input: `address add ${NH4[1]}/24 dev ${IF_P}\naddress add ${NH6[1]}/64 dev ${IF_P} nodad\n`,
-  });
-  await run(['ip', '-n', NS_R, 'route', 'add', STATIC_KERNEL, 'via', NH4[1]]);
-  await startZebra();
+  lab = await ZebraLab.create((process.pid % 46656).toString(36));
+  await run(['ip', '-n', lab.ns, 'route', 'add', STATIC_KERNEL, 'via', NH4[1]]);
+  await lab.startZebra();
   target = new ZebraTarget(
-    { socket: zebraSocket(dir), instance: 1, reconnectInitialMs: 50, reconnectMaxMs: 400 },
+    { socket: lab.socket, instance: 1, reconnectInitialMs: 50, reconnectMaxMs: 400 },
     { logger },
   );
   target.onRouteState((e) => events.push(e));
@@ -246,7 +129,7 @@ async function bgpdLikeClient(): Promise<ZapiClient> {
   });
   const client = new ZapiClient(
     {
-      socketPath: zebraSocket(dir),
+      socketPath: lab.socket,
       routeType: RouteType.BGP,
       instance: 0,
       backoff: { initialMs: 50, maxMs: 400, jitter: 0 },
@@ -272,11 +155,11 @@ async function bgpdLikeClient(): Promise<ZapiClient> {
 }
 
 async function expectOthersIntact(): Promise<void> {
-  const rib = await zebraRoutes();
+  const rib = await lab.zebraRoutes();
   expect(rib[BGPD_ROUTE]?.[0]).toMatchObject({ protocol: 'bgp', installed: true });
   expect(rib[BGPD_ROUTE]?.[0]?.instance).toBeUndefined();
   expect(rib[STATIC_KERNEL]?.[0]).toMatchObject({ protocol: 'kernel' });
-  const kernel = (await kernelRoutes(false)).map((r) => r.dst);
+  const kernel = (await lab.kernelRoutes(false)).map((r) => r.dst);
   expect(kernel).toEqual(expect.arrayContaining([BGPD_ROUTE, STATIC_KERNEL]));
 }
 
@@ -285,13 +168,7 @@ afterAll(async () => {
     await bgpd?.close();
     await target?.close();
   } finally {
-    try {
-      await stopZebra('SIGTERM');
-    } finally {
-      await deleteNamespace(NS_R);
-      await deleteNamespace(NS_P);
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    }
+    await lab?.destroy();
   }
 });
 
@@ -307,8 +184,8 @@ describe('ZebraTarget with FRR 8.4 zebra', () => {
     await waitUntil('4 INSTALLED notifications', () =>
       target!.status().installed === 4 ? true : undefined,
     ).catch(async (e) => {
-      const log = readFileSync(join(dir, 'zebra.log'), 'utf8').slice(-3000);
-      const rib = JSON.stringify(await zebraRoutes());
+      const log = readFileSync(join(lab.dir, 'zebra.log'), 'utf8').slice(-3000);
+      const rib = JSON.stringify(await lab.zebraRoutes());
       throw new Error(
         `${e.message}: ${JSON.stringify(target!.status())} ${JSON.stringify(events)}\n${rib}\n${log}`,
       );
@@ -323,7 +200,7 @@ describe('ZebraTarget with FRR 8.4 zebra', () => {
       '2001:db8:100::/48': [NH6[0]],
       '2001:db8:200::/48': NH6,
     });
-    const k = (await kernelRoutes(false, 'bgp')).find((r) => r.dst === '198.19.2.0/24');
+    const k = (await lab.kernelRoutes(false, 'bgp')).find((r) => r.dst === '198.19.2.0/24');
     expect(k?.metric).toBe(20);
   });
 
@@ -331,7 +208,7 @@ describe('ZebraTarget with FRR 8.4 zebra', () => {
     const r = route('198.19.5.0/24', NH6[0]);
     await target!.apply([add(r)]);
     await waitUntil('installed', () => (target!.routeState(r.prefix) === 'installed' ? true : undefined));
-    const k = (await kernelRoutes(false, 'bgp')).find((e) => e.dst === '198.19.5.0/24') as
+    const k = (await lab.kernelRoutes(false, 'bgp')).find((e) => e.dst === '198.19.5.0/24') as
       | (KernelRoute & { via?: { family: string; host: string } })
       | undefined;
     expect(k?.via).toEqual({ family: 'inet6', host: NH6[0] });
@@ -377,14 +254,14 @@ describe('ZebraTarget with FRR 8.4 zebra', () => {
     const ours = route('198.19.9.0/24', NH4[0]);
     await target!.apply([add(ours)]);
     await waitUntil('installed', () => (target!.routeState(ours.prefix) === 'installed' ? true : undefined));
-    await run(['ip', '-n', NS_R, 'route', 'add', '198.19.9.0/24', 'via', NH4[1], 'metric', '5']);
+    await run(['ip', '-n', lab.ns, 'route', 'add', '198.19.9.0/24', 'via', NH4[1], 'metric', '5']);
     try {
       await waitUntil('better-admin-won', () =>
         target!.routeState(ours.prefix) === 'better-admin-won' ? true : undefined,
       );
       expect(events).toContainEqual({ prefix: '198.19.9.0/24', state: 'better-admin-won' });
     } finally {
-      await run(['ip', '-n', NS_R, 'route', 'del', '198.19.9.0/24', 'via', NH4[1], 'metric', '5']);
+      await run(['ip', '-n', lab.ns, 'route', 'del', '198.19.9.0/24', 'via', NH4[1], 'metric', '5']);
       await target!.apply([withdraw('198.19.9.0/24')]);
     }
   });
@@ -396,11 +273,11 @@ describe('ZebraTarget with FRR 8.4 zebra', () => {
   });
 
   it('zebra restarted: the client reconnects and replays every route it holds', async () => {
-    await stopZebra('SIGKILL');
+    await lab.stopZebra('SIGKILL');
     await waitUntil('client to notice zebra is gone', () => (target!.status().connected ? undefined : true));
     // Changes made while zebra is away are kept and replayed, though apply() says not-connected.
     await expect(target!.apply([add(V6_ONE)])).rejects.toMatchObject({ kind: 'not-connected' });
-    await startZebra();
+    await lab.startZebra();
     await target!.ready(10_000);
     expect(target!.status().sessions).toBe(2);
     await expectOurs({ '198.19.2.0/24': NH4, '198.19.3.0/24': [NH4[1]], '2001:db8:100::/48': [NH6[0]] });
