@@ -1,0 +1,62 @@
+import { Afi } from '../../bgp/wire/index.js';
+import type { RibPrefix } from '../../rib/index.js';
+import type { FibRoute } from '../route.js';
+import type { ZapiPrefix } from './address.js';
+import { AddressFamily, NexthopType, VRF_DEFAULT, ZapiSafi, ZebraFlag } from './constants.js';
+import type { ZapiNexthop, ZapiRoute } from './route-message.js';
+
+/** How our routes are owned and ranked in zebra. */
+export interface RouteOwner {
+  readonly routeType: number;
+  readonly instance: number;
+  readonly distance: number;
+  readonly metric: number;
+  /** ZEBRA_FLAG_ALLOW_RECURSION: let zebra resolve a next hop that is not on a connected subnet. */
+  readonly allowRecursion: boolean;
+}
+
+export function zapiPrefix(p: RibPrefix): ZapiPrefix {
+  return { family: p.afi === Afi.IPV4 ? AddressFamily.INET : AddressFamily.INET6, len: p.len, addr: p.addr };
+}
+
+/** The key routes and notifications share: "198.18.0.0/24", RFC 5952 text for IPv6. */
+export function routeKey(p: RibPrefix): string {
+  return `${p.addr}/${p.len}`;
+}
+
+/**
+ * A FibRoute as a ZAPI route, as bgpd builds one for an eBGP path: gateway-only next hops
+ * (type IPV4/IPV6, ifindex 0) that zebra resolves over its connected routes, at most
+ * `multipath` of them (zebra's CAPABILITIES limit; the FibRoute lists them best first).
+ */
+export function toZapiRoute(route: FibRoute, owner: RouteOwner, multipath: number): ZapiRoute {
+  const nexthops: ZapiNexthop[] = route.nextHops.slice(0, Math.max(1, multipath)).map((nh) => ({
+    type: nh.afi === Afi.IPV4 ? NexthopType.IPV4 : NexthopType.IPV6,
+    vrfId: VRF_DEFAULT,
+    flags: 0,
+    gate: nh.address,
+    ifindex: 0,
+  }));
+  return {
+    type: owner.routeType,
+    instance: owner.instance,
+    flags: owner.allowRecursion ? ZebraFlag.ALLOW_RECURSION : 0,
+    safi: ZapiSafi.UNICAST,
+    prefix: zapiPrefix(route.prefix),
+    nexthops,
+    distance: owner.distance,
+    metric: owner.metric,
+  };
+}
+
+/**
+ * Why a route cannot go to zebra as we send routes, or undefined when it can. An IPv6
+ * link-local next hop is only meaningful with an interface, which the FibRoute does not carry.
+ */
+export function convertible(route: FibRoute): string | undefined {
+  if (route.nextHops.length === 0) return 'no next hop';
+  for (const nh of route.nextHops)
+    if (nh.afi === Afi.IPV6 && /^fe[89ab]/i.test(nh.address))
+      return `link-local next hop ${nh.address} needs an interface`;
+  return undefined;
+}

@@ -1,0 +1,71 @@
+/** A ZAPI 6 client that programs our routes into FRR's zebra, as bgpd does. */
+export {
+  type AddressFamilyCode,
+  addressBytes,
+  addressText,
+  prefixText,
+  type ZapiPrefix,
+} from './address.js';
+export { type BackoffOptions, backoffDelay } from './backoff.js';
+export { ZapiClient, type ZapiClientHandlers, type ZapiClientInit, type ZapiClientState } from './client.js';
+export { type Clock, type Logger, silentLogger, systemClock, type ZebraComponents } from './components.js';
+export {
+  AddressFamily,
+  commandName,
+  NexthopType,
+  NOTIFY_OWNER_NAMES,
+  NotifyOwner,
+  type NotifyOwnerCode,
+  RouteType,
+  RT_TABLE_MAIN,
+  VRF_DEFAULT,
+  ZAPI_COMMAND_NAMES,
+  ZapiAfi,
+  ZapiCommand,
+  type ZapiCommandCode,
+  ZapiMessage as ZapiMessageFlag,
+  ZapiNexthopFlag,
+  ZapiSafi,
+  ZEBRA_DEFAULTS,
+  ZEBRA_HEADER_MARKER,
+  ZEBRA_HEADER_SIZE,
+  ZEBRA_MAX_PACKET_SIZE,
+  ZebraFlag,
+  ZSERV_VERSION,
+} from './constants.js';
+export { convertible, type RouteOwner, routeKey, toZapiRoute, zapiPrefix } from './convert.js';
+export { ZapiError, type ZapiErrorKind } from './errors.js';
+export { type ZapiFrame, ZapiFramer } from './framer.js';
+export { decodeHeader, writeFrame, type ZapiHeader } from './header.js';
+export {
+  decodeCapabilities,
+  decodeMessage,
+  decodeNotifyOwner,
+  decodeRouterIdUpdate,
+  decodeVrfAdd,
+  writeHello,
+  writeNotifyOwner,
+  writeRouterIdAdd,
+  type ZapiCapabilities,
+  type ZapiHello,
+  type ZapiMessage,
+  type ZapiNotifyOwner,
+  type ZapiRouterId,
+  type ZapiVrfAdd,
+} from './messages.js';
+export {
+  decodeRoute,
+  type NexthopTypeCode,
+  routeMessageBits,
+  writeRouteAdd,
+  writeRouteDelete,
+  type ZapiNexthop,
+  type ZapiRoute,
+} from './route-message.js';
+export {
+  type ZebraRouteEvent,
+  type ZebraRouteState,
+  type ZebraStatus,
+  ZebraTarget,
+  type ZebraTargetInit,
+} from './target.js';
