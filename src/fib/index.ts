@@ -15,3 +15,4 @@ export {
   type SinkState,
   type SinkStatus,
 } from './sink-driver.js';
+export { type ZebraRouteState, type ZebraStatus, ZebraTarget, type ZebraTargetInit } from './zebra/index.js';

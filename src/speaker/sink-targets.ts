@@ -1,7 +1,24 @@
+import type { Logger } from '../bgp/session/index.js';
 import type { FibTarget } from '../fib/index.js';
+import { ZebraTarget } from '../fib/zebra/index.js';
 import type { SinkTargetFactory } from './forwarding.js';
 
 /** The real target of each sink, from its configuration. */
-export const sinkTarget: SinkTargetFactory = (name): FibTarget => {
-  throw new Error(`the ${name} sink is not part of this build`);
-};
+export function sinkTargets(log: Logger): SinkTargetFactory {
+  return (name, config): FibTarget => {
+    switch (name) {
+      case 'zebra': {
+        const z = config.sinks.zebra!;
+        // The target replays its routes itself when zebra comes back (zebra drops a gone client's).
+        const target = new ZebraTarget(
+          { socket: z.socket, instance: z.instance, distance: z.distance, metric: z.metric },
+          { logger: log },
+        );
+        target.start();
+        return target;
+      }
+      default:
+        throw new Error(`the ${name} sink is not part of this build`);
+    }
+  };
+}

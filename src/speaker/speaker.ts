@@ -35,7 +35,7 @@ import { type BindingComponents, PeerBinding } from './peer-binding.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
 import { sessionPeerInit } from './session-init.js';
-import { sinkTarget } from './sink-targets.js';
+import { sinkTargets } from './sink-targets.js';
 
 /** The few things a speaker takes from its surroundings; each has a real default. */
 export interface SpeakerComponents {
@@ -116,7 +116,7 @@ export class Speaker implements SpeakerControl {
     this.#forwarding = new Forwarding({
       flow: this.#flow,
       log: this.#log,
-      target: components.sinkTargets ?? sinkTarget,
+      target: components.sinkTargets ?? sinkTargets(this.#log),
       setTimer: (fn, ms) => setTimeout(fn, ms).unref(),
       clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
       now: this.#components.now,

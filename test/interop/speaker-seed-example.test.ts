@@ -4,8 +4,8 @@ import { eventually, LabSpeaker } from '../speaker/lab-speaker.js';
 
 // The classic two-speaker example: both in AS 7675 (iBGP), each announcing the network its
 // loopback address is in, with `network` statements. Our speaker and FRR each learn the
-// other's network; FRR installs ours in its kernel, and our loopback answers a ping from FRR's
-// namespace. The reverse ping needs our own kernel route programming, which is not here yet.
+// other's network and install it: FRR through its zebra, ours through the zebra of its own
+// namespace (the zebra sink). Each loopback then answers a ping from the other's namespace.
 
 const IS_ROOT = process.getuid?.() === 0;
 const AS = 7675;
@@ -24,7 +24,7 @@ describe.skipIf(!IS_ROOT)('two speakers in AS 7675, each announcing a network: o
   beforeAll(async () => {
     lab = await Lab.create({
       id: 'seed',
-      speaker: SPEAKER,
+      speaker: { ...SPEAKER, zebra: true },
       peers: [{ name: 'frr', impl: 'frr', as: AS, originate: { ipv4: [FRR_NETWORK], ipv6: [] } }],
     });
     await lab.exec(lab.speakerNs, ['ip', 'addr', 'add', `${OUR_LOOPBACK}/32`, 'dev', 'lo']);
@@ -42,6 +42,7 @@ describe.skipIf(!IS_ROOT)('two speakers in AS 7675, each announcing a network: o
       // iBGP without policy: everything goes both ways unchanged (RFC 8212 is for eBGP).
       peers: [{ name: 'frr', peer_ip: lab.peer('frr').address.ipv4, remote_as: AS }],
       networks: [OUR_NETWORK],
+      sinks: { zebra: { socket: lab.speakerZebraSocket } },
     });
     await speaker.waitEstablished(['frr'], UP_MS);
   });
@@ -99,6 +100,33 @@ describe.skipIf(!IS_ROOT)('two speakers in AS 7675, each announcing a network: o
 
   it('our loopback address answers a ping from FRR’s namespace', async () => {
     const out = await lab.exec(lab.peer('frr').ns, ['ping', '-c', '1', '-W', '2', OUR_LOOPBACK]);
+    expect(out).toMatch(/1 received/);
+  });
+
+  it('we install FRR’s network through zebra, and FRR’s loopback answers a ping from ours', async () => {
+    const frr = lab.peer('frr');
+    const kernel = await eventually(
+      async () => {
+        const out = await lab.exec(lab.speakerNs, ['ip', '-j', 'route', 'show', FRR_NETWORK]);
+        const routes = JSON.parse(out) as { dst: string; gateway?: string; protocol?: string }[];
+        return routes.length > 0 ? routes : undefined;
+      },
+      `${FRR_NETWORK} in our namespace's kernel table`,
+      FLOW_MS,
+    );
+    expect(kernel).toEqual([
+      expect.objectContaining({ dst: FRR_NETWORK, gateway: frr.address.ipv4, protocol: 'bgp' }),
+    ]);
+    const out = await lab.exec(lab.speakerNs, [
+      'ping',
+      '-c',
+      '1',
+      '-W',
+      '2',
+      '-I',
+      OUR_LOOPBACK,
+      FRR_LOOPBACK,
+    ]);
     expect(out).toMatch(/1 received/);
   });
 });
