@@ -1,0 +1,345 @@
+import type { Row } from '../ovsdb/index.js';
+import {
+  type Cidr,
+  covers,
+  type Family,
+  formatCidr,
+  formatIp,
+  hostPrefix,
+  networkOf,
+  parseCidr,
+  parseIp,
+} from './addr.js';
+import { boundChassis, chassisHop, chassisNamed, type HopResult } from './derive-nexthop.js';
+import {
+  gatewayRouterChassisName,
+  isDistributedGatewayPort,
+  isProviderSwitch,
+  peerSwitch,
+  type RouterGateway,
+  routerGateway,
+  routerPorts,
+  switchOfPort,
+} from './derive-topology.js';
+import { mapGet, opt, set, str } from './rows.js';
+import type { Reader, TableRef } from './store.js';
+import type { Advertisement, OvnDeriveConfig, OvnOrigin, OvnProblem, OvnRouteKind } from './types.js';
+
+/*
+ * One unit of derivation per root row: a NAT row (floating IP), a router (tenant networks, LB
+ * and service VIPs), a switch port (provider-network workload), a switch (ovn-kubernetes pod
+ * subnet). Each reads only through its Reader, so its dependencies are known exactly.
+ */
+
+export interface UnitResult {
+  readonly ads: readonly Advertisement[];
+  readonly problems: readonly OvnProblem[];
+}
+
+/** ovn-kubernetes names each node's gateway router `GR_<node>`. */
+export const OVNK_GATEWAY_ROUTER_PREFIX = 'GR_';
+
+class Out {
+  readonly ads: Advertisement[] = [];
+  readonly problems: OvnProblem[] = [];
+  readonly #seen = new Set<string>();
+  readonly #cfg: OvnDeriveConfig;
+
+  constructor(cfg: OvnDeriveConfig) {
+    this.#cfg = cfg;
+  }
+
+  route(kind: OvnRouteKind, prefix: string, hop: HopResult, origin: OvnOrigin): void {
+    if (!hop.ok) {
+      if (hop.problem) this.problem(hop.problem, origin, `${prefix}: ${hop.message}`);
+      return;
+    }
+    // The same prefix twice from one object (a VIP on the router and on its switch) is one route.
+    if (this.#seen.has(prefix)) return;
+    this.#seen.add(prefix);
+    const k = this.#cfg.kinds[kind];
+    this.ads.push({
+      prefix,
+      nextHop: hop.nextHop,
+      kind,
+      origin,
+      why: hop.why,
+      communities: k.communities,
+      largeCommunities: k.largeCommunities,
+    });
+  }
+
+  problem(kind: string, origin: OvnOrigin, message: string): void {
+    this.problems.push({ kind, origin, message });
+  }
+}
+
+const nb = (table: string, row: Row, name: string): OvnOrigin => ({ db: 'nb', table, uuid: row._uuid, name });
+
+function gatewayHop(r: Reader, cfg: OvnDeriveConfig, gw: RouterGateway, family: Family): HopResult {
+  return chassisHop(r, cfg, gw.chassis, family, gw.context, gw.unbound);
+}
+
+// --- floating IPs ---------------------------------------------------------------------------
+
+function floatingIp(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
+  const out = new Out(cfg);
+  const nat = r.row('nb.NAT', uuid);
+  if (!nat || !cfg.kinds.floatingIps.enabled || str(nat, 'type') !== 'dnat_and_snat') return out;
+  const router = r.first('routerNat', uuid);
+  if (!router) return out;
+  const external = str(nat, 'external_ip');
+  const origin = nb('NAT', nat, `${str(router, 'name')}/${external}`);
+  const ip = parseIp(external);
+  if (!ip) {
+    out.problem('bad-address', origin, `external_ip ${JSON.stringify(external)} is not an address`);
+    return out;
+  }
+  const prefix = hostPrefix(ip);
+  const port = opt(nat, 'logical_port');
+  if (gatewayRouterChassisName(router) === undefined && port && opt(nat, 'external_mac')) {
+    // Distributed: the FIP is answered where the VM runs (ovn-northd puts is_chassis_resident(vm) on it).
+    const chassis = boundChassis(r, port);
+    out.route(
+      'floatingIps',
+      prefix,
+      chassisHop(r, cfg, chassis, ip.family, `Port_Binding ${port}`, 'port-unbound'),
+      origin,
+    );
+    return out;
+  }
+  const gw = routerGateway(r, router, opt(nat, 'gateway_port'));
+  if (!gw) {
+    out.problem('router-no-gateway', origin, `${prefix}: router ${str(router, 'name')} has no gateway port`);
+    return out;
+  }
+  out.route('floatingIps', prefix, gatewayHop(r, cfg, gw, ip.family), origin);
+  return out;
+}
+
+// --- routers: tenant networks, LB VIPs, service VIPs --------------------------------------
+
+function hasMarker(row: Row | undefined, marker: string): boolean {
+  const v = row ? mapGet(row, 'external_ids', marker) : undefined;
+  return v !== undefined && v !== 'false';
+}
+
+function selected(cfg: OvnDeriveConfig, net: Cidr, router: Row, sw: Row | undefined): boolean {
+  const select = cfg.kinds.tenantNetworks.select;
+  if (select === 'all') return true;
+  if ('prefixes' in select)
+    return select.prefixes.some((p) => {
+      const allow = parseCidr(p);
+      return allow !== null && covers(allow, net);
+    });
+  return hasMarker(router, select.marker) || hasMarker(sw, select.marker);
+}
+
+function tenantNetworks(r: Reader, cfg: OvnDeriveConfig, router: Row, gw: RouterGateway, out: Out): void {
+  const name = str(router, 'name');
+  // Networks SNATed on the gateway hide behind the SNAT address: not routable from outside.
+  const snat: Cidr[] = [];
+  for (const uuid of set(router, 'nat')) {
+    const nat = r.row('nb.NAT', uuid);
+    const c = nat && str(nat, 'type') === 'snat' ? parseCidr(str(nat, 'logical_ip')) : null;
+    if (c) snat.push(networkOf(c));
+  }
+  for (const lrp of routerPorts(r, router)) {
+    if (lrp === gw.lrp || isDistributedGatewayPort(lrp)) continue;
+    const sw = peerSwitch(r, lrp);
+    if (isProviderSwitch(r, sw?._uuid)) continue;
+    for (const text of set(lrp, 'networks')) {
+      const c = parseCidr(text);
+      if (!c) continue;
+      const net = networkOf(c);
+      if (snat.some((s) => covers(s, net)) || !selected(cfg, net, router, sw)) continue;
+      const origin = nb('Logical_Router_Port', lrp, `${name}/${str(lrp, 'name')}`);
+      out.route('tenantNetworks', formatCidr(net), tenantHop(r, cfg, gw, c.family, name), origin);
+    }
+  }
+}
+
+/** Tenant networks go via the router's own gateway address on the provider network. */
+function tenantHop(
+  r: Reader,
+  cfg: OvnDeriveConfig,
+  gw: RouterGateway,
+  family: Family,
+  router: string,
+): HopResult {
+  if (cfg.mode === 'local') {
+    // Ours only while our chassis holds the gateway; the next hop stays the gateway address.
+    const hop = gatewayHop(r, cfg, gw, family);
+    if (!hop.ok && hop.problem === null) return hop;
+  }
+  const lrpName = gw.lrp ? str(gw.lrp, 'name') : '';
+  for (const text of gw.lrp ? set(gw.lrp, 'networks') : []) {
+    const c = parseCidr(text);
+    if (c && c.family === family)
+      return { ok: true, nextHop: formatIp(c), why: `gateway port ${lrpName} of router ${router} (${text})` };
+  }
+  return {
+    ok: false,
+    problem: 'gateway-no-address',
+    message: `router ${router} has no ${family === 4 ? 'IPv4' : 'IPv6'} gateway address on a provider network`,
+  };
+}
+
+/** Load balancers of a router: its own, its groups', and those of the switches behind it. */
+function routerLoadBalancers(r: Reader, router: Row, gw: RouterGateway): Row[] {
+  const uuids = new Set<string>();
+  const take = (row: Row) => {
+    for (const lb of set(row, 'load_balancer')) uuids.add(lb);
+    for (const g of set(row, 'load_balancer_group')) {
+      const group = r.row('nb.Load_Balancer_Group', g);
+      if (group) for (const lb of set(group, 'load_balancer')) uuids.add(lb);
+    }
+  };
+  take(router);
+  for (const lrp of routerPorts(r, router)) {
+    if (lrp === gw.lrp || isDistributedGatewayPort(lrp)) continue;
+    const sw = peerSwitch(r, lrp);
+    if (sw && !isProviderSwitch(r, sw._uuid)) take(sw);
+  }
+  const out: Row[] = [];
+  for (const uuid of [...uuids].sort()) {
+    const lb = r.row('nb.Load_Balancer', uuid);
+    if (lb) out.push(lb);
+  }
+  return out;
+}
+
+/** `198.18.64.200:80`, `[2001:db8::1]:80` or a bare address: the address. */
+export function vipAddress(key: string): string {
+  if (key.startsWith('[')) return key.slice(0, key.indexOf(']') + 1);
+  const colons = key.split(':').length - 1;
+  return colons === 1 ? key.slice(0, key.indexOf(':')) : key;
+}
+
+function vips(r: Reader, cfg: OvnDeriveConfig, router: Row, gw: RouterGateway, out: Out): void {
+  const name = str(router, 'name');
+  const ovnk = name.startsWith(OVNK_GATEWAY_ROUTER_PREFIX);
+  const kind: OvnRouteKind = ovnk ? 'serviceVips' : 'loadBalancerVips';
+  if (!cfg.kinds[kind].enabled) return;
+  for (const lb of routerLoadBalancers(r, router, gw)) {
+    const origin = nb('Load_Balancer', lb, str(lb, 'name'));
+    const map = lb.vips;
+    const keys = map instanceof Map ? [...map.keys()].map(String).sort() : [];
+    for (const key of keys) {
+      const ip = parseIp(vipAddress(key));
+      if (!ip) {
+        out.problem('bad-address', origin, `VIP ${JSON.stringify(key)} is not an address`);
+        continue;
+      }
+      const context = ovnk
+        ? `node ${name.slice(OVNK_GATEWAY_ROUTER_PREFIX.length)}, ${gw.context}`
+        : gw.context;
+      out.route(kind, hostPrefix(ip), gatewayHop(r, cfg, { ...gw, context }, ip.family), origin);
+    }
+  }
+}
+
+function router(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
+  const out = new Out(cfg);
+  const row = r.row('nb.Logical_Router', uuid);
+  if (!row) return out;
+  const k = cfg.kinds;
+  if (!k.tenantNetworks.enabled && !k.loadBalancerVips.enabled && !k.serviceVips.enabled) return out;
+  const gw = routerGateway(r, row);
+  if (!gw) return out;
+  // ovn-kubernetes gateway routers carry the join network; pod subnets are their own kind.
+  if (k.tenantNetworks.enabled && !str(row, 'name').startsWith(OVNK_GATEWAY_ROUTER_PREFIX))
+    tenantNetworks(r, cfg, row, gw, out);
+  vips(r, cfg, row, gw, out);
+  return out;
+}
+
+// --- provider-network ports -------------------------------------------------------------
+
+/** IPs of an LSP's addresses (`"MAC IP [IP...]"`), or its dynamic_addresses for `dynamic`. */
+export function portIps(lsp: Row): string[] {
+  const ips: string[] = [];
+  const entries = [...set(lsp, 'addresses')];
+  if (entries.includes('dynamic')) {
+    const dyn = opt(lsp, 'dynamic_addresses');
+    if (dyn) entries.push(dyn);
+  }
+  for (const entry of entries) {
+    const words = entry.trim().split(/\s+/);
+    for (const w of words.slice(1)) {
+      const ip = parseIp(w.includes('/') ? w.slice(0, w.indexOf('/')) : w);
+      if (ip) ips.push(hostPrefix(ip));
+    }
+  }
+  return ips;
+}
+
+function providerPort(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
+  const out = new Out(cfg);
+  const lsp = r.row('nb.Logical_Switch_Port', uuid);
+  if (!lsp || !cfg.kinds.providerPorts.enabled || str(lsp, 'type') !== '') return out;
+  if (!isProviderSwitch(r, switchOfPort(r, uuid))) return out;
+  const name = str(lsp, 'name');
+  const origin = nb('Logical_Switch_Port', lsp, name);
+  const ips = portIps(lsp);
+  if (ips.length === 0) return out;
+  const chassis = boundChassis(r, name);
+  for (const prefix of ips) {
+    const family: Family = prefix.includes(':') ? 6 : 4;
+    out.route(
+      'providerPorts',
+      prefix,
+      chassisHop(r, cfg, chassis, family, `Port_Binding ${name}`, 'port-unbound'),
+      origin,
+    );
+  }
+  return out;
+}
+
+// --- ovn-kubernetes node switches -------------------------------------------------------
+
+/** The chassis of a Kubernetes node: its GR's options:chassis, else the chassis named or hosted so. */
+function nodeChassis(r: Reader, node: string, gr: Row): { uuid: string | null; context: string } {
+  const grChassis = gatewayRouterChassisName(gr);
+  if (grChassis !== undefined)
+    return { uuid: chassisNamed(r, grChassis), context: `node ${node}, ${str(gr, 'name')} options:chassis` };
+  const byHost = r.find('chassisHost', node)[0];
+  if (byHost) return { uuid: byHost, context: `node ${node}, Chassis hostname` };
+  return { uuid: chassisNamed(r, node), context: `node ${node}, Chassis name` };
+}
+
+function podSubnets(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
+  const out = new Out(cfg);
+  const sw = r.row('nb.Logical_Switch', uuid);
+  if (!sw || !cfg.kinds.podSubnets.enabled) return out;
+  const node = str(sw, 'name');
+  const subnet = mapGet(sw, 'other_config', 'subnet');
+  const v6 = mapGet(sw, 'other_config', 'ipv6_prefix');
+  if (subnet === undefined && v6 === undefined) return out;
+  // A node switch is one with a gateway router `GR_<node>`; other subnets are tenant switches.
+  const gr = r.first('routerName', `${OVNK_GATEWAY_ROUTER_PREFIX}${node}`);
+  if (!gr) return out;
+  const origin = nb('Logical_Switch', sw, node);
+  const texts = (subnet ?? '').split(/[\s,]+/).filter(Boolean);
+  if (v6) texts.push(v6.includes('/') ? v6 : `${v6}/64`);
+  const where = nodeChassis(r, node, gr);
+  for (const text of texts) {
+    const c = parseCidr(text);
+    if (!c) {
+      out.problem('bad-address', origin, `subnet ${JSON.stringify(text)} is not a prefix`);
+      continue;
+    }
+    const hop = chassisHop(r, cfg, where.uuid, c.family, where.context, 'chassis-missing');
+    out.route('podSubnets', formatCidr(networkOf(c)), hop, origin);
+  }
+  return out;
+}
+
+/** Root tables: each of their rows is one unit of derivation. */
+export const UNITS: Readonly<Record<string, (r: Reader, cfg: OvnDeriveConfig, uuid: string) => UnitResult>> =
+  {
+    'nb.NAT': floatingIp,
+    'nb.Logical_Router': router,
+    'nb.Logical_Switch_Port': providerPort,
+    'nb.Logical_Switch': podSubnets,
+  } satisfies Partial<Record<TableRef, unknown>>;

@@ -1,0 +1,26 @@
+/**
+ * OVN route publication: the BGP routes that make OVN workloads reachable, derived from the
+ * Northbound and Southbound databases (pure, incremental), and the watcher that keeps them
+ * current.
+ */
+
+export type { Cidr, Family, Ip } from './addr.js';
+export { formatIp, hostPrefix, parseCidr, parseIp } from './addr.js';
+export type { ApplyStats, DerivationResult, OvnRowChange, OvnSnapshot } from './derive.js';
+export { compareClaims, deriveOvnRoutes, OvnDeriver } from './derive.js';
+export { NEXTHOP_KEY } from './derive-nexthop.js';
+export { NB_DATABASE, NB_MONITOR, SB_DATABASE, SB_MONITOR } from './tables.js';
+export type {
+  Advertisement,
+  AdvertisementDiff,
+  LargeCommunity,
+  NextHopPair,
+  OvnDb,
+  OvnDeriveConfig,
+  OvnKindConfig,
+  OvnOrigin,
+  OvnProblem,
+  OvnRouteKind,
+  TenantSelect,
+} from './types.js';
+export { DEFAULT_OVN_DERIVE_CONFIG, OVN_ROUTE_KINDS } from './types.js';
