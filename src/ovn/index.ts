@@ -24,3 +24,11 @@ export type {
   TenantSelect,
 } from './types.js';
 export { DEFAULT_OVN_DERIVE_CONFIG, OVN_ROUTE_KINDS } from './types.js';
+export {
+  OVN_WATCHER_DEFAULTS,
+  OvnWatcher,
+  type OvnWatcherComponents,
+  type OvnWatcherInit,
+  type OvnWatcherState,
+  type OvnWatcherStatus,
+} from './watcher.js';

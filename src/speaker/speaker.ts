@@ -20,7 +20,7 @@ import { AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
 import type { Config, LogLevel, PeerConfig, ReloadOutcome } from '../config/index.js';
 import { formatProblem } from '../config/index.js';
 import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
-import { type InterfaceTable, originateAll, RouteFlow } from '../routing/index.js';
+import { type InterfaceTable, LocalOrigin, originateAll, RouteFlow } from '../routing/index.js';
 import {
   advertisedView,
   neighborDetail,
@@ -31,6 +31,7 @@ import {
 } from './control.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
 import { tapMessageStats } from './message-tap.js';
+import { OvnPublishing } from './ovn-publishing.js';
 import { type BindingComponents, PeerBinding } from './peer-binding.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
@@ -72,6 +73,9 @@ export class Speaker implements SpeakerControl {
   readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets'>> &
     Pick<SpeakerComponents, 'setLogLevel'>;
   readonly #forwarding: Forwarding;
+  /** The `ovn` origin's routes; they outlive a reload's new watcher. */
+  #ovnOrigin: LocalOrigin | undefined;
+  #ovn: OvnPublishing | undefined;
   readonly #tapped = new WeakSet<MessageStats>();
   /** Peers whose settings for the next session wait for the current one to end. */
   readonly #pendingRebuild = new Set<string>();
@@ -153,6 +157,7 @@ export class Speaker implements SpeakerControl {
       originateAll(speaker.#rib, config.routes);
       speaker.#flow.schedule();
       await speaker.#forwarding.configure(config, speaker.#policies);
+      await speaker.#setOvn(config);
     } catch (error) {
       await speaker.close();
       throw error;
@@ -215,6 +220,7 @@ export class Speaker implements SpeakerControl {
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
       await this.#sessions.close(message);
       for (const b of this.#bindings.values()) b.detach();
+      await this.#ovn?.close();
       await this.#forwarding.close();
       this.#log.info({}, 'speaker stopped');
     })();
@@ -271,7 +277,20 @@ export class Speaker implements SpeakerControl {
   }
 
   ovn(): OvnView | null {
-    return null;
+    return this.#ovn?.view() ?? null;
+  }
+
+  /** Watches OVN per the configuration (a new watcher after a change); without ovn, its routes go. */
+  async #setOvn(config: Config): Promise<void> {
+    await this.#ovn?.close();
+    this.#ovn = undefined;
+    if (!config.ovn) {
+      this.#ovnOrigin?.withdrawAll();
+      return;
+    }
+    this.#ovnOrigin ??= new LocalOrigin(this.#rib, this.#rib.origin('ovn'), this.#flow);
+    this.#ovn = new OvnPublishing(config.ovn, this.#ovnOrigin, this.#log);
+    this.#ovn.start();
   }
 
   async refreshNeighbor(peer: string): Promise<void> {
@@ -298,8 +317,6 @@ export class Speaker implements SpeakerControl {
     if (config.speaker.gracefulRestart.enabled) {
       this.#log.warn({}, 'graceful_restart is not supported yet: the capability is not advertised');
     }
-    if (config.ovn)
-      this.#log.warn({}, 'ovn is configured: this version of the speaker does not connect to OVN yet');
   }
 
   async #startServices(config: Config): Promise<void> {
@@ -412,7 +429,7 @@ export class Speaker implements SpeakerControl {
       },
       setMetrics: (m) => this.#setMetrics(m),
       setSinks: (config, changed) => this.#forwarding.configure(config, this.#policies, changed),
-      setOvn: async () => {},
+      setOvn: (config) => this.#setOvn(config),
     };
   }
 
