@@ -33,8 +33,8 @@ import { SessionError } from './errors.js';
 import { Inbound } from './inbound.js';
 import { errorEvent, KEEPALIVE_BYTES, notificationOf, reasonOf } from './messages.js';
 import { checkFamilies, localOpen } from './open.js';
-import { Outbound } from './outbound.js';
 import type { ConnectionInfo, EstablishedInfo } from './peer-events.js';
+import { SendQueue } from './send-queue.js';
 import { countMessage, type MessageStats } from './stats.js';
 import { TimerBank } from './timers.js';
 
@@ -96,7 +96,7 @@ export class Session {
   #socket: net.Socket | null = null;
   #connection: ConnectionInfo | null = null;
   #inbound: Inbound | null = null;
-  #outbound: Outbound | null = null;
+  #outbound: SendQueue | null = null;
   readonly #closing = new Set<net.Socket>();
   #decoder = new MessageDecoder();
   #remoteOpen: OpenMessage | null = null;
@@ -220,7 +220,7 @@ export class Session {
     );
     this.#inbound = inbound;
     if (this.#readPaused) inbound.pause();
-    this.#outbound = new Outbound(
+    this.#outbound = new SendQueue(
       socket,
       this.config.maxWriteQueueBytes,
       SessionDefaults.WRITE_LOW_WATER_BYTES,
@@ -329,7 +329,7 @@ export class Session {
     );
   }
 
-  #requireEstablished(): Outbound {
+  #requireEstablished(): SendQueue {
     if (this.state !== 'Established' || !this.#outbound) {
       throw new SessionError('not-established', `session is ${this.state}`);
     }

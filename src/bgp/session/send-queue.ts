@@ -7,7 +7,7 @@ import { SessionError } from './errors.js';
  * bytes, and the caller is told to wait (`drain()`) well before that, so a peer that stops
  * reading never makes us buffer without bound.
  */
-export class Outbound {
+export class SendQueue {
   readonly #socket: net.Socket;
   readonly #maxQueued: number;
   readonly #lowWater: number;
