@@ -6,7 +6,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { STATES } from '../bgp/fsm/index.js';
 import { MessageType, type MessageTypeCode } from '../bgp/wire/index.js';
-import { type Logger, silentLogger } from './logger.js';
+import { type Logger, silentLogger } from '../components/index.js';
 import type { FamilyName, SessionState, SpeakerControl, SummaryView } from './types.js';
 
 /** Message type label values: the RFC names in lower case ("route-refresh"). */

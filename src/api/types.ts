@@ -1,3 +1,4 @@
+import { KindedError } from '../components/index.js';
 /**
  * What the control socket and the CLI can ask of a running speaker. The speaker implements
  * SpeakerControl; the API server serves it over a unix socket; the CLI prints it. Every value
@@ -225,11 +226,12 @@ export type ControlResult<M extends ControlMethod> = ControlMethods[M]['result']
 export type ControlErrorCode = 'unknown-peer' | 'bad-request' | 'not-established' | 'internal' | 'timeout';
 
 /** Errors the API returns with a stable code, e.g. an unknown peer name. */
-export class ControlError extends Error {
-  readonly code: ControlErrorCode;
-  constructor(code: ControlError['code'], message: string) {
-    super(message);
-    this.name = 'ControlError';
-    this.code = code;
+export class ControlError extends KindedError<ControlErrorCode> {
+  /** The code the API answers with; the same as `kind`. */
+  get code(): ControlErrorCode {
+    return this.kind;
+  }
+  constructor(code: ControlErrorCode, message: string) {
+    super(code, message);
   }
 }

@@ -1,13 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import {
-  type ChangeBatch,
-  type ClientStatus,
-  type Clock,
-  type Logger,
-  OvsdbClient,
-  type OvsdbClientInit,
-  systemClock,
-} from '../ovsdb/index.js';
+import { type Clock, type Logger, systemClock } from '../components/index.js';
+import { type ChangeBatch, type ClientStatus, OvsdbClient, type OvsdbClientInit } from '../ovsdb/index.js';
 import { type ApplyStats, OvnDeriver, type OvnRowChange } from './derive.js';
 import { NB_DATABASE, NB_MONITOR, SB_DATABASE, SB_MONITOR } from './tables.js';
 import {

@@ -1,5 +1,5 @@
+import { type Clock, type Logger, silentLogger, systemClock, type TimerHandle } from '../components/index.js';
 import { type BackoffPolicy, backoffDelay } from './cluster.js';
-import { type Clock, type Logger, silentLogger, systemClock, type TimerHandle } from './components.js';
 import type { ConnectionStats } from './connection.js';
 import { DEFAULTS, ServerError, ZERO_UUID } from './constants.js';
 import { OvsdbError } from './errors.js';

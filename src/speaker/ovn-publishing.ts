@@ -1,5 +1,5 @@
 import type { OvnView } from '../api/index.js';
-import type { Logger } from '../bgp/session/index.js';
+import type { Logger } from '../components/index.js';
 import { formatPrefix, type OvnConfig, type OvsdbRemote } from '../config/index.js';
 import {
   type Advertisement,

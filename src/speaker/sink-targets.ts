@@ -1,4 +1,4 @@
-import type { Logger } from '../bgp/session/index.js';
+import type { Logger } from '../components/index.js';
 import type { FibTarget } from '../fib/index.js';
 import { ZebraTarget } from '../fib/zebra/index.js';
 import type { SinkTargetFactory } from './forwarding.js';

@@ -1,4 +1,5 @@
 import type net from 'node:net';
+import { childLogger, type Logger, type Scheduler } from '../../components/index.js';
 import {
   createFsm,
   type FsmAction,
@@ -26,7 +27,6 @@ import { describeNotification, type NotificationMessage } from '../wire/notifica
 import type { OpenMessage } from '../wire/open.js';
 import { isKnownRouteRefreshSubtype, type RouteRefreshMessage } from '../wire/route-refresh.js';
 import { endOfRib, type UpdateMessage } from '../wire/update.js';
-import { childLogger, type Logger, type Scheduler } from './components.js';
 import type { PeerConfig } from './config.js';
 import { familyName, SessionDefaults } from './constants.js';
 import { SessionError } from './errors.js';
