@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: the client's reconnect loop, RAFT leader search, monitor_cond_since
+// resume and transact queue share one connection state machine; each method is one transition.
 import { type Clock, type Logger, silentLogger, systemClock, type TimerHandle } from '../components/index.js';
 import { type BackoffPolicy, backoffDelay } from './cluster.js';
 import type { ConnectionStats } from './connection.js';

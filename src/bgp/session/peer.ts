@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: a peer owns up to two sessions at once and RFC 4271 6.8 collision
+// detection decides between them; the rule reads both sessions' private state in one place.
 import type net from 'node:net';
 import {
   childLogger,

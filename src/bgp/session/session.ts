@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: one connection's FSM actions (timers, framing, OPEN negotiation,
+// send queue, read back-pressure) all act on the same private socket and timer state; split
+// apart, that state would have to be exposed to every piece.
 import type net from 'node:net';
 import { childLogger, type Logger, type Scheduler } from '../../components/index.js';
 import {
