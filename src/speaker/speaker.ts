@@ -117,7 +117,11 @@ export class Speaker implements SpeakerControl {
       setLogLevel: components.setLogLevel,
     };
     this.#log = this.#components.logger;
-    this.#rib = new Rib({ localAs: config.speaker.localAs, routerId: parseIpv4(config.speaker.routerId) });
+    this.#rib = new Rib({
+      localAs: config.speaker.localAs,
+      routerId: parseIpv4(config.speaker.routerId),
+      decision: config.speaker.bestpath,
+    });
     this.#groups = new UpdateGroups({
       localAs: config.speaker.localAs,
       clusterId: this.#rib.clusterId,

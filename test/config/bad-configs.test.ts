@@ -21,6 +21,11 @@ const PEER = `peers:
 `;
 
 const cases: Case[] = [
+  {
+    name: 'out of range: more equal-cost paths than a route can carry',
+    text: `${SPEAKER}  bestpath:\n    max_paths: 65\n`,
+    want: ['config.yaml:6:5 speaker.bestpath.max_paths: expected a number of paths 1..64, got 65'],
+  },
   // --- types and unknown keys ---
   {
     name: 'wrong type: a quoted number is not a number',
