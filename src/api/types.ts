@@ -169,6 +169,18 @@ export interface OvnView {
   readonly lastDerivationMs?: number;
 }
 
+/** What the OVN metrics read at each scrape: counts only, never the routes themselves. */
+export interface OvnStatsView {
+  readonly connected: { readonly nb: boolean; readonly sb: boolean };
+  /** Routes advertised, per kind ("floating-ip", ...). */
+  readonly routes: Readonly<Record<string, number>>;
+  /** Routes not advertised, per problem kind ("port-unbound", ...). */
+  readonly problems: Readonly<Record<string, number>>;
+  readonly lastDerivationMs: number;
+  /** From the first OVSDB update of the last burst to its routes in the RIB. */
+  readonly lastChangeMs?: number;
+}
+
 export interface SpeakerControl {
   summary(): SummaryView;
   neighbors(name?: string): NeighborDetail[];

@@ -64,6 +64,8 @@ export interface OvnWatcherStatus {
   readonly counts: Readonly<Record<OvnRouteKind, number>>;
   /** Wall time of the last derivation step, ms. */
   readonly lastDerivationMs: number;
+  /** Clock ms from the first OVSDB update of the last burst to its routes handed on (coalescing included). */
+  readonly lastChangeMs: number | undefined;
   readonly lastApply: ApplyStats;
   /** When routes will be withdrawn (clock ms) while holding. */
   readonly holdUntil: number | null;
@@ -87,6 +89,9 @@ export class OvnWatcher {
   /** Routes were withdrawn after the hold: the next flush announces all of them again. */
   #withdrawn = false;
   #lastMs = 0;
+  #lastChangeMs: number | undefined;
+  /** Clock time the oldest queued change arrived. */
+  #queuedAt: number | undefined;
 
   constructor(init: OvnWatcherInit, components: OvnWatcherComponents = {}) {
     this.#init = init;
@@ -148,6 +153,7 @@ export class OvnWatcher {
       problems: this.#deriver.problems,
       counts,
       lastDerivationMs: this.#lastMs,
+      lastChangeMs: this.#lastChangeMs,
       lastApply: this.#deriver.lastApply,
       holdUntil: this.#holdUntil,
     };
@@ -155,6 +161,7 @@ export class OvnWatcher {
 
   #onBatch(db: OvnDb, batch: ChangeBatch): void {
     if (batch.reason === 'initial') this.#everSynced[db] = true;
+    if (this.#queue.length === 0 && batch.changes.length > 0) this.#queuedAt = this.#clock.now();
     for (const c of batch.changes)
       this.#queue.push({ db, table: c.table, uuid: c.uuid, old: c.old, new: c.new });
     this.#schedule();
@@ -182,7 +189,11 @@ export class OvnWatcher {
     } else if (this.#withdrawn) {
       return;
     }
-    if (diff.announce.length > 0 || diff.withdraw.length > 0) this.#init.onChange(diff);
+    const queuedAt = this.#queuedAt;
+    this.#queuedAt = undefined;
+    if (diff.announce.length === 0 && diff.withdraw.length === 0) return;
+    this.#init.onChange(diff);
+    if (queuedAt !== undefined) this.#lastChangeMs = this.#clock.now() - queuedAt;
   }
 
   #onStatus(): void {

@@ -1,4 +1,4 @@
-import type { OvnView } from '../api/index.js';
+import type { OvnStatsView, OvnView } from '../api/index.js';
 import type { Logger } from '../components/index.js';
 import { formatPrefix, type OvnConfig, type OvsdbRemote } from '../config/index.js';
 import {
@@ -112,6 +112,21 @@ export class OvnPublishing {
       problems: s.problems.map((p) => ({ kind: p.kind, origin: p.origin, message: p.message })),
       counts,
       lastDerivationMs: s.lastDerivationMs,
+    };
+  }
+
+  stats(): OvnStatsView {
+    const s: OvnWatcherStatus = this.#watcher.status;
+    const routes: Record<string, number> = {};
+    for (const [k, n] of Object.entries(s.counts)) routes[KIND_NAMES[k as Advertisement['kind']]] = n;
+    const problems: Record<string, number> = {};
+    for (const p of s.problems) problems[p.kind] = (problems[p.kind] ?? 0) + 1;
+    return {
+      connected: { nb: s.nb.state === 'synced', sb: s.sb.state === 'synced' },
+      routes,
+      problems,
+      lastDerivationMs: s.lastDerivationMs,
+      ...(s.lastChangeMs !== undefined && { lastChangeMs: s.lastChangeMs }),
     };
   }
 

@@ -354,7 +354,11 @@ export class Speaker implements SpeakerControl {
     await this.#metricsServer?.close();
     this.#metricsServer = undefined;
     if (!m) return;
-    this.#metrics ??= new SpeakerMetrics({ control: this, logger: this.#log });
+    this.#metrics ??= new SpeakerMetrics({
+      control: this,
+      forwarding: { ovn: () => this.#ovn?.stats() ?? null, sinks: () => this.sinks() },
+      logger: this.#log,
+    });
     for (const b of this.#bindings.values()) this.#tap(b.peer);
     this.#metricsServer = await startMetricsServer({
       listen: listenText(m.listen),
