@@ -152,6 +152,8 @@ export const OVN_DEFAULTS = {
   coalesceMs: 20,
   /** Routes stay this long when OVN goes away: a database failover must not drop traffic. */
   holdTime: 60,
+  /** The chassis' own Open_vSwitch database, where local mode finds its chassis name. */
+  ovs: 'unix:/var/run/openvswitch/db.sock',
 } as const;
 
 /** `sinks.kernel`: Linux rtnetlink. Protocol 186 is RTPROT_BGP, what bgpd's routes carry via zebra. */

@@ -152,8 +152,10 @@ export interface OvnConfig {
     | { readonly privateKey: string; readonly certificate: string; readonly caCert: string }
     | undefined;
   readonly mode: OvnMode;
-  /** Our chassis name (local mode). */
+  /** Our chassis name (local mode); undefined: read from the local Open_vSwitch row. */
   readonly chassis: string | undefined;
+  /** The local Open_vSwitch database (local mode without chassis). */
+  readonly ovs: string;
   readonly localNextHop: NextHopPair;
   /** Per chassis name. */
   readonly chassisNextHops: ReadonlyMap<string, NextHopPair>;

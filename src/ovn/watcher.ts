@@ -1,6 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { type Clock, type Logger, systemClock } from '../components/index.js';
-import { type ChangeBatch, type ClientStatus, OvsdbClient, type OvsdbClientInit } from '../ovsdb/index.js';
+import {
+  type ChangeBatch,
+  type ClientStatus,
+  OvsdbClient,
+  type OvsdbClientInit,
+  type TlsFiles,
+} from '../ovsdb/index.js';
 import { type ApplyStats, OvnDeriver, type OvnRowChange } from './derive.js';
 import { NB_DATABASE, NB_MONITOR, SB_DATABASE, SB_MONITOR } from './tables.js';
 import {
@@ -31,9 +37,9 @@ type AnyClient = OvsdbClient;
 export interface OvnWatcherInit {
   readonly config: OvnDeriveConfig;
   /** A client monitoring NB_MONITOR (or remotes to make one with). */
-  readonly nb: AnyClient | { readonly remotes: OvsdbClientInit['remotes'] };
+  readonly nb: AnyClient | { readonly remotes: OvsdbClientInit['remotes']; readonly tls?: TlsFiles };
   /** A client monitoring SB_MONITOR (or remotes to make one with). */
-  readonly sb: AnyClient | { readonly remotes: OvsdbClientInit['remotes'] };
+  readonly sb: AnyClient | { readonly remotes: OvsdbClientInit['remotes']; readonly tls?: TlsFiles };
   readonly coalesceMs?: number;
   /** How long routes stay after OVN is lost before they are withdrawn. */
   readonly holdTimeMs?: number;
@@ -105,7 +111,7 @@ export class OvnWatcher {
   #client(given: OvnWatcherInit['nb'], database: string, tables: OvsdbClientInit['tables']): AnyClient {
     if (given instanceof OvsdbClient) return given;
     const c = new OvsdbClient(
-      { remotes: given.remotes, database, tables },
+      { remotes: given.remotes, database, tables, ...(given.tls && { tls: given.tls }) },
       { clock: this.#clock, logger: this.#log },
     );
     this.#owned.push(c);

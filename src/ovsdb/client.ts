@@ -416,7 +416,8 @@ export class OvsdbClient<T extends Record<string, Row> = Record<string, Row>> {
         this.#sinceUnsupported = true;
       }
     }
-    if (this.#sinceUnsupported) {
+    // Without resume (asked for, or the server lacks monitor_cond_since): a plain monitor_cond.
+    if (this.#init.resume === false || this.#sinceUnsupported) {
       await session.monitorCond(
         this.database,
         MONITOR_ID,

@@ -410,9 +410,11 @@ community_lists:
     want: ['config.yaml:5:1 ovn.ssl: ssl: remotes need ssl.private_key, ssl.certificate and ssl.ca_cert'],
   },
   {
-    name: 'ovn local mode needs our chassis name',
-    text: `${SPEAKER}ovn: { nb: "unix:/run/ovn/ovnnb_db.sock", sb: "unix:/run/ovn/ovnsb_db.sock", mode: local }\n`,
-    want: ['config.yaml:5:1 ovn.chassis: local mode needs our chassis name (ovn.chassis)'],
+    name: 'ovn: the local Open_vSwitch database is a connection string',
+    text: `${SPEAKER}ovn: { nb: "unix:/run/ovn/ovnnb_db.sock", sb: "unix:/run/ovn/ovnsb_db.sock", mode: local, ovs: "db.sock" }\n`,
+    want: [
+      'config.yaml:5:91 ovn.ovs: "db.sock" is not an OVSDB remote: the method is unix:, tcp: or ssl:',
+    ],
   },
   {
     name: 'ovn: an unknown route kind, a bad next hop and a select with both keys',

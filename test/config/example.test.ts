@@ -218,6 +218,7 @@ const expected: Config = {
     },
     mode: 'central',
     chassis: undefined,
+    ovs: 'unix:/var/run/openvswitch/db.sock',
     localNextHop: {},
     chassisNextHops: new Map([['gw1', { ipv4: '198.18.1.11', ipv6: '2001:db8:1::11' }]]),
     coalesceMs: 20,

@@ -120,6 +120,22 @@ describe('OvsdbClient against a fake server', () => {
     await client.close();
   });
 
+  it('with resume off, monitors with monitor_cond and fills the replica all the same', async () => {
+    const db = new FakeDatabase();
+    seed(db);
+    const s1 = new FakeServer(db, 'tcp:s1:1', { history: true });
+    const { client, batches } = setup({ 'tcp:s1:1': s1 }, { resume: false });
+    await flush();
+    expect(client.synced).toBe(true);
+    expect(client.table('Route').size).toBe(3);
+    expect(batches.map((b) => b.reason)).toEqual(['initial']);
+    expect(s1.requests.map((r) => r.method).filter((m) => m.startsWith('monitor'))).toEqual([
+      'monitor_cond',
+      'monitor_cond',
+    ]);
+    await client.close();
+  });
+
   it('resumes from the last transaction id when the server keeps history', async () => {
     const db = new FakeDatabase();
     seed(db);
