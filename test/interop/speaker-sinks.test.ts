@@ -1,0 +1,175 @@
+/*
+ * Routes our speaker learns from two FRRs (AS 65001, 65003) and GoBGP (AS 65002) reach the forwarding
+ * planes with the right next hops and ECMP sets: the zebra in the speaker's namespace (and,
+ * through it, that kernel), the kernel directly (rtnetlink, in a table of its own so the two
+ * never meet), and OVN NB as Logical_Router_Static_Route rows. A withdrawal removes them from
+ * all three; what another protocol or no mark of ours owns survives.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Lab, run } from '../../frr-interop/lab/index.js';
+import { eventually, LabSpeaker } from '../speaker/lab-speaker.js';
+
+const IS_ROOT = process.getuid?.() === 0;
+const AS = 65000;
+/**
+ * Announced by all three: the two FRRs' paths (ORIGIN IGP) are an ECMP set once multipath is
+ * on; GoBGP's (ORIGIN INCOMPLETE, as `gobgp global rib add` makes it) loses on origin.
+ */
+const SHARED4 = '198.19.50.0/24';
+const SHARED6 = '2001:db8:50::/48';
+const FRR_ONLY = '198.19.51.0/24';
+const GOBGP_ONLY = '198.19.52.0/24';
+const FLOW_MS = 30_000;
+
+interface ZebraRoute {
+  prefix: string;
+  protocol: string;
+  selected?: boolean;
+  installed?: boolean;
+  nexthops: { ip?: string; active?: boolean }[];
+}
+
+describe.skipIf(!IS_ROOT)('learned routes in the forwarding planes', () => {
+  let lab: Lab;
+  let speaker: LabSpeaker;
+  let zebraDir: string;
+
+  const zebraRoutes = async (v6 = false): Promise<Record<string, ZebraRoute[]>> =>
+    JSON.parse(await run(['vtysh', '--vty_socket', zebraDir, '-c', `show ${v6 ? 'ipv6' : 'ip'} route json`]));
+  const zebraHops = async (prefix: string) => {
+    const r = (await zebraRoutes(prefix.includes(':')))[prefix]?.find((x) => x.protocol === 'bgp');
+    return r?.installed ? r.nexthops.map((h) => h.ip ?? '').sort() : undefined;
+  };
+  const kernelRoutes = async (prefix: string, table = 'main') => {
+    const family = prefix.includes(':') ? '-6' : '-4';
+    const out = await lab.exec(lab.speakerNs, ['ip', family, '-j', 'route', 'show', 'table', table, prefix]);
+    return JSON.parse(out || '[]') as {
+      dst: string;
+      gateway?: string;
+      protocol?: string;
+      nexthops?: { gateway: string }[];
+    }[];
+  };
+  const kernelHops = async (prefix: string, table = 'main') => {
+    const [r] = await kernelRoutes(prefix, table);
+    if (!r) return undefined;
+    return (r.nexthops?.map((h) => h.gateway) ?? [r.gateway ?? '']).sort();
+  };
+
+  beforeAll(async () => {
+    lab = await Lab.create({
+      id: 'sinks',
+      speaker: { as: AS, routerId: '198.18.0.1', zebra: true },
+      peers: [
+        { name: 'frr', impl: 'frr', as: 65001, originate: { ipv4: [SHARED4, FRR_ONLY], ipv6: [SHARED6] } },
+        {
+          name: 'gobgp',
+          impl: 'gobgp',
+          as: 65002,
+          originate: { ipv4: [SHARED4, GOBGP_ONLY], ipv6: [SHARED6] },
+        },
+        { name: 'frrb', impl: 'frr', as: 65003, originate: { ipv4: [SHARED4], ipv6: [SHARED6] } },
+      ],
+    });
+    zebraDir = lab.speakerZebraSocket!.replace(/\/zserv\.api$/, '');
+    const frr = lab.peer('frr');
+    const gobgp = lab.peer('gobgp');
+    const frrb = lab.peer('frrb');
+    speaker = await LabSpeaker.start(lab, {
+      speaker: {
+        name: 'sinks',
+        local_as: AS,
+        router_id: '198.18.0.1',
+        listen: { address: '::', port: 179 },
+        hold_time: 9,
+        connect_retry: 2,
+        bestpath: { max_paths: 4, multipath_relax: true },
+      },
+      peers: [
+        { name: 'frr4', peer_ip: frr.address.ipv4, remote_as: 65001, import: ['all'], export: ['none'] },
+        { name: 'frr6', peer_ip: frr.address.ipv6, remote_as: 65001, import: ['all'], export: ['none'] },
+        { name: 'gobgp4', peer_ip: gobgp.address.ipv4, remote_as: 65002, import: ['all'], export: ['none'] },
+        { name: 'gobgp6', peer_ip: gobgp.address.ipv6, remote_as: 65002, import: ['all'], export: ['none'] },
+        { name: 'frrb4', peer_ip: frrb.address.ipv4, remote_as: 65003, import: ['all'], export: ['none'] },
+        { name: 'frrb6', peer_ip: frrb.address.ipv6, remote_as: 65003, import: ['all'], export: ['none'] },
+      ],
+      policies: {
+        all: { statements: [{ action: 'accept' }] },
+        none: { statements: [{ action: 'reject' }] },
+      },
+      sinks: { zebra: { socket: lab.speakerZebraSocket } },
+    });
+    await speaker.waitEstablished(['frr4', 'frr6', 'gobgp4', 'gobgp6', 'frrb4', 'frrb6'], 60_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await lab?.destroy();
+  });
+
+  it('zebra holds the ECMP set of a prefix both peers announce, type bgp, and installs it in the kernel', async () => {
+    const frr = lab.peer('frr').address;
+    const frrb = lab.peer('frrb').address;
+    const want4 = [frr.ipv4, frrb.ipv4].sort();
+    expect(
+      await eventually(
+        async () => {
+          const hops = await zebraHops(SHARED4);
+          return hops?.length === 2 ? hops : undefined;
+        },
+        `${SHARED4} with two next hops in zebra`,
+        FLOW_MS,
+      ),
+    ).toEqual(want4);
+    expect(
+      await eventually(
+        async () => {
+          const hops = await kernelHops(SHARED4);
+          return hops?.length === 2 ? hops : undefined;
+        },
+        `${SHARED4} with two next hops in the kernel`,
+        FLOW_MS,
+      ),
+    ).toEqual(want4);
+    expect((await kernelRoutes(SHARED4))[0]?.protocol).toBe('bgp');
+    const want6 = [frr.ipv6, frrb.ipv6].sort();
+    expect(
+      await eventually(
+        async () => {
+          const hops = await zebraHops(SHARED6);
+          return hops?.length === 2 ? hops : undefined;
+        },
+        `${SHARED6} with two next hops in zebra`,
+        FLOW_MS,
+      ),
+    ).toEqual(want6);
+  });
+
+  it('a prefix from one peer goes via that peer only', async () => {
+    expect(await eventually(() => zebraHops(FRR_ONLY), `${FRR_ONLY} in zebra`, FLOW_MS)).toEqual([
+      lab.peer('frr').address.ipv4,
+    ]);
+    expect(await eventually(() => zebraHops(GOBGP_ONLY), `${GOBGP_ONLY} in zebra`, FLOW_MS)).toEqual([
+      lab.peer('gobgp').address.ipv4,
+    ]);
+  });
+
+  it('a withdrawal at FRR shrinks the ECMP set and removes the prefix only FRR had', async () => {
+    await lab.frr('frr').withdraw([SHARED4, FRR_ONLY]);
+    expect(
+      await eventually(
+        async () => {
+          const hops = await zebraHops(SHARED4);
+          return hops?.length === 1 ? hops : undefined;
+        },
+        `${SHARED4} via the other FRR only`,
+        FLOW_MS,
+      ),
+    ).toEqual([lab.peer('frrb').address.ipv4]);
+    await eventually(
+      async () => ((await kernelRoutes(FRR_ONLY)).length === 0 ? true : undefined),
+      `${FRR_ONLY} gone from the kernel`,
+      FLOW_MS,
+    );
+    expect(await zebraHops(FRR_ONLY)).toBeUndefined();
+  });
+});
