@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { historyOf } from './support/bgp-capture.js';
+import {
+  CHASSIS,
+  eventually,
+  OvnFrrLab,
+  type SpeakerProcess,
+  TOPOLOGY_ROUTES,
+} from './support/ovn-frr-lab.js';
+
+// Real OVN (NB and SB ovsdb-server, ovn-northd, the sample topology) feeds our speaker, which
+// peers with FRR 8.4 over the provider network; every assertion is on what FRR holds
+// (`show bgp ipv4|ipv6 unicast json`) or on the UPDATEs captured on FRR's side of the link.
+
+const IS_ROOT = process.getuid?.() === 0;
+const FLOW_MS = 20_000;
+
+/** Every (prefix, next hop) of `want` is what FRR holds. */
+const holds = (table: Map<string, string>, want: Readonly<Record<string, string>>) =>
+  Object.entries(want).every(([p, nh]) => table.get(p) === nh);
+
+describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () => {
+  let lab: OvnFrrLab;
+  let speaker: SpeakerProcess;
+
+  beforeAll(async () => {
+    lab = await OvnFrrLab.create({ id: 'rt' });
+    speaker = await lab.startSpeaker(1);
+    await eventually(
+      async () => (holds(await lab.table(), TOPOLOGY_ROUTES) ? true : undefined),
+      'the topology’s routes at FRR',
+      FLOW_MS,
+    );
+  }, 90_000);
+
+  afterAll(async () => {
+    await lab?.destroy();
+  });
+
+  it('FRR holds exactly the routes OVN gives, IPv4 and IPv6, each via the chassis that hosts it', async () => {
+    const frr = await lab.table();
+    expect(Object.fromEntries(frr)).toEqual(TOPOLOGY_ROUTES);
+    // ... and that is what the speaker derived, row for row.
+    expect(Object.fromEntries(await speaker.ovnRoutes())).toEqual(TOPOLOGY_ROUTES);
+    const v4 = await lab.routes('ipv4');
+    expect(v4.find((r) => r.prefix === '198.18.64.100/32')).toMatchObject({
+      asPath: [65000],
+      best: true,
+      nextHops: [CHASSIS.hv1.ipv4],
+    });
+  });
+
+  it('a new floating IP reaches FRR as a host route via its VM’s chassis; deleted, FRR loses it', async () => {
+    await lab.nbctl(
+      'lsp-add',
+      'tenant1',
+      'vm4',
+      '--',
+      'lsp-set-addresses',
+      'vm4',
+      '50:54:00:00:01:20 198.19.1.20 2001:db8:1::20',
+    );
+    await lab.nbctl('--wait=sb', 'sync');
+    await lab.sbctl('lsp-bind', 'vm4', 'hv2');
+    await lab.nbctl(
+      'lr-nat-add',
+      'router1',
+      'dnat_and_snat',
+      '198.18.64.120',
+      '198.19.1.20',
+      'vm4',
+      '50:54:00:00:fe:20',
+      '--',
+      'lr-nat-add',
+      'router1',
+      'dnat_and_snat',
+      '2001:db8:64::120',
+      '2001:db8:1::20',
+      'vm4',
+      '50:54:00:00:fe:21',
+    );
+    const fip = { '198.18.64.120/32': CHASSIS.hv2.ipv4, '2001:db8:64::120/128': CHASSIS.hv2.ipv6 };
+    await eventually(
+      async () => (holds(await lab.table(), fip) ? true : undefined),
+      'the new FIPs at FRR',
+      FLOW_MS,
+    );
+
+    await lab.nbctl(
+      'lr-nat-del',
+      'router1',
+      'dnat_and_snat',
+      '198.18.64.120',
+      '--',
+      'lr-nat-del',
+      'router1',
+      'dnat_and_snat',
+      '2001:db8:64::120',
+    );
+    const frr = await eventually(
+      async () => {
+        const t = await lab.table();
+        return Object.keys(fip).some((p) => t.has(p)) ? undefined : t;
+      },
+      'the FIPs withdrawn at FRR',
+      FLOW_MS,
+    );
+    // Nothing else moved.
+    expect(Object.fromEntries(frr)).toEqual(TOPOLOGY_ROUTES);
+  });
+
+  it('the VM bound to another chassis: FRR’s next hop changes in one UPDATE per family, no withdrawal', async () => {
+    const cap = await lab.capture('move');
+    await lab.sbctl('lsp-unbind', 'vm1', '--', 'lsp-bind', 'vm1', 'hv2');
+    const moved = { '198.18.64.100/32': CHASSIS.hv2.ipv4, '2001:db8:64::100/128': CHASSIS.hv2.ipv6 };
+    await eventually(
+      async () => (holds(await lab.table(), moved) ? true : undefined),
+      'the FIPs via hv2',
+      FLOW_MS,
+    );
+    const updates = await cap.stop();
+    expect(historyOf(updates, '198.18.64.100/32')).toEqual([`announce ${CHASSIS.hv2.ipv4}`]);
+    expect(historyOf(updates, '2001:db8:64::100/128')).toEqual([`announce ${CHASSIS.hv2.ipv6}`]);
+    // Back, for the tests below.
+    await lab.sbctl('lsp-unbind', 'vm1', '--', 'lsp-bind', 'vm1', 'hv1');
+    await eventually(
+      async () => (holds(await lab.table(), TOPOLOGY_ROUTES) ? true : undefined),
+      'the FIPs back on hv1',
+      FLOW_MS,
+    );
+  });
+});
