@@ -129,4 +129,93 @@ describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () =
       FLOW_MS,
     );
   });
+
+  it('gateway failover: cr-lrp-public moves gw1 → hv1 and every route behind the gateway changes next hop at FRR, never absent, no withdrawal', async () => {
+    const behindGateway = {
+      '198.18.64.101/32': CHASSIS.hv1.ipv4,
+      '198.18.64.200/32': CHASSIS.hv1.ipv4,
+      '2001:db8:64::200/128': CHASSIS.hv1.ipv6,
+    };
+    const cap = await lab.capture('failover');
+    // FRR's view of the centralized FIP, sampled back to back for the whole failover.
+    const samples: string[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) samples.push(await lab.frrNextHop('198.18.64.101/32'));
+    })();
+    await eventually(() => (samples.length > 0 ? true : undefined), 'a first sample', FLOW_MS);
+    // As the claiming chassis does it: one SB transaction rebinds the chassisredirect port.
+    await lab.sbctl('lsp-unbind', 'cr-lrp-public', '--', 'lsp-bind', 'cr-lrp-public', 'hv1');
+    const frr = await eventually(
+      async () => {
+        const t = await lab.table();
+        return holds(t, behindGateway) ? t : undefined;
+      },
+      'the gateway routes via hv1',
+      FLOW_MS,
+    );
+    sampling = false;
+    await sampler;
+    const updates = await cap.stop();
+    for (const [prefix, nextHop] of Object.entries(behindGateway))
+      expect(historyOf(updates, prefix), prefix).toEqual([`announce ${nextHop}`]);
+    expect(updates.flatMap((u) => u.withdrawn)).toEqual([]);
+    expect(samples.length).toBeGreaterThan(1);
+    expect(new Set(samples)).toEqual(new Set([CHASSIS.gw1.ipv4, CHASSIS.hv1.ipv4]));
+    // The rest stays: the gateway router gr1 is pinned to gw1, distributed FIPs follow their VMs.
+    expect(Object.fromEntries(frr)).toEqual({ ...TOPOLOGY_ROUTES, ...behindGateway });
+
+    await lab.sbctl('lsp-unbind', 'cr-lrp-public', '--', 'lsp-bind', 'cr-lrp-public', 'gw1');
+    await eventually(
+      async () => (holds(await lab.table(), TOPOLOGY_ROUTES) ? true : undefined),
+      'the gateway back on gw1',
+      FLOW_MS,
+    );
+  });
+
+  it('1,000 floating IPs in one ovn-nbctl transaction all reach FRR with their next hops; deleted in one, all go', async () => {
+    // A third each: centralized (via the gateway, gw1), distributed on vm1 (hv1), on vm3 (hv2).
+    const fips = Array.from({ length: 1000 }, (_, i) => {
+      const external = `198.18.${66 + Math.floor(i / 200)}.${1 + (i % 200)}`;
+      const logical = `198.19.${100 + Math.floor(i / 200)}.${1 + (i % 200)}`;
+      const mac = `50:54:00:aa:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`;
+      const where = (['gw1', 'hv1', 'hv2'] as const)[i % 3]!;
+      const args = ['lr-nat-add', 'router1', 'dnat_and_snat', external, logical];
+      if (where === 'hv1') args.push('vm1', mac);
+      if (where === 'hv2') args.push('vm3', mac);
+      return { prefix: `${external}/32`, nextHop: CHASSIS[where].ipv4, args };
+    });
+    await lab.nbctl(...fips.flatMap((f, i) => (i === 0 ? f.args : ['--', ...f.args])));
+    const want = Object.fromEntries(fips.map((f) => [f.prefix, f.nextHop]));
+    const frr = await eventually(
+      async () => {
+        const t = await lab.table();
+        return holds(t, want) ? t : undefined;
+      },
+      'the 1,000 FIPs at FRR',
+      60_000,
+      250,
+    );
+    expect(Object.fromEntries(frr)).toEqual({ ...TOPOLOGY_ROUTES, ...want });
+
+    await lab.nbctl(
+      ...fips.flatMap((f, i) => [
+        ...(i === 0 ? [] : ['--']),
+        'lr-nat-del',
+        'router1',
+        'dnat_and_snat',
+        f.args[3]!,
+      ]),
+    );
+    const after = await eventually(
+      async () => {
+        const t = await lab.table();
+        return fips.some((f) => t.has(f.prefix)) ? undefined : t;
+      },
+      'the 1,000 FIPs withdrawn at FRR',
+      60_000,
+      250,
+    );
+    expect(Object.fromEntries(after)).toEqual(TOPOLOGY_ROUTES);
+  });
 });

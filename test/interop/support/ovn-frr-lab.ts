@@ -407,6 +407,23 @@ export class OvnFrrLab {
     return out;
   }
 
+  /** FRR's best next hop for one prefix right now, or 'none' (one quick vtysh call). */
+  async frrNextHop(prefix: string): Promise<string> {
+    const family = prefix.includes(':') ? 'ipv6' : 'ipv4';
+    let text: string;
+    try {
+      text = await this.frr.vtysh([`show bgp ${family} unicast ${prefix} json`]);
+    } catch (e) {
+      if (/not in table/i.test(String(e))) return 'none';
+      throw e;
+    }
+    const doc = JSON.parse(text) as {
+      paths?: { bestpath?: { overall?: boolean }; nexthops?: { ip: string }[] }[];
+    };
+    const best = doc.paths?.find((p) => p.bestpath?.overall) ?? doc.paths?.[0];
+    return best?.nexthops?.[0]?.ip ?? 'none';
+  }
+
   /** FRR's UPDATE counter for the session with speaker `i` (`show bgp neighbors json`). */
   async updatesReceived(i: number): Promise<number> {
     const addr = speakerAddress(i).ipv4;
