@@ -14,10 +14,7 @@ import {
 
 const IS_ROOT = process.getuid?.() === 0;
 const FLOW_MS = 20_000;
-
-/** Every (prefix, next hop) of `want` is what FRR holds. */
-const holds = (table: Map<string, string>, want: Readonly<Record<string, string>>) =>
-  Object.entries(want).every(([p, nh]) => table.get(p) === nh);
+const SCALE_MS = 60_000;
 
 describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () => {
   let lab: OvnFrrLab;
@@ -26,11 +23,7 @@ describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () =
   beforeAll(async () => {
     lab = await OvnFrrLab.create({ id: 'rt' });
     speaker = await lab.startSpeaker(1);
-    await eventually(
-      async () => (holds(await lab.table(), TOPOLOGY_ROUTES) ? true : undefined),
-      'the topology’s routes at FRR',
-      FLOW_MS,
-    );
+    await lab.waitRoutes(TOPOLOGY_ROUTES, 'the topology’s routes at FRR');
   }, 90_000);
 
   afterAll(async () => {
@@ -38,8 +31,7 @@ describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () =
   });
 
   it('FRR holds exactly the routes OVN gives, IPv4 and IPv6, each via the chassis that hosts it', async () => {
-    const frr = await lab.table();
-    expect(Object.fromEntries(frr)).toEqual(TOPOLOGY_ROUTES);
+    expect(Object.fromEntries(await lab.table())).toEqual(TOPOLOGY_ROUTES);
     // ... and that is what the speaker derived, row for row.
     expect(Object.fromEntries(await speaker.ovnRoutes())).toEqual(TOPOLOGY_ROUTES);
     const v4 = await lab.routes('ipv4');
@@ -51,60 +43,30 @@ describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () =
   });
 
   it('a new floating IP reaches FRR as a host route via its VM’s chassis; deleted, FRR loses it', async () => {
-    await lab.nbctl(
-      'lsp-add',
-      'tenant1',
-      'vm4',
-      '--',
-      'lsp-set-addresses',
-      'vm4',
-      '50:54:00:00:01:20 198.19.1.20 2001:db8:1::20',
-    );
+    const vm4 = '50:54:00:00:01:20 198.19.1.20 2001:db8:1::20';
+    await lab.nbctl('lsp-add', 'tenant1', 'vm4', '--', 'lsp-set-addresses', 'vm4', vm4);
     await lab.nbctl('--wait=sb', 'sync');
     await lab.sbctl('lsp-bind', 'vm4', 'hv2');
+    const nat = (ip: string, logical: string, mac: string) => [
+      'lr-nat-add',
+      'router1',
+      'dnat_and_snat',
+      ip,
+      logical,
+      'vm4',
+      mac,
+    ];
     await lab.nbctl(
-      'lr-nat-add',
-      'router1',
-      'dnat_and_snat',
-      '198.18.64.120',
-      '198.19.1.20',
-      'vm4',
-      '50:54:00:00:fe:20',
+      ...nat('198.18.64.120', '198.19.1.20', '50:54:00:00:fe:20'),
       '--',
-      'lr-nat-add',
-      'router1',
-      'dnat_and_snat',
-      '2001:db8:64::120',
-      '2001:db8:1::20',
-      'vm4',
-      '50:54:00:00:fe:21',
+      ...nat('2001:db8:64::120', '2001:db8:1::20', '50:54:00:00:fe:21'),
     );
     const fip = { '198.18.64.120/32': CHASSIS.hv2.ipv4, '2001:db8:64::120/128': CHASSIS.hv2.ipv6 };
-    await eventually(
-      async () => (holds(await lab.table(), fip) ? true : undefined),
-      'the new FIPs at FRR',
-      FLOW_MS,
-    );
+    await lab.waitRoutes(fip, 'the new FIPs at FRR');
 
-    await lab.nbctl(
-      'lr-nat-del',
-      'router1',
-      'dnat_and_snat',
-      '198.18.64.120',
-      '--',
-      'lr-nat-del',
-      'router1',
-      'dnat_and_snat',
-      '2001:db8:64::120',
-    );
-    const frr = await eventually(
-      async () => {
-        const t = await lab.table();
-        return Object.keys(fip).some((p) => t.has(p)) ? undefined : t;
-      },
-      'the FIPs withdrawn at FRR',
-      FLOW_MS,
-    );
+    const del = (ip: string) => ['lr-nat-del', 'router1', 'dnat_and_snat', ip];
+    await lab.nbctl(...del('198.18.64.120'), '--', ...del('2001:db8:64::120'));
+    const frr = await lab.waitGone(Object.keys(fip), 'the FIPs withdrawn at FRR');
     // Nothing else moved.
     expect(Object.fromEntries(frr)).toEqual(TOPOLOGY_ROUTES);
   });
@@ -113,21 +75,13 @@ describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () =
     const cap = await lab.capture('move');
     await lab.sbctl('lsp-unbind', 'vm1', '--', 'lsp-bind', 'vm1', 'hv2');
     const moved = { '198.18.64.100/32': CHASSIS.hv2.ipv4, '2001:db8:64::100/128': CHASSIS.hv2.ipv6 };
-    await eventually(
-      async () => (holds(await lab.table(), moved) ? true : undefined),
-      'the FIPs via hv2',
-      FLOW_MS,
-    );
+    await lab.waitRoutes(moved, 'the FIPs via hv2');
     const updates = await cap.stop();
     expect(historyOf(updates, '198.18.64.100/32')).toEqual([`announce ${CHASSIS.hv2.ipv4}`]);
     expect(historyOf(updates, '2001:db8:64::100/128')).toEqual([`announce ${CHASSIS.hv2.ipv6}`]);
     // Back, for the tests below.
     await lab.sbctl('lsp-unbind', 'vm1', '--', 'lsp-bind', 'vm1', 'hv1');
-    await eventually(
-      async () => (holds(await lab.table(), TOPOLOGY_ROUTES) ? true : undefined),
-      'the FIPs back on hv1',
-      FLOW_MS,
-    );
+    await lab.waitRoutes(TOPOLOGY_ROUTES, 'the FIPs back on hv1');
   });
 
   it('gateway failover: cr-lrp-public moves gw1 → hv1 and every route behind the gateway changes next hop at FRR, never absent, no withdrawal', async () => {
@@ -146,16 +100,10 @@ describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () =
     await eventually(() => (samples.length > 0 ? true : undefined), 'a first sample', FLOW_MS);
     // As the claiming chassis does it: one SB transaction rebinds the chassisredirect port.
     await lab.sbctl('lsp-unbind', 'cr-lrp-public', '--', 'lsp-bind', 'cr-lrp-public', 'hv1');
-    const frr = await eventually(
-      async () => {
-        const t = await lab.table();
-        return holds(t, behindGateway) ? t : undefined;
-      },
-      'the gateway routes via hv1',
-      FLOW_MS,
-    );
-    sampling = false;
-    await sampler;
+    const frr = await lab.waitRoutes(behindGateway, 'the gateway routes via hv1').finally(async () => {
+      sampling = false;
+      await sampler;
+    });
     const updates = await cap.stop();
     for (const [prefix, nextHop] of Object.entries(behindGateway))
       expect(historyOf(updates, prefix), prefix).toEqual([`announce ${nextHop}`]);
@@ -166,11 +114,7 @@ describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () =
     expect(Object.fromEntries(frr)).toEqual({ ...TOPOLOGY_ROUTES, ...behindGateway });
 
     await lab.sbctl('lsp-unbind', 'cr-lrp-public', '--', 'lsp-bind', 'cr-lrp-public', 'gw1');
-    await eventually(
-      async () => (holds(await lab.table(), TOPOLOGY_ROUTES) ? true : undefined),
-      'the gateway back on gw1',
-      FLOW_MS,
-    );
+    await lab.waitRoutes(TOPOLOGY_ROUTES, 'the gateway back on gw1');
   });
 
   it('1,000 floating IPs in one ovn-nbctl transaction all reach FRR with their next hops; deleted in one, all go', async () => {
@@ -183,39 +127,24 @@ describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () =
       const args = ['lr-nat-add', 'router1', 'dnat_and_snat', external, logical];
       if (where === 'hv1') args.push('vm1', mac);
       if (where === 'hv2') args.push('vm3', mac);
-      return { prefix: `${external}/32`, nextHop: CHASSIS[where].ipv4, args };
+      return { external, prefix: `${external}/32`, nextHop: CHASSIS[where].ipv4, args };
     });
     await lab.nbctl(...fips.flatMap((f, i) => (i === 0 ? f.args : ['--', ...f.args])));
     const want = Object.fromEntries(fips.map((f) => [f.prefix, f.nextHop]));
-    const frr = await eventually(
-      async () => {
-        const t = await lab.table();
-        return holds(t, want) ? t : undefined;
-      },
-      'the 1,000 FIPs at FRR',
-      60_000,
-      250,
-    );
+    const frr = await lab.waitRoutes(want, 'the 1,000 FIPs at FRR', { timeoutMs: SCALE_MS });
     expect(Object.fromEntries(frr)).toEqual({ ...TOPOLOGY_ROUTES, ...want });
 
-    await lab.nbctl(
-      ...fips.flatMap((f, i) => [
-        ...(i === 0 ? [] : ['--']),
-        'lr-nat-del',
-        'router1',
-        'dnat_and_snat',
-        f.args[3]!,
-      ]),
-    );
-    const after = await eventually(
-      async () => {
-        const t = await lab.table();
-        return fips.some((f) => t.has(f.prefix)) ? undefined : t;
-      },
-      'the 1,000 FIPs withdrawn at FRR',
-      60_000,
-      250,
-    );
+    const del = fips.flatMap((f, i) => [
+      ...(i === 0 ? [] : ['--']),
+      'lr-nat-del',
+      'router1',
+      'dnat_and_snat',
+      f.external,
+    ]);
+    await lab.nbctl(...del);
+    const after = await lab.waitGone(Object.keys(want), 'the 1,000 FIPs withdrawn at FRR', {
+      timeoutMs: SCALE_MS,
+    });
     expect(Object.fromEntries(after)).toEqual(TOPOLOGY_ROUTES);
   });
 });

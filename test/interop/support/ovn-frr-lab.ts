@@ -85,7 +85,11 @@ export const TOPOLOGY_ROUTES: Readonly<Record<string, string>> = {
   '198.19.8.0/24': CHASSIS.nodeA.ipv4, // ovn-kubernetes pod subnet of node-a
 };
 
+export type LogLine = Record<string, unknown> & { level: number; msg: string };
+
 const START_MS = 30_000;
+/** Bound on OVN changes showing at the router. */
+const FLOW_MS = 20_000;
 const POLL_MS = 100;
 
 /** Polls `probe` until it gives something other than undefined; bounded, names `what` on timeout. */
@@ -108,6 +112,10 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/** Every (prefix, next hop) of `want` is in `table`. */
+export const holds = (table: ReadonlyMap<string, string>, want: Readonly<Record<string, string>>): boolean =>
+  Object.entries(want).every(([p, nh]) => table.get(p) === nh);
 
 export interface OvnFrrLabOptions {
   /** 1-8 lowercase letters or digits: namespaces are `ol-<id>-r`, `ol-<id>-s<i>`. */
@@ -154,6 +162,32 @@ export class SpeakerProcess {
   async ovnRoutes(): Promise<Map<string, string>> {
     const view = await this.ovn();
     return new Map((view?.routes ?? []).map((r) => [r.prefix, r.nextHop]));
+  }
+
+  /** The speaker's log lines (pino JSON; other lines skipped), from line `since` on. */
+  logLines(since = 0): LogLine[] {
+    if (!existsSync(this.logFile)) return [];
+    return readFileSync(this.logFile, 'utf8')
+      .split('\n')
+      .slice(since)
+      .flatMap((l) => {
+        try {
+          return [JSON.parse(l) as LogLine];
+        } catch {
+          return [];
+        }
+      });
+  }
+
+  /** The log's length in lines: pass it as `since` to look only at what comes after. */
+  logMark(): number {
+    return existsSync(this.logFile) ? readFileSync(this.logFile, 'utf8').split('\n').length - 1 : 0;
+  }
+
+  /** True once the watcher says synced and both database clients are synced. */
+  async ovnSynced(): Promise<boolean> {
+    const v = await this.ovn();
+    return v !== null && /\(synced\)/.test(v.mode) && v.nb.startsWith('synced') && v.sb.startsWith('synced');
   }
 
   logTail(lines = 30): string {
@@ -405,6 +439,43 @@ export class OvnFrrLab {
         if (r.best || from !== undefined)
           out.set(r.prefix, r.nextHops.filter((h) => !h.startsWith('fe80'))[0] ?? '');
     return out;
+  }
+
+  /**
+   * Waits (bounded) until the router holds every (prefix, next hop) of `want` (from speaker
+   * `from`, or as best paths); returns the router's whole table then.
+   */
+  waitRoutes(
+    want: Readonly<Record<string, string>>,
+    what: string,
+    opts: { readonly from?: number; readonly timeoutMs?: number } = {},
+  ): Promise<Map<string, string>> {
+    return eventually(
+      async () => {
+        const t = await this.table(opts.from);
+        return holds(t, want) ? t : undefined;
+      },
+      what,
+      opts.timeoutMs ?? FLOW_MS,
+      Object.keys(want).length > 100 ? 250 : POLL_MS,
+    );
+  }
+
+  /** Waits (bounded) until the router holds none of `prefixes`; returns its table then. */
+  waitGone(
+    prefixes: readonly string[],
+    what: string,
+    opts: { readonly from?: number; readonly timeoutMs?: number } = {},
+  ): Promise<Map<string, string>> {
+    return eventually(
+      async () => {
+        const t = await this.table(opts.from);
+        return prefixes.some((p) => t.has(p)) ? undefined : t;
+      },
+      what,
+      opts.timeoutMs ?? FLOW_MS,
+      prefixes.length > 100 ? 250 : POLL_MS,
+    );
   }
 
   /** FRR's best next hop for one prefix right now, or 'none' (one quick vtysh call). */
