@@ -441,6 +441,18 @@ export class OvnFrrLab {
     return out;
   }
 
+  /** Both families: prefix → the next hops of every path the router has (from any speaker). */
+  async pathNextHops(): Promise<Map<string, Set<string>>> {
+    const out = new Map<string, Set<string>>();
+    for (const f of ['ipv4', 'ipv6'] as const)
+      for (const r of await this.routes(f)) {
+        const set = out.get(r.prefix) ?? new Set<string>();
+        for (const h of r.nextHops) if (!h.startsWith('fe80')) set.add(h);
+        out.set(r.prefix, set);
+      }
+    return out;
+  }
+
   /**
    * Waits (bounded) until the router holds every (prefix, next hop) of `want` (from speaker
    * `from`, or as best paths); returns the router's whole table then.
