@@ -32,6 +32,7 @@ export {
 export {
   isRunning,
   type ProcessRecord,
+  recordOf,
   type SpawnedProcess,
   spawnDetached,
   stopProcesses,

@@ -100,10 +100,20 @@ describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () =
     await eventually(() => (samples.length > 0 ? true : undefined), 'a first sample', FLOW_MS);
     // As the claiming chassis does it: one SB transaction rebinds the chassisredirect port.
     await lab.sbctl('lsp-unbind', 'cr-lrp-public', '--', 'lsp-bind', 'cr-lrp-public', 'hv1');
-    const frr = await lab.waitRoutes(behindGateway, 'the gateway routes via hv1').finally(async () => {
+    let frr: Map<string, string>;
+    try {
+      frr = await lab.waitRoutes(behindGateway, 'the gateway routes via hv1');
+      // One more whole sample after FRR switched, so the sampler saw the new next hop too.
+      const seen = samples.length;
+      await eventually(
+        () => (samples.length >= seen + 2 ? true : undefined),
+        'a sample after the switch',
+        FLOW_MS,
+      );
+    } finally {
       sampling = false;
       await sampler;
-    });
+    }
     const updates = await cap.stop();
     for (const [prefix, nextHop] of Object.entries(behindGateway))
       expect(historyOf(updates, prefix), prefix).toEqual([`announce ${nextHop}`]);

@@ -15,16 +15,14 @@
  * deletes the namespaces, also after a failed start.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { stringify } from 'yaml';
+import { join } from 'node:path';
 import { buildTopology } from '../../../frr-interop/capture/ovn-snapshot.js';
 import {
   createNamespace,
   createVeth,
   deleteNamespace,
-  execInNamespace,
   FrrDaemon,
   GobgpDaemon,
   isRunning,
@@ -32,11 +30,10 @@ import {
   namespacePids,
   type ProcessRecord,
   type ReceivedRoute,
+  recordOf,
   run,
-  spawnDetached,
   stopProcesses,
 } from '../../../frr-interop/lab/index.js';
-import { callControl, type OvnView, type SummaryView } from '../../../src/api/index.js';
 import {
   type ClusterHandle,
   NB_SCHEMA,
@@ -47,12 +44,9 @@ import {
   sbctl,
 } from '../../support/ovsdb-lab.js';
 import { Capture, type CapturedUpdate } from './bgp-capture.js';
+import { ROUTER_AS, SPEAKER_AS, SpeakerProcess } from './ovn-speaker.js';
 
-const REPO = resolve(import.meta.dirname, '../../..');
-const MAIN = join(REPO, 'src/cli/main.ts');
-
-export const SPEAKER_AS = 65000;
-export const ROUTER_AS = 65001;
+export { SpeakerProcess } from './ovn-speaker.js';
 /** The provider network: the router's bridge, the speakers, the chassis' tunnel addresses. */
 export const ROUTER_ADDRESS = { ipv4: '198.18.100.1', ipv6: '2001:db8:100::1' } as const;
 export const speakerAddress = (i: number) => ({
@@ -84,8 +78,6 @@ export const TOPOLOGY_ROUTES: Readonly<Record<string, string>> = {
   '198.18.65.10/32': CHASSIS.nodeA.ipv4, // ovn-kubernetes service VIP on GR_node-a
   '198.19.8.0/24': CHASSIS.nodeA.ipv4, // ovn-kubernetes pod subnet of node-a
 };
-
-export type LogLine = Record<string, unknown> & { level: number; msg: string };
 
 const START_MS = 30_000;
 /** Bound on OVN changes showing at the router. */
@@ -126,85 +118,6 @@ export interface OvnFrrLabOptions {
   readonly nbCluster?: boolean;
 }
 
-/** One speaker process and its control socket. */
-export class SpeakerProcess {
-  readonly index: number;
-  readonly ns: string;
-  readonly socket: string;
-  readonly logFile: string;
-  readonly address: { readonly ipv4: string; readonly ipv6: string };
-  #record: ProcessRecord | undefined;
-  readonly #lab: OvnFrrLab;
-
-  constructor(lab: OvnFrrLab, index: number, record: ProcessRecord, socket: string, logFile: string) {
-    this.#lab = lab;
-    this.index = index;
-    this.ns = lab.speakerNs(index);
-    this.socket = socket;
-    this.logFile = logFile;
-    this.address = speakerAddress(index);
-    this.#record = record;
-  }
-
-  get running(): boolean {
-    return this.#record !== undefined && isRunning(this.#record);
-  }
-
-  ovn(): Promise<OvnView | null> {
-    return callControl(this.socket, 'ovn', {}, { timeoutMs: 5000 });
-  }
-
-  summary(): Promise<SummaryView> {
-    return callControl(this.socket, 'summary', {}, { timeoutMs: 5000 });
-  }
-
-  /** The speaker's OVN routes: prefix → next hop. */
-  async ovnRoutes(): Promise<Map<string, string>> {
-    const view = await this.ovn();
-    return new Map((view?.routes ?? []).map((r) => [r.prefix, r.nextHop]));
-  }
-
-  /** The speaker's log lines (pino JSON; other lines skipped), from line `since` on. */
-  logLines(since = 0): LogLine[] {
-    if (!existsSync(this.logFile)) return [];
-    return readFileSync(this.logFile, 'utf8')
-      .split('\n')
-      .slice(since)
-      .flatMap((l) => {
-        try {
-          return [JSON.parse(l) as LogLine];
-        } catch {
-          return [];
-        }
-      });
-  }
-
-  /** The log's length in lines: pass it as `since` to look only at what comes after. */
-  logMark(): number {
-    return existsSync(this.logFile) ? readFileSync(this.logFile, 'utf8').split('\n').length - 1 : 0;
-  }
-
-  /** True once the watcher says synced and both database clients are synced. */
-  async ovnSynced(): Promise<boolean> {
-    const v = await this.ovn();
-    return v !== null && /\(synced\)/.test(v.mode) && v.nb.startsWith('synced') && v.sb.startsWith('synced');
-  }
-
-  logTail(lines = 30): string {
-    return existsSync(this.logFile)
-      ? readFileSync(this.logFile, 'utf8').split('\n').slice(-lines).join('\n')
-      : '';
-  }
-
-  /** SIGTERM, as an operator stops it (the speaker sends Cease); SIGKILL past a bound. */
-  async stop(): Promise<void> {
-    const rec = this.#record;
-    if (!rec) return;
-    this.#record = undefined;
-    await this.#lab.stopRecorded(rec);
-  }
-}
-
 /** Every lab still alive in this process, for the last-resort exit hook. */
 const liveLabs = new Set<OvnFrrLab>();
 process.once('exit', () => {
@@ -225,7 +138,6 @@ export class OvnFrrLab {
   nbServer: ServerHandle | undefined;
   sbServer: ServerHandle | undefined;
   cluster: ClusterHandle | undefined;
-  readonly speakers: SpeakerProcess[] = [];
   readonly #procs = new Map<number, ProcessRecord>();
   readonly #namespaces: string[];
 
@@ -269,14 +181,15 @@ export class OvnFrrLab {
   static async create(opts: OvnFrrLabOptions): Promise<OvnFrrLab> {
     await removeLeftovers(`ol-${opts.id}-`);
     const lab = new OvnFrrLab(opts);
-    try {
-      await Promise.all([
-        lab.#network().then(() => lab.router.start()),
-        lab.#startOvn(opts.nbCluster ?? false),
-      ]);
-    } catch (e) {
-      await lab.destroy();
-      throw e;
+    // Both halves run to their end either way, so that nothing starts after the teardown.
+    const results = await Promise.allSettled([
+      lab.#network().then(() => lab.router.start()),
+      lab.#startOvn(opts.nbCluster ?? false),
+    ]);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      await lab.destroy().catch(() => undefined);
+      throw failed.reason;
     }
     return lab;
   }
@@ -287,11 +200,6 @@ export class OvnFrrLab {
 
   get frr(): FrrDaemon {
     if (!(this.router instanceof FrrDaemon)) throw new Error('this lab runs GoBGP');
-    return this.router;
-  }
-
-  get gobgp(): GobgpDaemon {
-    if (!(this.router instanceof GobgpDaemon)) throw new Error('this lab runs FRR');
     return this.router;
   }
 
@@ -355,61 +263,17 @@ export class OvnFrrLab {
    * session with the router is Established.
    */
   async startSpeaker(i: number, ovn: Record<string, unknown> = {}): Promise<SpeakerProcess> {
-    const a = speakerAddress(i);
-    const socket = join(this.dir, `s${i}.sock`);
-    const file = join(this.dir, `s${i}.yaml`);
-    const logFile = join(this.dir, `s${i}.log`);
-    writeFileSync(
-      file,
-      stringify({
-        speaker: {
-          name: `s${i}`,
-          local_as: SPEAKER_AS,
-          router_id: a.ipv4,
-          listen: { address: '::', port: 179 },
-          hold_time: 9,
-          connect_retry: 1,
-          control_socket: socket,
-          log: { level: 'info' },
-        },
-        peers: [
-          {
-            name: 'router',
-            peer_ip: ROUTER_ADDRESS.ipv4,
-            remote_as: ROUTER_AS,
-            families: ['ipv4-unicast', 'ipv6-unicast'],
-            // We learn nothing from the router; everything we have goes to it (RFC 8212).
-            import: ['none'],
-            export: ['all'],
-          },
-        ],
-        policies: {
-          all: { statements: [{ action: 'accept' }] },
-          none: { statements: [{ action: 'reject' }] },
-        },
+    const s = SpeakerProcess.spawn(
+      {
+        index: i,
+        ns: this.speakerNs(i),
+        dir: this.dir,
+        address: speakerAddress(i),
+        routerAddress: ROUTER_ADDRESS.ipv4,
         ovn: { nb: this.nb, sb: this.sb, coalesce_ms: 10, ...ovn },
-      }),
+      },
+      (r) => this.#procs.set(r.pid, r),
     );
-    const p = spawnDetached(
-      [
-        'ip',
-        'netns',
-        'exec',
-        this.speakerNs(i),
-        process.execPath,
-        '--import',
-        'tsx',
-        MAIN,
-        'run',
-        '--config',
-        file,
-      ],
-      `speaker s${i}`,
-      logFile,
-    );
-    this.#procs.set(p.record.pid, p.record);
-    const s = new SpeakerProcess(this, i, p.record, socket, logFile);
-    this.speakers[i - 1] = s;
     await eventually(
       async () => {
         if (!s.running) throw new Error(`speaker s${i} exited: ${s.logTail()}`);
@@ -532,17 +396,6 @@ export class OvnFrrLab {
     };
   }
 
-  /** Stops a process this lab started. */
-  async stopRecorded(rec: ProcessRecord): Promise<void> {
-    await stopProcesses([rec]);
-    this.#procs.delete(rec.pid);
-  }
-
-  exec(ns: string, argv: readonly string[]): Promise<string> {
-    if (!this.#namespaces.includes(ns)) throw new Error(`${ns} is not a namespace of this lab`);
-    return execInNamespace(ns, argv);
-  }
-
   /** Stops every process this lab started, by PID, deletes its namespaces and its files. */
   async destroy(): Promise<void> {
     const errors: unknown[] = [];
@@ -590,16 +443,7 @@ async function removeLeftovers(prefix: string): Promise<void> {
   const stale = await listNamespaces(prefix);
   for (const ns of stale) {
     const pids = (await namespacePids(ns)).filter((p) => p !== process.pid);
-    const recs = pids.flatMap((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const startTime = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
-        return [{ pid, startTime, name: `left in ${ns}` }];
-      } catch {
-        return [];
-      }
-    });
-    await stopProcesses(recs);
+    await stopProcesses(pids.flatMap((pid) => recordOf(pid, `left in ${ns}`) ?? []));
     await deleteNamespace(ns);
   }
 }
