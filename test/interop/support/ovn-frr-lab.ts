@@ -15,7 +15,7 @@
  * deletes the namespaces, also after a failed start.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildTopology } from '../../../frr-interop/capture/ovn-snapshot.js';
@@ -436,14 +436,37 @@ export class OvnFrrLab {
 }
 
 /**
- * A crashed earlier run of the same lab id may have left namespaces (and processes in them):
- * those names are ours alone (`ol-<id>-`), so whatever lives there is stopped and they go.
+ * A crashed earlier run of the same lab id may have left namespaces with processes in them,
+ * and OVN daemons (which run outside the namespaces) with their temp dirs. Those names are
+ * ours alone (`ol-<id>-`): whatever lives in the namespaces is stopped and they go; a daemon
+ * is stopped only if its pidfile is in one of our dirs and its command line names that dir.
  */
 async function removeLeftovers(prefix: string): Promise<void> {
-  const stale = await listNamespaces(prefix);
-  for (const ns of stale) {
+  for (const ns of await listNamespaces(prefix)) {
     const pids = (await namespacePids(ns)).filter((p) => p !== process.pid);
     await stopProcesses(pids.flatMap((pid) => recordOf(pid, `left in ${ns}`) ?? []));
     await deleteNamespace(ns);
+  }
+  const dirs = readdirSync(tmpdir())
+    .filter((d) => d.startsWith(prefix))
+    .map((d) => join(tmpdir(), d));
+  const daemons: ProcessRecord[] = [];
+  for (const dir of dirs) {
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.pid'))) {
+      const pid = Number.parseInt(readFileSync(join(dir, f), 'utf8'), 10);
+      const cmdline = Number.isInteger(pid) ? readCmdline(pid) : '';
+      const rec = cmdline.includes(dir) ? recordOf(pid, `left by ${dir}`) : undefined;
+      if (rec) daemons.push(rec);
+    }
+  }
+  await stopProcesses(daemons);
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
+
+function readCmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
   }
 }
