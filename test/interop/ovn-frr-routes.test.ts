@@ -127,7 +127,7 @@ describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () =
     await lab.waitRoutes(TOPOLOGY_ROUTES, 'the gateway back on gw1');
   });
 
-  it('1,000 floating IPs in one ovn-nbctl transaction all reach FRR with their next hops; deleted in one, all go', async () => {
+  it('1,000 floating IPs in one ovn-nbctl transaction all reach FRR with their next hops, follow a failover without a withdrawal, and all go when deleted in one', async () => {
     // A third each: centralized (via the gateway, gw1), distributed on vm1 (hv1), on vm3 (hv2).
     const fips = Array.from({ length: 1000 }, (_, i) => {
       const external = `198.18.${66 + Math.floor(i / 200)}.${1 + (i % 200)}`;
@@ -143,6 +143,22 @@ describe.skipIf(!IS_ROOT)('OVN → our speaker → FRR: routes follow OVN', () =
     const want = Object.fromEntries(fips.map((f) => [f.prefix, f.nextHop]));
     const frr = await lab.waitRoutes(want, 'the 1,000 FIPs at FRR', { timeoutMs: SCALE_MS });
     expect(Object.fromEntries(frr)).toEqual({ ...TOPOLOGY_ROUTES, ...want });
+
+    // A gateway failover now moves the centralized third at once, still without a withdrawal.
+    const cap = await lab.capture('failover-1000');
+    await lab.sbctl('lsp-unbind', 'cr-lrp-public', '--', 'lsp-bind', 'cr-lrp-public', 'hv1');
+    const central = fips.filter((f) => f.nextHop === CHASSIS.gw1.ipv4);
+    const movedCentral = Object.fromEntries(central.map((f) => [f.prefix, CHASSIS.hv1.ipv4]));
+    await lab.waitRoutes(movedCentral, 'the centralized FIPs via hv1', { timeoutMs: SCALE_MS });
+    const updates = await cap.stop();
+    expect(updates.flatMap((u) => u.withdrawn)).toEqual([]);
+    const announced = updates.flatMap((u) => u.announced);
+    expect(new Set(announced)).toEqual(
+      new Set([...Object.keys(movedCentral), '198.18.64.101/32', '198.18.64.200/32', '2001:db8:64::200/128']),
+    );
+    expect(announced).toHaveLength(new Set(announced).size);
+    await lab.sbctl('lsp-unbind', 'cr-lrp-public', '--', 'lsp-bind', 'cr-lrp-public', 'gw1');
+    await lab.waitRoutes(want, 'the centralized FIPs back on gw1', { timeoutMs: SCALE_MS });
 
     const del = fips.flatMap((f, i) => [
       ...(i === 0 ? [] : ['--']),
