@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHASSIS, eventually, OvnFrrLab, speakerAddress, TOPOLOGY_ROUTES } from './support/ovn-frr-lab.js';
 
 // Two of our speakers on the provider network, both peering with FRR and fed by the same OVN.
@@ -16,6 +16,10 @@ describe.skipIf(!IS_ROOT)('OVN → two of our speakers → FRR', () => {
   beforeAll(async () => {
     lab = await OvnFrrLab.create({ id: 'two', speakers: 2 });
   }, 90_000);
+
+  afterEach(async () => {
+    await lab?.stopSpeakers();
+  });
 
   afterAll(async () => {
     await lab?.destroy();

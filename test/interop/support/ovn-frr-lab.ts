@@ -139,6 +139,7 @@ export class OvnFrrLab {
   sbServer: ServerHandle | undefined;
   cluster: ClusterHandle | undefined;
   readonly #procs = new Map<number, ProcessRecord>();
+  readonly #speakers: SpeakerProcess[] = [];
   readonly #namespaces: string[];
 
   private constructor(opts: OvnFrrLabOptions) {
@@ -274,6 +275,7 @@ export class OvnFrrLab {
       },
       (r) => this.#procs.set(r.pid, r),
     );
+    this.#speakers.push(s);
     await eventually(
       async () => {
         if (!s.running) throw new Error(`speaker s${i} exited: ${s.logTail()}`);
@@ -285,6 +287,11 @@ export class OvnFrrLab {
       200,
     );
     return s;
+  }
+
+  /** Stops every speaker still running (SIGTERM, as an operator does). */
+  async stopSpeakers(): Promise<void> {
+    await Promise.all(this.#speakers.splice(0).map((s) => s.stop()));
   }
 
   /** Routes the router holds from speaker `i` (all speakers when undefined), per family. */
