@@ -12,7 +12,11 @@ import { PolicyError } from '../../src/policy/index.js';
 
 describe('KindedError, the base of every error thrown on purpose', () => {
   const cases: [string, KindedError, string][] = [
-    ['ConfigError', new ConfigError('invalid', [{ path: 'peers[0]', segments: ['peers', 0], message: 'bad' }]), 'invalid'],
+    [
+      'ConfigError',
+      new ConfigError('invalid', [{ path: 'peers[0]', segments: ['peers', 0], message: 'bad' }]),
+      'invalid',
+    ],
     ['PolicyError', new PolicyError('invalid-prefix', 'prefixLists[X]', 'bad'), 'invalid-prefix'],
     ['ControlError', new ControlError('unknown-peer', 'no such peer'), 'unknown-peer'],
     ['ControlClientError', new ControlClientError('timeout', 'late'), 'timeout'],

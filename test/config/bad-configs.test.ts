@@ -412,9 +412,7 @@ community_lists:
   {
     name: 'ovn: the local Open_vSwitch database is a connection string',
     text: `${SPEAKER}ovn: { nb: "unix:/run/ovn/ovnnb_db.sock", sb: "unix:/run/ovn/ovnsb_db.sock", mode: local, ovs: "db.sock" }\n`,
-    want: [
-      'config.yaml:5:91 ovn.ovs: "db.sock" is not an OVSDB remote: the method is unix:, tcp: or ssl:',
-    ],
+    want: ['config.yaml:5:91 ovn.ovs: "db.sock" is not an OVSDB remote: the method is unix:, tcp: or ssl:'],
   },
   {
     name: 'ovn: an unknown route kind, a bad next hop and a select with both keys',
