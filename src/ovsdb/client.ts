@@ -293,7 +293,10 @@ export class OvsdbClient<T extends Record<string, Row> = Record<string, Row>> {
     while (!this.#closed) {
       const remote = this.#remotes[this.#cursor];
       this.#cursor = (this.#cursor + 1) % this.#remotes.length;
-      const delay = backoffDelay(this.#attempt, this.#backoff, this.#random);
+      // One try of every remote without waiting, as ovsdb-idl: during a RAFT election each
+      // member but the new leader says "not the leader", and that must not grow the back-off.
+      const n = this.#remotes.length;
+      const delay = this.#attempt < n ? 0 : backoffDelay(this.#attempt - n + 1, this.#backoff, this.#random);
       if (delay > 0) await this.#sleep(delay);
       if (this.#closed) break;
       this.#attempt++;

@@ -143,8 +143,8 @@ export class OvnPublishing {
     for (const [k, n] of Object.entries(s.counts)) counts[KIND_NAMES[k as Advertisement['kind']]] = n;
     return {
       mode: `${this.#config.mode} (${s.state})`,
-      nb: `${s.nb.state} (${remotes(this.#config.nb).join(',')})`,
-      sb: `${s.sb.state} (${remotes(this.#config.sb).join(',')})`,
+      nb: `${s.nb.state} (${'remote' in s.nb ? s.nb.remote : remotes(this.#config.nb).join(',')})`,
+      sb: `${s.sb.state} (${'remote' in s.sb ? s.sb.remote : remotes(this.#config.sb).join(',')})`,
       routes: s.advertisements.map((a) => ({
         prefix: a.prefix,
         nextHop: a.nextHop,
