@@ -81,6 +81,14 @@ export interface PathView {
   readonly multipath: boolean;
   /** On the best path: the decision step that chose it ("Local Pref", "AS Path", ...). */
   readonly reason?: string;
+  /** A path of the `ovn` origin: the OVN row it came from and why its next hop was chosen. */
+  readonly ovn?: OvnPathView;
+}
+
+export interface OvnPathView {
+  readonly kind: string;
+  readonly origin: OvnOriginView;
+  readonly why: string;
 }
 
 export interface RibEntryView {

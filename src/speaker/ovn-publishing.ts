@@ -1,4 +1,4 @@
-import type { OvnStatsView, OvnView } from '../api/index.js';
+import type { OvnPathView, OvnStatsView, OvnView } from '../api/index.js';
 import type { Logger } from '../components/index.js';
 import { formatPrefix, type OvnConfig, type OvsdbRemote } from '../config/index.js';
 import {
@@ -156,6 +156,14 @@ export class OvnPublishing {
       counts,
       lastDerivationMs: s.lastDerivationMs,
     };
+  }
+
+  /** Each advertised prefix with the OVN row it came from, for `show rib`. */
+  paths(): Map<string, OvnPathView> {
+    const out = new Map<string, OvnPathView>();
+    for (const a of this.#watcher?.status.advertisements ?? [])
+      out.set(a.prefix, { kind: KIND_NAMES[a.kind], origin: a.origin, why: a.why });
+    return out;
   }
 
   /** Before the watcher runs: local mode still asking OVS for our chassis name. */

@@ -268,7 +268,7 @@ export class Speaker implements SpeakerControl {
   }
 
   rib(query: RibQuery): RibEntryView[] {
-    return ribView(this.#rib, query);
+    return ribView(this.#rib, query, () => this.#ovn?.paths() ?? new Map());
   }
 
   advertised(peer: string, query: RibQuery): RibEntryView[] {
