@@ -1,0 +1,221 @@
+/**
+ * The reporting half of scripts/demo-ovn.sh (the script starts the daemons, this looks at them):
+ *   routes   --socket S --vty DIR [--timeout SEC]
+ *            waits until FRR holds every route the speaker derived from OVN, then prints them
+ *            with the OVN row behind each
+ *   live-fip --socket S --vty DIR --nb REMOTE [--timeout SEC] -- ROUTER TYPE EXTERNAL_IP LOGICAL_IP [PORT MAC]
+ *            runs `ovn-nbctl lr-nat-add ...` and measures the time from its commit to FRR holding the route
+ * Every wait is bounded; a timeout prints what is missing and exits 1.
+ */
+import { parseArgs } from 'node:util';
+import { callControl, type OvnView, type SummaryView } from '../../src/api/index.js';
+import { type Family, parseFrrNeighbors, parseFrrRoutes, type ReceivedRoute, run } from '../lab/index.js';
+import { formatCounts, formatRoutes, formatSessions, type Joined, joinRoutes } from './report.js';
+
+const USAGE = `usage: cli.ts routes --socket S --vty DIR [--timeout SEC]
+       cli.ts live-fip --socket S --vty DIR --nb REMOTE [--timeout SEC] -- ROUTER TYPE EXTERNAL_IP LOGICAL_IP [PORT MAC]`;
+const DEFAULT_TIMEOUT_S = 60;
+const ROUTES_POLL_MS = 250;
+/** Between two looks at FRR while timing the live change; vtysh itself takes longer than this. */
+const LIVE_POLL_MS = 2;
+const NBCTL_TIMEOUT_S = 10;
+
+interface Options {
+  readonly socket: string;
+  readonly vty: string;
+  readonly nb?: string;
+  readonly timeoutMs: number;
+  readonly rest: readonly string[];
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function readOptions(args: readonly string[]): { command: string; opts: Options } {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      socket: { type: 'string' },
+      vty: { type: 'string' },
+      nb: { type: 'string' },
+      timeout: { type: 'string' },
+    },
+  });
+  const [command = '', ...rest] = positionals;
+  if (values.socket === undefined || values.vty === undefined) throw new Error(USAGE);
+  const timeoutS = values.timeout === undefined ? DEFAULT_TIMEOUT_S : Number(values.timeout);
+  if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new Error(`bad --timeout ${values.timeout}`);
+  return {
+    command,
+    opts: {
+      socket: values.socket,
+      vty: values.vty,
+      ...(values.nb !== undefined && { nb: values.nb }),
+      timeoutMs: timeoutS * 1000,
+      rest,
+    },
+  };
+}
+
+const vtysh = (dir: string, command: string) =>
+  run(['vtysh', '--vty_socket', dir, '-d', 'bgpd', '-c', command]);
+
+async function frrRoutes(dir: string, family: Family): Promise<ReceivedRoute[]> {
+  return parseFrrRoutes(await vtysh(dir, `show bgp ${family} unicast json`), family);
+}
+
+interface Look {
+  readonly summary: SummaryView;
+  readonly ovn: OvnView | null;
+  readonly frrNeighbors: ReturnType<typeof parseFrrNeighbors>;
+  readonly joined: Joined | undefined;
+  readonly ready: boolean;
+}
+
+/** Everything both sides say right now. */
+async function look(opts: Options): Promise<Look> {
+  const summary = await callControl(opts.socket, 'summary', {});
+  const ovn = await callControl(opts.socket, 'ovn', {});
+  const frrNeighbors = parseFrrNeighbors(await vtysh(opts.vty, 'show bgp neighbors json'));
+  const frr = [...(await frrRoutes(opts.vty, 'ipv4')), ...(await frrRoutes(opts.vty, 'ipv6'))];
+  const joined =
+    ovn === null
+      ? undefined
+      : joinRoutes(
+          frr,
+          ovn,
+          frrNeighbors.map((n) => n.address),
+        );
+  const up =
+    summary.neighbors.length > 0 &&
+    summary.neighbors.every((n) => n.state === 'Established') &&
+    frrNeighbors.length > 0 &&
+    frrNeighbors.every((n) => n.state === 'Established');
+  const ready =
+    up &&
+    ovn !== null &&
+    /synced/.test(ovn.mode) &&
+    ovn.routes.length > 0 &&
+    joined !== undefined &&
+    joined.missing.length === 0;
+  return { summary, ovn, frrNeighbors, joined, ready };
+}
+
+async function routesCommand(opts: Options): Promise<number> {
+  const t0 = performance.now();
+  const deadline = Date.now() + opts.timeoutMs;
+  let last: Look | undefined;
+  let lastError = '';
+  while (Date.now() < deadline) {
+    try {
+      last = await look(opts);
+      if (last.ready) break;
+    } catch (e) {
+      // The speaker's socket appears a moment after it starts.
+      lastError = e instanceof Error ? e.message : String(e);
+    }
+    await sleep(ROUTES_POLL_MS);
+  }
+  if (last === undefined) {
+    console.log(`no answer from the speaker within ${opts.timeoutMs / 1000} s: ${lastError}`);
+    return 1;
+  }
+  const { summary, ovn, frrNeighbors, joined } = last;
+  console.log(formatSessions(summary.neighbors, frrNeighbors).join('\n'));
+  if (ovn === null || joined === undefined) {
+    console.log('the speaker has no ovn section');
+    return 1;
+  }
+  console.log(`OVN: ${ovn.mode}; Northbound ${ovn.nb}; Southbound ${ovn.sb}`);
+  console.log('');
+  console.log(formatRoutes(joined.routes).join('\n'));
+  console.log('');
+  console.log(`At FRR: ${formatCounts(joined.routes)}`);
+  for (const r of joined.other)
+    console.log(`also at FRR from the speaker, not from OVN: ${r.prefix} via ${r.nextHops.join(' ')}`);
+  for (const p of ovn.problems)
+    console.log(`not advertised: ${p.kind} ${p.origin.table} ${p.origin.name}: ${p.message}`);
+  if (!last.ready) {
+    console.log(`NOT READY after ${opts.timeoutMs / 1000} s; OVN routes FRR does not hold:`);
+    for (const m of joined.missing) console.log(`  ${m.prefix} via ${m.nextHop} (${m.kind})`);
+    return 1;
+  }
+  console.log(`Every OVN route is at FRR, next hops as the speaker chose them (${seconds(t0)} s wait)`);
+  return 0;
+}
+
+const seconds = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
+
+async function liveFipCommand(opts: Options): Promise<number> {
+  if (opts.nb === undefined || opts.rest.length < 4) throw new Error(USAGE);
+  const [router, type, externalIp] = opts.rest;
+  const prefix = externalIp!.includes(':') ? `${externalIp}/128` : `${externalIp}/32`;
+  const family: Family = externalIp!.includes(':') ? 'ipv6' : 'ipv4';
+  const speakerAddresses = parseFrrNeighbors(await vtysh(opts.vty, 'show bgp neighbors json')).map(
+    (n) => n.address,
+  );
+  const atFrr = async () =>
+    (await frrRoutes(opts.vty, family)).find(
+      (r) => r.prefix === prefix && r.best && speakerAddresses.includes(r.from),
+    );
+  if (await atFrr()) {
+    console.log(`${prefix} is at FRR already`);
+    return 1;
+  }
+  console.log(`$ ovn-nbctl lr-nat-add ${opts.rest.join(' ')}`);
+  await run(['ovn-nbctl', `--db=${opts.nb}`, `--timeout=${NBCTL_TIMEOUT_S}`, 'lr-nat-add', ...opts.rest]);
+  // ovn-nbctl (without --wait) returns once ovsdb-server has committed the transaction.
+  const committed = performance.now();
+  const deadline = committed + opts.timeoutMs;
+  let polls = 0;
+  let pollMs = 0;
+  let route: ReceivedRoute | undefined;
+  while (performance.now() < deadline) {
+    const before = performance.now();
+    route = await atFrr();
+    pollMs = performance.now() - before;
+    polls++;
+    if (route) break;
+    await sleep(LIVE_POLL_MS);
+  }
+  if (route === undefined) {
+    console.log(`${prefix} did not reach FRR within ${opts.timeoutMs / 1000} s`);
+    return 1;
+  }
+  const delay = performance.now() - committed;
+  const ovn = await callControl(opts.socket, 'ovn', {});
+  const o = ovn?.routes.find((r) => r.prefix === prefix);
+  console.log(
+    `${prefix} (NAT ${type} on ${router}) at FRR via ${route.nextHops.join(' ')}: ` +
+      `${Math.round(delay)} ms from the nbctl commit to FRR holding it ` +
+      `(FRR polled ${polls} times with vtysh, each look ${Math.round(pollMs)} ms)`,
+  );
+  if (o) console.log(`the speaker: ${o.kind} from ${o.origin.table} ${o.origin.name}; next hop: ${o.why}`);
+  console.log('');
+  console.log(`$ vtysh -c 'show bgp ${family} unicast ${prefix}'`);
+  console.log((await vtysh(opts.vty, `show bgp ${family} unicast ${prefix}`)).trimEnd());
+  return 0;
+}
+
+async function main(): Promise<number> {
+  const { command, opts } = readOptions(process.argv.slice(2));
+  switch (command) {
+    case 'routes':
+      return routesCommand(opts);
+    case 'live-fip':
+      return liveFipCommand(opts);
+    default:
+      throw new Error(USAGE);
+  }
+}
+
+main().then(
+  (status) => {
+    process.exitCode = status;
+  },
+  (e: unknown) => {
+    console.error(e instanceof Error ? e.message : String(e));
+    process.exitCode = 2;
+  },
+);

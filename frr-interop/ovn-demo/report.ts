@@ -1,0 +1,142 @@
+/*
+ * What the OVN demo prints: each route FRR learned from the speaker beside the OVN row it
+ * came from (the speaker's `show ovn --json`), joined by prefix. Pure: the CLI fetches.
+ */
+import type { NeighborSummary, OvnRouteView, OvnView } from '../../src/api/index.js';
+import type { NeighborStatus, ReceivedRoute } from '../lab/index.js';
+
+/** The order kinds are printed in: the host routes first, then networks. */
+export const KIND_ORDER = [
+  'floating-ip',
+  'lb-vip',
+  'provider-port',
+  'service-vip',
+  'tenant-network',
+  'pod-subnet',
+] as const;
+
+export interface DemoRoute {
+  readonly prefix: string;
+  /** The next hop FRR holds (global address; a link-local one is left out). */
+  readonly frrNextHop: string;
+  /** The next hop the speaker derived from OVN. */
+  readonly ovnNextHop: string;
+  readonly asPath: readonly number[];
+  readonly best: boolean;
+  readonly kind: string;
+  readonly table: string;
+  readonly name: string;
+  readonly why: string;
+}
+
+export interface Joined {
+  /** OVN routes FRR holds, in print order. */
+  readonly routes: readonly DemoRoute[];
+  /** OVN routes FRR does not hold (yet), or holds with another next hop. */
+  readonly missing: readonly OvnRouteView[];
+  /** Routes FRR learned from the speaker that have no OVN row behind them. */
+  readonly other: readonly ReceivedRoute[];
+}
+
+const LINK_LOCAL = /^fe[89ab][0-9a-f]:/i;
+
+function globalNextHop(r: ReceivedRoute): string {
+  return r.nextHops.find((h) => !LINK_LOCAL.test(h)) ?? r.nextHops[0] ?? '';
+}
+
+const kindRank = (kind: string): number => {
+  const i = (KIND_ORDER as readonly string[]).indexOf(kind);
+  return i < 0 ? KIND_ORDER.length : i;
+};
+const isV6 = (prefix: string): number => (prefix.includes(':') ? 1 : 0);
+
+/** Print order: kind, then IPv4 before IPv6, then prefix. */
+export function compareRoutes(
+  a: { kind: string; prefix: string },
+  b: { kind: string; prefix: string },
+): number {
+  return (
+    kindRank(a.kind) - kindRank(b.kind) ||
+    isV6(a.prefix) - isV6(b.prefix) ||
+    a.prefix.localeCompare(b.prefix, 'en', { numeric: true })
+  );
+}
+
+/**
+ * Joins FRR's routes from the speaker (`speakerAddresses`: the speaker's ends of the sessions)
+ * with the OVN routes of `show ovn`. A route counts as at FRR when FRR's best path for the
+ * prefix came from the speaker with the next hop the speaker chose.
+ */
+export function joinRoutes(
+  frr: readonly ReceivedRoute[],
+  ovn: OvnView,
+  speakerAddresses: readonly string[],
+): Joined {
+  const fromSpeaker = frr.filter((r) => speakerAddresses.includes(r.from) && r.best);
+  const byPrefix = new Map(fromSpeaker.map((r) => [r.prefix, r]));
+  const routes: DemoRoute[] = [];
+  const missing: OvnRouteView[] = [];
+  const seen = new Set<string>();
+  for (const o of ovn.routes) {
+    seen.add(o.prefix);
+    const r = byPrefix.get(o.prefix);
+    if (r === undefined || globalNextHop(r) !== o.nextHop) {
+      missing.push(o);
+      continue;
+    }
+    routes.push({
+      prefix: o.prefix,
+      frrNextHop: globalNextHop(r),
+      ovnNextHop: o.nextHop,
+      asPath: r.asPath,
+      best: r.best,
+      kind: o.kind,
+      table: o.origin.table,
+      name: o.origin.name,
+      why: o.why,
+    });
+  }
+  routes.sort(compareRoutes);
+  missing.sort(compareRoutes);
+  const other = fromSpeaker.filter((r) => !seen.has(r.prefix));
+  return { routes, missing, other };
+}
+
+/** Columns as wide as their widest cell, no trailing spaces. */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...rows.map(line)];
+}
+
+/** The routes table: one line per route FRR holds, with the OVN row and the reason for its next hop. */
+export function formatRoutes(routes: readonly DemoRoute[]): string[] {
+  return table(
+    ['Prefix', 'Next hop at FRR', 'AS path', 'Kind', 'From OVN (table, name)', 'Next hop because'],
+    routes.map((r) => [r.prefix, r.frrNextHop, r.asPath.join(' '), r.kind, `${r.table} ${r.name}`, r.why]),
+  );
+}
+
+/** Counts per family and kind, e.g. "14 routes (7 IPv4, 7 IPv6): floating-ip 4, lb-vip 2, ...". */
+export function formatCounts(routes: readonly DemoRoute[]): string {
+  const v6 = routes.filter((r) => isV6(r.prefix)).length;
+  const kinds = KIND_ORDER.map((k) => [k, routes.filter((r) => r.kind === k).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`);
+  return `${routes.length} routes (${routes.length - v6} IPv4, ${v6} IPv6): ${kinds.join(', ')}`;
+}
+
+/** One line per session, as each side sees it. */
+export function formatSessions(
+  speaker: readonly NeighborSummary[],
+  frr: readonly NeighborStatus[],
+): string[] {
+  return [
+    ...speaker.map((n) => `speaker: ${n.name} ${n.address} AS ${n.remoteAs} ${n.state}`),
+    ...frr.map((n) => `FRR:     neighbor ${n.address} AS ${n.remoteAs ?? '?'} ${n.state}`),
+  ];
+}
