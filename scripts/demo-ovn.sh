@@ -173,7 +173,6 @@ wait_for() { # SECONDS WHAT COMMAND...: polls COMMAND every 0.1 s
 }
 
 ms_now() { echo $(($(date +%s%N) / 1000000)); }
-t_start=$(ms_now)
 elapsed() {
   local ms=$(($(ms_now) - t_start))
   echo "$((ms / 1000)).$(((ms % 1000) / 100)) s"
@@ -184,6 +183,7 @@ elapsed() {
 [ -d node_modules ] || npm ci
 bash scripts/deps.sh
 npm run --silent build
+t_start=$(ms_now)
 
 if leftovers; then
   echo "removing what an earlier run left:"
@@ -202,6 +202,17 @@ cleanup_on_failure() {
   fi
 }
 trap cleanup_on_failure EXIT
+
+say "The demo: OVN routes published by the speaker to FRR (details in docs/demo.md)"
+cat <<EOF
+  FRR, the upstream router          ovn-bgp-speaker                     OVN central
+  AS $FRR_AS, ns $NS_FRR         AS $SPEAKER_AS, ns $NS_SPEAKER      NB + SB ovsdb-server, ovn-northd
+  $FRR4                       $SPEAKER4                         (unix sockets in $LAB)
+  $FRR6 ====== BGP ====== $SPEAKER6  <-- monitors NB and SB ---'
+              physnet1: $PROVIDER4.0/24, $PROVIDER6::/64 (a veth)
+  Also on physnet1, in OVN's data: the chassis gw1 .11, gw2 .12 (gateways), hv1 .21, hv2 .22
+  (hypervisors), node-a .31 (a Kubernetes node); router1's gateway port .100
+EOF
 
 nb() { ovn-nbctl --db="unix:$LAB/nb.sock" --timeout=10 "$@"; }
 sb() { ovn-sbctl --db="unix:$LAB/sb.sock" --timeout=10 "$@"; }
@@ -244,6 +255,15 @@ vsctl() { # CHASSIS ARGS...
 chassis_ns() { if [ "$1" = "$NODEA_ID" ]; then echo "${CHASSIS_NS_PREFIX}nodea"; else echo "$CHASSIS_NS_PREFIX$1"; fi; }
 chassis_dir() { if [ "$1" = "$NODEA_ID" ]; then echo "$LAB/nodea"; else echo "$LAB/$1"; fi; }
 
+# Without /dev/net/tun (no tap devices), OVS's dummy datapath serves ovn-controller as well.
+if [ -c /dev/net/tun ]; then
+  DATAPATH=netdev
+  VSWITCHD_OPTS=()
+else
+  DATAPATH=dummy
+  VSWITCHD_OPTS=(--enable-dummy=override)
+fi
+
 start_real_chassis() { # NAME ENCAP_IP HOSTNAME
   local name=$1 ip=$2 host=$3 ns dir
   ns=$(chassis_ns "$name")
@@ -257,14 +277,14 @@ start_real_chassis() { # NAME ENCAP_IP HOSTNAME
   record "$host/ovsdb-server" "$(pid_of "$dir/ovsdb-server.pid")"
   ovs-vsctl --db="unix:$dir/db.sock" --timeout=10 --no-wait init
   in_chassis "$dir" "$ns" ovs-vswitchd --detach --no-chdir --pidfile="$dir/ovs-vswitchd.pid" \
-    --log-file="$dir/ovs-vswitchd.log" --unixctl="$dir/ovs-vswitchd.ctl" "unix:$dir/db.sock"
+    --log-file="$dir/ovs-vswitchd.log" --unixctl="$dir/ovs-vswitchd.ctl" "${VSWITCHD_OPTS[@]}" "unix:$dir/db.sock"
   record "$host/ovs-vswitchd" "$(pid_of "$dir/ovs-vswitchd.pid")"
   ovs-vsctl --db="unix:$dir/db.sock" --timeout=10 \
     -- set Open_vSwitch . external-ids:system-id="$name" external-ids:hostname="$host" \
     external-ids:ovn-remote="unix:$LAB/sb.sock" external-ids:ovn-encap-type=geneve \
     external-ids:ovn-encap-ip="$ip" external-ids:ovn-bridge-mappings=physnet1:br-ex \
-    -- add-br br-int -- set Bridge br-int fail-mode=secure other-config:disable-in-band=true datapath_type=netdev \
-    -- add-br br-ex -- set Bridge br-ex datapath_type=netdev
+    -- add-br br-int -- set Bridge br-int fail-mode=secure other-config:disable-in-band=true datapath_type="$DATAPATH" \
+    -- add-br br-ex -- set Bridge br-ex datapath_type="$DATAPATH"
   # ovn-controller 23.03 has no --unixctl: its socket is $OVN_RUNDIR/ovn-controller.<pid>.ctl.
   in_chassis "$dir" "$ns" ovn-controller --detach --no-chdir --pidfile="$dir/ovn-controller.pid" \
     --log-file="$dir/ovn-controller.log" "unix:$dir/db.sock"
@@ -300,7 +320,7 @@ printf '  %-38s %-14s %s\n' chassis "on physnet1" "runs"
 for c in "${CHASSIS[@]}"; do
   read -r name host kind <<<"$c"
   if [ "$kind" = real ]; then
-    runs="ovn-controller + ovs-vswitchd (netdev) in namespace $(chassis_ns "$name")"
+    runs="ovn-controller + ovs-vswitchd ($DATAPATH datapath) in namespace $(chassis_ns "$name")"
   else
     runs="gateway node: Chassis row from ovn-sbctl chassis-add"
   fi
@@ -405,8 +425,12 @@ cat >"$FRR_DIR/zebra.conf" <<EOF
 hostname upstream
 log file $FRR_DIR/zebra.log informational
 EOF
+# "debug bgp updates in" with millisecond stamps: the log says when each UPDATE arrived, which
+# times the live change below more precisely than looking with vtysh can.
 cat >"$FRR_DIR/bgpd.conf" <<EOF
-log file $FRR_DIR/bgpd.log informational
+log file $FRR_DIR/bgpd.log debugging
+log timestamp precision 3
+debug bgp updates in
 hostname upstream
 !
 router bgp $FRR_AS
@@ -484,7 +508,8 @@ say "What FRR learned from the speaker, and the OVN row behind each route"
 demo_tool routes --socket "$SOCKET" --vty "$FRR_DIR" --timeout "$ROUTES_WAIT_S"
 
 say "One live change: a new floating IP for vm3 (on hv2)"
-demo_tool live-fip --socket "$SOCKET" --vty "$FRR_DIR" --nb "unix:$LAB/nb.sock" --timeout "$ROUTES_WAIT_S" \
+demo_tool live-fip --socket "$SOCKET" --vty "$FRR_DIR" --nb "unix:$LAB/nb.sock" --frr-log "$FRR_DIR/bgpd.log" \
+  --timeout "$ROUTES_WAIT_S" \
   -- router1 dnat_and_snat "$LIVE_FIP" 198.19.2.11 vm3 50:54:00:00:fe:30
 
 if [ "$once" = 1 ]; then

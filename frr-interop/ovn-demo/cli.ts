@@ -3,20 +3,30 @@
  *   routes   --socket S --vty DIR [--timeout SEC]
  *            waits until FRR holds every route the speaker derived from OVN, then prints them
  *            with the OVN row behind each
- *   live-fip --socket S --vty DIR --nb REMOTE [--timeout SEC] -- ROUTER TYPE EXTERNAL_IP LOGICAL_IP [PORT MAC]
- *            runs `ovn-nbctl lr-nat-add ...` and measures the time from its commit to FRR holding the route
+ *   live-fip --socket S --vty DIR --nb REMOTE [--frr-log FILE] [--timeout SEC] -- ROUTER TYPE EXTERNAL_IP LOGICAL_IP [PORT MAC]
+ *            runs `ovn-nbctl lr-nat-add ...` and measures the time from its commit to FRR holding
+ *            the route: bgpd's log line for the UPDATE when FILE has one, else the first vtysh look
  * Every wait is bounded; a timeout prints what is missing and exits 1.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { callControl, type OvnView, type SummaryView } from '../../src/api/index.js';
 import { type Family, parseFrrNeighbors, parseFrrRoutes, type ReceivedRoute, run } from '../lab/index.js';
-import { formatCounts, formatRoutes, formatSessions, type Joined, joinRoutes } from './report.js';
+import {
+  formatCounts,
+  formatRoutes,
+  formatSessions,
+  frrReceivedAt,
+  type Joined,
+  joinRoutes,
+  parseFrrBestPath,
+} from './report.js';
 
 const USAGE = `usage: cli.ts routes --socket S --vty DIR [--timeout SEC]
-       cli.ts live-fip --socket S --vty DIR --nb REMOTE [--timeout SEC] -- ROUTER TYPE EXTERNAL_IP LOGICAL_IP [PORT MAC]`;
+       cli.ts live-fip --socket S --vty DIR --nb REMOTE [--frr-log FILE] [--timeout SEC] -- ROUTER TYPE EXTERNAL_IP LOGICAL_IP [PORT MAC]`;
 const DEFAULT_TIMEOUT_S = 60;
 const ROUTES_POLL_MS = 250;
-/** Between two looks at FRR while timing the live change; vtysh itself takes longer than this. */
+/** Between two looks at FRR while timing the live change; a vtysh look itself takes tens of ms. */
 const LIVE_POLL_MS = 2;
 const NBCTL_TIMEOUT_S = 10;
 
@@ -24,6 +34,8 @@ interface Options {
   readonly socket: string;
   readonly vty: string;
   readonly nb?: string;
+  /** bgpd's log file, with `debug bgp updates in` and millisecond timestamps. */
+  readonly frrLog?: string;
   readonly timeoutMs: number;
   readonly rest: readonly string[];
 }
@@ -39,6 +51,7 @@ function readOptions(args: readonly string[]): { command: string; opts: Options 
       socket: { type: 'string' },
       vty: { type: 'string' },
       nb: { type: 'string' },
+      'frr-log': { type: 'string' },
       timeout: { type: 'string' },
     },
   });
@@ -52,6 +65,7 @@ function readOptions(args: readonly string[]): { command: string; opts: Options 
       socket: values.socket,
       vty: values.vty,
       ...(values.nb !== undefined && { nb: values.nb }),
+      ...(values['frr-log'] !== undefined && { frrLog: values['frr-log'] }),
       timeoutMs: timeoutS * 1000,
       rest,
     },
@@ -147,51 +161,67 @@ async function routesCommand(opts: Options): Promise<number> {
 
 const seconds = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
 
+/** Bytes of a file so far (0 when missing): where the lines of the live change start. */
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
 async function liveFipCommand(opts: Options): Promise<number> {
   if (opts.nb === undefined || opts.rest.length < 4) throw new Error(USAGE);
-  const [router, type, externalIp] = opts.rest;
-  const prefix = externalIp!.includes(':') ? `${externalIp}/128` : `${externalIp}/32`;
-  const family: Family = externalIp!.includes(':') ? 'ipv6' : 'ipv4';
+  const externalIp = opts.rest[2]!;
+  const family: Family = externalIp.includes(':') ? 'ipv6' : 'ipv4';
+  const prefix = `${externalIp}/${family === 'ipv6' ? 128 : 32}`;
   const speakerAddresses = parseFrrNeighbors(await vtysh(opts.vty, 'show bgp neighbors json')).map(
     (n) => n.address,
   );
-  const atFrr = async () =>
-    (await frrRoutes(opts.vty, family)).find(
-      (r) => r.prefix === prefix && r.best && speakerAddresses.includes(r.from),
-    );
+  const atFrr = async () => {
+    const best = parseFrrBestPath(await vtysh(opts.vty, `show bgp ${family} unicast ${prefix} json`));
+    return best && speakerAddresses.includes(best.from) ? best : undefined;
+  };
   if (await atFrr()) {
-    console.log(`${prefix} is at FRR already`);
+    console.log(`${prefix} is at FRR already: nothing to measure`);
     return 1;
   }
+  const logStart = opts.frrLog === undefined ? 0 : fileSize(opts.frrLog);
   console.log(`$ ovn-nbctl lr-nat-add ${opts.rest.join(' ')}`);
+  const invoked = performance.now();
   await run(['ovn-nbctl', `--db=${opts.nb}`, `--timeout=${NBCTL_TIMEOUT_S}`, 'lr-nat-add', ...opts.rest]);
-  // ovn-nbctl (without --wait) returns once ovsdb-server has committed the transaction.
+  // ovn-nbctl (without --wait) exits once ovsdb-server has committed the transaction.
   const committed = performance.now();
+  const committedWall = Date.now();
   const deadline = committed + opts.timeoutMs;
   let polls = 0;
-  let pollMs = 0;
-  let route: ReceivedRoute | undefined;
+  let best: Awaited<ReturnType<typeof atFrr>>;
   while (performance.now() < deadline) {
-    const before = performance.now();
-    route = await atFrr();
-    pollMs = performance.now() - before;
+    best = await atFrr();
     polls++;
-    if (route) break;
+    if (best) break;
     await sleep(LIVE_POLL_MS);
   }
-  if (route === undefined) {
+  const seen = performance.now() - committed;
+  if (best === undefined) {
     console.log(`${prefix} did not reach FRR within ${opts.timeoutMs / 1000} s`);
     return 1;
   }
-  const delay = performance.now() - committed;
-  const ovn = await callControl(opts.socket, 'ovn', {});
-  const o = ovn?.routes.find((r) => r.prefix === prefix);
+  // bgpd's own log line for the UPDATE is the precise moment; vtysh (tens of ms a look) bounds it.
+  const log = opts.frrLog === undefined ? '' : readFileSync(opts.frrLog, 'utf8').slice(logStart);
+  const received = frrReceivedAt(log, prefix);
+  const delay = received === undefined ? seen : Math.max(0, received.at - committedWall);
+  const how =
+    received === undefined
+      ? `first seen with vtysh, ${polls} looks`
+      : `bgpd logged the UPDATE at ${received.stamp}; vtysh showed it as best path ${Math.round(seen)} ms after the commit`;
   console.log(
-    `${prefix} (NAT ${type} on ${router}) at FRR via ${route.nextHops.join(' ')}: ` +
-      `${Math.round(delay)} ms from the nbctl commit to FRR holding it ` +
-      `(FRR polled ${polls} times with vtysh, each look ${Math.round(pollMs)} ms)`,
+    `Delay: ${Math.round(delay)} ms from the nbctl commit (ovn-nbctl returned; it ran ${Math.round(committed - invoked)} ms) ` +
+      `to FRR holding ${prefix} via ${best.nextHops.join(' ')}`,
   );
-  if (o) console.log(`the speaker: ${o.kind} from ${o.origin.table} ${o.origin.name}; next hop: ${o.why}`);
+  console.log(`  (${how})`);
+  const o = (await callControl(opts.socket, 'ovn', {}))?.routes.find((r) => r.prefix === prefix);
+  if (o) console.log(`The speaker: ${o.kind} from ${o.origin.table} ${o.origin.name}; next hop: ${o.why}`);
   console.log('');
   console.log(`$ vtysh -c 'show bgp ${family} unicast ${prefix}'`);
   console.log((await vtysh(opts.vty, `show bgp ${family} unicast ${prefix}`)).trimEnd());

@@ -113,11 +113,23 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
   return [line(headers), ...rows.map(line)];
 }
 
+const UUID = /\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
+
+/** UUIDs (an ovn-kubernetes chassis name) cut to their first 8 digits, so a table line stays readable. */
+export const shortUuids = (text: string): string => text.replace(UUID, '$1…');
+
 /** The routes table: one line per route FRR holds, with the OVN row and the reason for its next hop. */
 export function formatRoutes(routes: readonly DemoRoute[]): string[] {
   return table(
     ['Prefix', 'Next hop at FRR', 'AS path', 'Kind', 'From OVN (table, name)', 'Next hop because'],
-    routes.map((r) => [r.prefix, r.frrNextHop, r.asPath.join(' '), r.kind, `${r.table} ${r.name}`, r.why]),
+    routes.map((r) => [
+      r.prefix,
+      r.frrNextHop,
+      r.asPath.join(' '),
+      r.kind,
+      `${r.table} ${r.name}`,
+      shortUuids(r.why),
+    ]),
   );
 }
 
@@ -139,4 +151,41 @@ export function formatSessions(
     ...speaker.map((n) => `speaker: ${n.name} ${n.address} AS ${n.remoteAs} ${n.state}`),
     ...frr.map((n) => `FRR:     neighbor ${n.address} AS ${n.remoteAs ?? '?'} ${n.state}`),
   ];
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The best path in `show bgp <afi> unicast PREFIX json`: the peer it came from and its next hops. */
+export function parseFrrBestPath(text: string): { from: string; nextHops: string[] } | undefined {
+  const doc: unknown = JSON.parse(text);
+  const paths = isObject(doc) && Array.isArray(doc.paths) ? doc.paths : [];
+  for (const p of paths) {
+    if (!isObject(p) || !isObject(p.bestpath) || p.bestpath.overall !== true) continue;
+    const from = isObject(p.peer) && typeof p.peer.peerId === 'string' ? p.peer.peerId : '';
+    const nextHops = Array.isArray(p.nexthops)
+      ? p.nexthops.flatMap((h) => (isObject(h) && typeof h.ip === 'string' ? [h.ip] : []))
+      : [];
+    return { from, nextHops };
+  }
+  return undefined;
+}
+
+/** `2026/12/03 17:08:18.445` at the start of a bgpd log line (`log timestamp precision 3`), local time. */
+const LOG_TIME = /^(\d{4})\/(\d{2})\/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?/;
+
+/**
+ * When bgpd logged receiving `prefix` (with `debug bgp updates in`: "... rcvd 198.18.64.30/32
+ * IPv4 unicast"): epoch milliseconds and the log's own time stamp; the first such line of `log`.
+ */
+export function frrReceivedAt(log: string, prefix: string): { at: number; stamp: string } | undefined {
+  for (const line of log.split('\n')) {
+    if (!line.includes(` rcvd ${prefix} `)) continue;
+    const m = LOG_TIME.exec(line);
+    if (!m) continue;
+    const n = (i: number) => Number(m[i]);
+    const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
+    return { at: new Date(n(1), n(2) - 1, n(3), n(4), n(5), n(6), ms).getTime(), stamp: m[0] };
+  }
+  return undefined;
 }
