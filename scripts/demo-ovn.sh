@@ -551,5 +551,5 @@ Things to change, then look at FRR again:
   # remove the FIP the demo added
   ovn-nbctl --db=unix:$LAB/nb.sock lr-nat-del router1 dnat_and_snat $LIVE_FIP
 Remove everything:
-  npm run demo -- down
+  npm run demo -- down        (the same: bash scripts/demo-ovn.sh down)
 EOF
