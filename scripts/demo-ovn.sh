@@ -42,7 +42,7 @@ CHASSIS=(
 # The FIP the live change adds.
 LIVE_FIP=198.18.64.30
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; }
 die() {
   echo "demo-ovn: $*" >&2
   exit 1
@@ -204,15 +204,14 @@ cleanup_on_failure() {
 trap cleanup_on_failure EXIT
 
 say "The demo: OVN routes published by the speaker to FRR (details in docs/demo.md)"
-cat <<EOF
-  FRR, the upstream router          ovn-bgp-speaker                     OVN central
-  AS $FRR_AS, ns $NS_FRR         AS $SPEAKER_AS, ns $NS_SPEAKER      NB + SB ovsdb-server, ovn-northd
-  $FRR4                       $SPEAKER4                         (unix sockets in $LAB)
-  $FRR6 ====== BGP ====== $SPEAKER6  <-- monitors NB and SB ---'
-              physnet1: $PROVIDER4.0/24, $PROVIDER6::/64 (a veth)
-  Also on physnet1, in OVN's data: the chassis gw1 .11, gw2 .12 (gateways), hv1 .21, hv2 .22
-  (hypervisors), node-a .31 (a Kubernetes node); router1's gateway port .100
-EOF
+row() { printf "  %-${1}s%-${2}s%-${3}s%s\n" "${@:4}"; }
+row 36 36 0 "FRR, the upstream router" "ovn-bgp-speaker" "" "OVN central"
+row 36 36 0 "AS $FRR_AS, ns $NS_FRR" "AS $SPEAKER_AS, ns $NS_SPEAKER" "" "NB + SB ovsdb-server, ovn-northd"
+row 17 19 36 "$FRR4" "<=== BGP ===>" "$SPEAKER4" "unix sockets in $LAB"
+row 17 19 17 "$FRR6" "<=== BGP ===>" "$SPEAKER6" "<=== OVSDB monitors NB, SB"
+row 0 0 0 "" "" "" "'--- physnet1: $PROVIDER4.0/24, $PROVIDER6::/64 (a veth) ---'"
+echo "  Also on physnet1, in OVN's data: the chassis gw1 .11, gw2 .12 (gateways), hv1 .21, hv2 .22"
+echo "  (hypervisors), node-a .31 (a Kubernetes node); router1's gateway port .100"
 
 nb() { ovn-nbctl --db="unix:$LAB/nb.sock" --timeout=10 "$@"; }
 sb() { ovn-sbctl --db="unix:$LAB/sb.sock" --timeout=10 "$@"; }
@@ -403,7 +402,11 @@ bound() { sb --bare --columns=chassis find Port_Binding "logical_port=\"$1\"" | 
 wait_for "$WAIT_S" "cr-lrp-public bound to gw1" bound cr-lrp-public
 echo "router1 (HA gateway gw1 20, gw2 10; active gw1), tenant1 (SNAT), tenant2 (routable), FIPs, LB web,"
 echo "provider port pvm1, ovn-kubernetes node-a (GR_node-a, service $svc)"
-echo "ports claimed by ovn-controller: vm1 on hv1; vm2, vm3, pvm1 on hv2; default_web-0 on node-a ($(elapsed))"
+# Where each port is bound, by the hostname of its chassis (SB Port_Binding.chassis).
+host_of() { sb --bare --columns=hostname list Chassis "$(sb --bare --columns=chassis find Port_Binding "logical_port=\"$1\"")"; }
+claims=""
+for p in vm1 vm2 vm3 pvm1 default_web-0; do claims+="${claims:+, }$p on $(host_of "$p")"; done
+echo "ports claimed by ovn-controller: $claims ($(elapsed))"
 
 # --- FRR, the upstream router, and the speaker ---------------------------------------------------
 

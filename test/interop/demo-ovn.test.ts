@@ -219,7 +219,7 @@ describe.skipIf(!IS_ROOT)('npm run demo (scripts/demo-ovn.sh --once)', () => {
         new RegExp(`ovn-controller \\+ ovs-vswitchd \\(\\w+ datapath\\) in namespace ${ns}`),
       );
     expect(output).toMatch(
-      /ports claimed by ovn-controller: vm1 on hv1; vm2, vm3, pvm1 on hv2; default_web-0 on node-a/,
+      /ports claimed by ovn-controller: vm1 on hv1, vm2 on hv2, vm3 on hv2, pvm1 on hv2, default_web-0 on node-a/,
     );
   });
 
