@@ -482,10 +482,11 @@ speaker:
   connect_retry: 2
   control_socket: $SOCKET
 peers: # one session per address family
-  - { name: upstream4, peer_ip: $FRR4, remote_as: $FRR_AS, export: [all] }
-  - { name: upstream6, peer_ip: "$FRR6", remote_as: $FRR_AS, export: [all] }
-policies: # RFC 8212: an eBGP peer gets nothing without an export policy; nothing is imported
+  - { name: upstream4, peer_ip: $FRR4, remote_as: $FRR_AS, import: [nothing], export: [all] }
+  - { name: upstream6, peer_ip: "$FRR6", remote_as: $FRR_AS, import: [nothing], export: [all] }
+policies: # RFC 8212: eBGP peers exchange nothing without policies; here we only publish
   all: { statements: [{ action: accept }] }
+  nothing: { statements: [{ action: reject }] }
 ovn:
   nb: unix:$LAB/nb.sock
   sb: unix:$LAB/sb.sock
