@@ -61,6 +61,7 @@ for arg in "$@"; do
       exit 0
       ;;
     *)
+      echo "demo-ovn: unknown argument $arg" >&2
       usage
       exit 2
       ;;
@@ -202,6 +203,9 @@ cleanup_on_failure() {
   fi
 }
 trap cleanup_on_failure EXIT
+# Ctrl-C ends the demo even when the child it interrupts (npx, tsx) exits as if nothing happened.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 say "The demo: OVN routes published by the speaker to FRR (details in docs/demo.md)"
 row() { printf "  %-${1}s%-${2}s%-${3}s%s\n" "${@:4}"; }
