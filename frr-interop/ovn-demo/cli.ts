@@ -11,6 +11,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { callControl, type OvnView, type SummaryView } from '../../src/api/index.js';
+import { NB_DATABASE } from '../../src/ovn/index.js';
+import { OvsdbClient } from '../../src/ovsdb/index.js';
 import { type Family, parseFrrNeighbors, parseFrrRoutes, type ReceivedRoute, run } from '../lab/index.js';
 import {
   formatCounts,
@@ -170,6 +172,46 @@ function fileSize(path: string): number {
   }
 }
 
+interface CommitWatch {
+  /** When the NAT row's insert arrived, once it has. */
+  at: { mono: number; wall: number } | undefined;
+  readonly seen: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The commit as a Northbound client sees it: the update notification that inserts the NAT row
+ * of `externalIp`, the event the speaker itself reacts to. ovsdb-server sends it before its
+ * reply to ovn-nbctl, so it is earlier than ovn-nbctl's exit.
+ */
+async function watchCommit(remote: string, externalIp: string): Promise<CommitWatch> {
+  const client = new OvsdbClient({
+    remotes: remote,
+    database: NB_DATABASE,
+    tables: { NAT: { columns: ['external_ip'] } },
+  }).start();
+  const watch: CommitWatch = {
+    at: undefined,
+    seen: new Promise<void>((resolve) => {
+      const off = client.on('changes', (batch) => {
+        if (batch.reason !== 'update') return;
+        if (!batch.changes.some((c) => c.old === null && c.new?.external_ip === externalIp)) return;
+        watch.at = { mono: performance.now(), wall: Date.now() };
+        off();
+        resolve();
+      });
+    }),
+    close: () => client.close(),
+  };
+  try {
+    await client.whenSynced(NBCTL_TIMEOUT_S * 1000);
+  } catch (e) {
+    await client.close();
+    throw e;
+  }
+  return watch;
+}
+
 async function liveFipCommand(opts: Options): Promise<number> {
   if (opts.nb === undefined || opts.rest.length < 4) throw new Error(USAGE);
   const externalIp = opts.rest[2]!;
@@ -187,13 +229,21 @@ async function liveFipCommand(opts: Options): Promise<number> {
     return 1;
   }
   const logStart = opts.frrLog === undefined ? 0 : fileSize(opts.frrLog);
-  console.log(`$ ovn-nbctl lr-nat-add ${opts.rest.join(' ')}`);
-  const invoked = performance.now();
-  await run(['ovn-nbctl', `--db=${opts.nb}`, `--timeout=${NBCTL_TIMEOUT_S}`, 'lr-nat-add', ...opts.rest]);
-  // ovn-nbctl (without --wait) exits once ovsdb-server has committed the transaction.
-  const committed = performance.now();
-  const committedWall = Date.now();
-  const deadline = committed + opts.timeoutMs;
+  const commit = await watchCommit(opts.nb, externalIp);
+  let invoked: number;
+  let exited: number;
+  try {
+    console.log(`$ ovn-nbctl lr-nat-add ${opts.rest.join(' ')}`);
+    invoked = performance.now();
+    await run(['ovn-nbctl', `--db=${opts.nb}`, `--timeout=${NBCTL_TIMEOUT_S}`, 'lr-nat-add', ...opts.rest]);
+    exited = performance.now();
+    await Promise.race([commit.seen, sleep(NBCTL_TIMEOUT_S * 1000)]);
+  } finally {
+    await commit.close();
+  }
+  // Without the notification (never seen so far), ovn-nbctl's exit marks the commit: it comes later.
+  const committed = commit.at ?? { mono: exited, wall: Date.now() - (performance.now() - exited) };
+  const deadline = committed.mono + opts.timeoutMs;
   let polls = 0;
   let best: Awaited<ReturnType<typeof atFrr>>;
   while (performance.now() < deadline) {
@@ -202,24 +252,29 @@ async function liveFipCommand(opts: Options): Promise<number> {
     if (best) break;
     await sleep(LIVE_POLL_MS);
   }
-  const seen = performance.now() - committed;
+  const seen = performance.now() - committed.mono;
   if (best === undefined) {
     console.log(`${prefix} did not reach FRR within ${opts.timeoutMs / 1000} s`);
     return 1;
   }
   // bgpd's own log line for the UPDATE is the precise moment; vtysh (tens of ms a look) bounds it.
-  const log = opts.frrLog === undefined ? '' : readFileSync(opts.frrLog, 'utf8').slice(logStart);
+  const log = opts.frrLog === undefined ? '' : readFileSync(opts.frrLog).subarray(logStart).toString();
   const received = frrReceivedAt(log, prefix);
-  const delay = received === undefined ? seen : Math.max(0, received.at - committedWall);
-  const how =
+  const delay = received === undefined ? seen : received.at - committed.wall;
+  const commitSeen =
+    commit.at === undefined
+      ? 'ovn-nbctl exited'
+      : `a Northbound monitor saw the NAT row ${Math.round(commit.at.mono - invoked)} ms after ovn-nbctl started, ` +
+        `${Math.round(exited - commit.at.mono)} ms before it exited`;
+  const atFrrSeen =
     received === undefined
-      ? `first seen with vtysh, ${polls} looks`
-      : `bgpd logged the UPDATE at ${received.stamp}; vtysh showed it as best path ${Math.round(seen)} ms after the commit`;
+      ? `vtysh saw it after ${polls} looks`
+      : `bgpd logged the UPDATE at ${received.stamp}; vtysh showed it as best path at +${Math.round(seen)} ms`;
   console.log(
-    `Delay: ${Math.round(delay)} ms from the nbctl commit (ovn-nbctl returned; it ran ${Math.round(committed - invoked)} ms) ` +
-      `to FRR holding ${prefix} via ${best.nextHops.join(' ')}`,
+    `Delay: ${Math.round(delay)} ms from the nbctl commit to FRR holding ${prefix} via ${best.nextHops.join(' ')}`,
   );
-  console.log(`  (${how})`);
+  console.log(`  commit: ${commitSeen}`);
+  console.log(`  FRR: ${atFrrSeen}`);
   const o = (await callControl(opts.socket, 'ovn', {}))?.routes.find((r) => r.prefix === prefix);
   if (o) console.log(`The speaker: ${o.kind} from ${o.origin.table} ${o.origin.name}; next hop: ${o.why}`);
   console.log('');

@@ -252,7 +252,12 @@ describe.skipIf(!IS_ROOT)('npm run demo (scripts/demo-ovn.sh --once)', () => {
       /\$ ovn-nbctl lr-nat-add router1 dnat_and_snat 198\.18\.64\.30 198\.19\.2\.11 vm3/,
     );
     expect(output).toMatch(
-      /Delay: \d+ ms from the nbctl commit .* to FRR holding 198\.18\.64\.30\/32 via 198\.18\.10\.22/,
+      /Delay: \d+ ms from the nbctl commit to FRR holding 198\.18\.64\.30\/32 via 198\.18\.10\.22\n/,
+    );
+    // The commit is the Northbound's update notification; FRR's moment is bgpd's log of the UPDATE.
+    expect(output).toMatch(/ {2}commit: a Northbound monitor saw the NAT row \d+ ms after ovn-nbctl started/);
+    expect(output).toMatch(
+      / {2}FRR: bgpd logged the UPDATE at \d{4}\/\d\d\/\d\d [\d:.]+; vtysh showed it as best path/,
     );
     expect(output).toMatch(
       /The speaker: floating-ip from NAT router1\/198\.18\.64\.30; next hop: chassis hv2 \(Port_Binding vm3\)/,
