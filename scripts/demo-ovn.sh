@@ -67,7 +67,7 @@ for arg in "$@"; do
       ;;
   esac
 done
-[ "${CI:-}" = true ] && once=1
+case "${CI:-}" in true | 1) once=1 ;; esac
 [ "$(id -u)" = 0 ] || die "run as root: the demo creates network namespaces and starts daemons in them"
 
 # --- processes: recorded when started, stopped by PID ------------------------------------------
@@ -249,7 +249,7 @@ in_chassis() { # DIR NS COMMAND...
   env OVS_RUNDIR="$dir" OVS_LOGDIR="$dir" OVS_DBDIR="$dir" OVN_RUNDIR="$dir" OVN_LOGDIR="$dir" \
     OVN_DBDIR="$dir" ip netns exec "$ns" "$@" 2>>"$LAB/stderr.log"
 }
-vsctl() { # CHASSIS ARGS...
+vsctl() { # CHASSIS_DIR ARGS...: ovs-vsctl of the chassis in $LAB/CHASSIS_DIR
   local dir=$LAB/$1
   shift
   ovs-vsctl --db="unix:$dir/db.sock" --timeout=10 "$@"
@@ -314,7 +314,7 @@ for c in "${CHASSIS[@]}"; do
 done
 for c in "${CHASSIS[@]}"; do
   read -r name host kind <<<"$c"
-  [ "$kind" = real ] && wait_for "$WAIT_S" "ovn-controller to register chassis $name" registered "$name"
+  if [ "$kind" = real ]; then wait_for "$WAIT_S" "ovn-controller to register chassis $name" registered "$name"; fi
   # The chassis says its IPv6 next hop (IPv4 comes from its Encap IP); ovn-controller keeps
   # other_config keys it does not own.
   sb set Chassis "$name" other_config:ovn-bgp-speaker-nexthop-ipv6="$PROVIDER6::$host"
@@ -388,15 +388,14 @@ nb --wait=sb sync
 
 # Plug the workloads in where they run: an OVS port whose iface-id names the logical port;
 # ovn-controller claims it (Port_Binding.chassis) and sets it up.
-plug() { # CHASSIS IFNAME LOGICAL_PORT
+plug() { # CHASSIS_DIR IFNAME LOGICAL_PORT
   vsctl "$1" add-port br-int "$2" -- set Interface "$2" type=internal external_ids:iface-id="$3"
 }
 plug hv1 vm1 vm1
 plug hv2 vm2 vm2
 plug hv2 vm3 vm3
 plug hv2 pvm1 pvm1
-vsctl_nodea() { ovs-vsctl --db="unix:$LAB/nodea/db.sock" --timeout=10 "$@"; }
-vsctl_nodea add-port br-int web-0 -- set Interface web-0 type=internal external_ids:iface-id=default_web-0
+plug nodea web-0 default_web-0
 # The active gateway of router1's HA gateway port: bound to gw1, as ovn-controller would after BFD.
 sb lsp-bind cr-lrp-public gw1
 nb --timeout="$WAIT_S" --wait=hv sync
@@ -469,7 +468,7 @@ for d in zebra bgpd; do
   setsid ip netns exec "$NS_FRR" "/usr/lib/frr/$d" -z "$FRR_DIR/zserv.api" --vty_socket "$FRR_DIR" \
     -i "$FRR_DIR/$d.pid" -f "$FRR_DIR/$d.conf" -P 0 </dev/null >>"$FRR_DIR/$d.out" 2>&1 &
   record "frr/$d" $!
-  [ "$d" = zebra ] && wait_for "$WAIT_S" "zebra" test -S "$FRR_DIR/zserv.api"
+  if [ "$d" = zebra ]; then wait_for "$WAIT_S" "zebra" test -S "$FRR_DIR/zserv.api"; fi
 done
 vty() { vtysh --vty_socket "$FRR_DIR" "$@"; }
 bgpd_up() { vty -d bgpd -c 'show bgp summary json' | grep -q routerId; }
