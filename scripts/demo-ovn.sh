@@ -234,7 +234,7 @@ sb init
 ovn-northd --detach --no-chdir --pidfile="$LAB/northd.pid" --log-file="$LAB/northd.log" \
   --unixctl="$LAB/northd.ctl" --ovnnb-db="unix:$LAB/nb.sock" --ovnsb-db="unix:$LAB/sb.sock" 2>>"$LAB/stderr.log"
 record ovn-northd "$(pid_of "$LAB/northd.pid")"
-northd_active() { ovn-appctl -t "$LAB/northd.ctl" status | grep -q active; }
+northd_active() { ovn-appctl --timeout=5 -t "$LAB/northd.ctl" status | grep -q active; }
 wait_for "$WAIT_S" "ovn-northd to become active" northd_active
 echo "NB unix:$LAB/nb.sock, SB unix:$LAB/sb.sock, ovn-northd active ($(elapsed))"
 
@@ -470,8 +470,7 @@ for d in zebra bgpd; do
   record "frr/$d" $!
   if [ "$d" = zebra ]; then wait_for "$WAIT_S" "zebra" test -S "$FRR_DIR/zserv.api"; fi
 done
-vty() { vtysh --vty_socket "$FRR_DIR" "$@"; }
-bgpd_up() { vty -d bgpd -c 'show bgp summary json' | grep -q routerId; }
+bgpd_up() { timeout 5 vtysh --vty_socket "$FRR_DIR" -d bgpd -c 'show bgp summary json' | grep -q routerId; }
 wait_for "$WAIT_S" "bgpd to answer vtysh" bgpd_up
 
 SOCKET=$LAB/speaker.sock
@@ -531,20 +530,23 @@ trap - EXIT
 say "Try it (everything keeps running)"
 cli="node dist/src/cli/main.js"
 cat <<EOF
-The upstream router (FRR vtysh):
+The upstream router, FRR: its BGP table, the floating IPs alone (by community), what it installed
   vtysh --vty_socket $FRR_DIR -c 'show bgp ipv4 unicast'
   vtysh --vty_socket $FRR_DIR -c 'show bgp ipv6 unicast'
-  vtysh --vty_socket $FRR_DIR -c 'show bgp ipv4 unicast community $SPEAKER_AS:101'   # floating IPs only
-  vtysh --vty_socket $FRR_DIR -c 'show ip route'                            # what FRR installed
-The speaker:
+  vtysh --vty_socket $FRR_DIR -c 'show bgp ipv4 unicast community $SPEAKER_AS:101'
+  vtysh --vty_socket $FRR_DIR -c 'show ip route'
+  ip netns exec $NS_FRR ip route
+The speaker: sessions, each OVN route with its row and why that next hop, what OVN holds that
+cannot be advertised, the RIB; its log is $LAB/speaker.log
   $cli show summary --socket $SOCKET
-  $cli show ovn --socket $SOCKET                 # each route, its OVN row, why that next hop
-  $cli show ovn problems --socket $SOCKET        # what OVN holds that cannot be advertised
+  $cli show ovn --socket $SOCKET
+  $cli show ovn problems --socket $SOCKET
   $cli show rib --socket $SOCKET
-  log: $LAB/speaker.log
-OVN (add --wait=sb to an nbctl command to wait for ovn-northd):
+OVN (add --wait=sb to an ovn-nbctl command to wait for ovn-northd) and a chassis (its taps)
   ovn-nbctl --db=unix:$LAB/nb.sock show
   ovn-sbctl --db=unix:$LAB/sb.sock show
+  ovs-vsctl --db=unix:$LAB/hv1/db.sock show
+  ip netns exec obs-ovn-hv1 ip -br link
 Things to change, then look at FRR again:
   # gateway failover: gw2 takes over router1's gateway; centralized FIPs and the LB VIP move
   ovn-sbctl --db=unix:$LAB/sb.sock lsp-unbind cr-lrp-public -- lsp-bind cr-lrp-public gw2
@@ -557,6 +559,6 @@ Things to change, then look at FRR again:
   ovn-nbctl --db=unix:$LAB/nb.sock lb-add $svc 198.18.65.11:443 198.19.8.5:8443 tcp
   # remove the FIP the demo added
   ovn-nbctl --db=unix:$LAB/nb.sock lr-nat-del router1 dnat_and_snat $LIVE_FIP
-Remove everything:
-  npm run demo -- down        (the same: bash scripts/demo-ovn.sh down)
+Remove everything (the same as: bash scripts/demo-ovn.sh down)
+  npm run demo -- down
 EOF
