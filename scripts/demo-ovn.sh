@@ -514,8 +514,10 @@ say "What FRR learned from the speaker, and the OVN row behind each route"
 demo_tool routes --socket "$SOCKET" --vty "$FRR_DIR" --timeout "$ROUTES_WAIT_S"
 
 say "One live change: a new floating IP for vm3 (on hv2)"
-demo_tool live-fip --socket "$SOCKET" --vty "$FRR_DIR" --nb "unix:$LAB/nb.sock" --frr-log "$FRR_DIR/bgpd.log" \
-  --timeout "$ROUTES_WAIT_S" \
+# Timed from ovsdb-server's log line for the update notification (the commit, as the speaker
+# receives it) to bgpd's log line for the UPDATE.
+demo_tool live-fip --socket "$SOCKET" --vty "$FRR_DIR" --nb "unix:$LAB/nb.sock" --nb-ctl "$LAB/nb.ctl" \
+  --nb-log "$LAB/nb.log" --frr-log "$FRR_DIR/bgpd.log" --timeout "$ROUTES_WAIT_S" \
   -- router1 dnat_and_snat "$LIVE_FIP" 198.19.2.11 vm3 50:54:00:00:fe:30
 
 if [ "$once" = 1 ]; then

@@ -3,16 +3,16 @@
  *   routes   --socket S --vty DIR [--timeout SEC]
  *            waits until FRR holds every route the speaker derived from OVN, then prints them
  *            with the OVN row behind each
- *   live-fip --socket S --vty DIR --nb REMOTE [--frr-log FILE] [--timeout SEC] -- ROUTER TYPE EXTERNAL_IP LOGICAL_IP [PORT MAC]
+ *   live-fip --socket S --vty DIR --nb REMOTE [--nb-ctl CTL --nb-log FILE] [--frr-log FILE] [--timeout SEC]
+ *            -- ROUTER TYPE EXTERNAL_IP LOGICAL_IP [PORT MAC]
  *            runs `ovn-nbctl lr-nat-add ...` and measures the time from its commit to FRR holding
- *            the route: bgpd's log line for the UPDATE when FILE has one, else the first vtysh look
+ *            the route: from ovsdb-server's log line for the update notification (else ovn-nbctl's
+ *            exit) to bgpd's log line for the UPDATE (else the first vtysh look that shows it)
  * Every wait is bounded; a timeout prints what is missing and exits 1.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { callControl, type OvnView, type SummaryView } from '../../src/api/index.js';
-import { NB_DATABASE } from '../../src/ovn/index.js';
-import { OvsdbClient } from '../../src/ovsdb/index.js';
 import { type Family, parseFrrNeighbors, parseFrrRoutes, type ReceivedRoute, run } from '../lab/index.js';
 import {
   formatCounts,
@@ -21,11 +21,13 @@ import {
   frrReceivedAt,
   type Joined,
   joinRoutes,
+  ovsdbNotifiedAt,
   parseFrrBestPath,
 } from './report.js';
 
 const USAGE = `usage: cli.ts routes --socket S --vty DIR [--timeout SEC]
-       cli.ts live-fip --socket S --vty DIR --nb REMOTE [--frr-log FILE] [--timeout SEC] -- ROUTER TYPE EXTERNAL_IP LOGICAL_IP [PORT MAC]`;
+       cli.ts live-fip --socket S --vty DIR --nb REMOTE [--nb-ctl CTL --nb-log FILE] [--frr-log FILE]
+                       [--timeout SEC] -- ROUTER TYPE EXTERNAL_IP LOGICAL_IP [PORT MAC]`;
 const DEFAULT_TIMEOUT_S = 60;
 const ROUTES_POLL_MS = 250;
 /** Between two looks at FRR while timing the live change; a vtysh look itself takes tens of ms. */
@@ -38,6 +40,9 @@ interface Options {
   readonly nb?: string;
   /** bgpd's log file, with `debug bgp updates in` and millisecond timestamps. */
   readonly frrLog?: string;
+  /** The NB ovsdb-server's unixctl socket and log file, to time the commit from its own log. */
+  readonly nbCtl?: string;
+  readonly nbLog?: string;
   readonly timeoutMs: number;
   readonly rest: readonly string[];
 }
@@ -54,6 +59,8 @@ function readOptions(args: readonly string[]): { command: string; opts: Options 
       vty: { type: 'string' },
       nb: { type: 'string' },
       'frr-log': { type: 'string' },
+      'nb-ctl': { type: 'string' },
+      'nb-log': { type: 'string' },
       timeout: { type: 'string' },
     },
   });
@@ -68,6 +75,8 @@ function readOptions(args: readonly string[]): { command: string; opts: Options 
       vty: values.vty,
       ...(values.nb !== undefined && { nb: values.nb }),
       ...(values['frr-log'] !== undefined && { frrLog: values['frr-log'] }),
+      ...(values['nb-ctl'] !== undefined && { nbCtl: values['nb-ctl'] }),
+      ...(values['nb-log'] !== undefined && { nbLog: values['nb-log'] }),
       timeoutMs: timeoutS * 1000,
       rest,
     },
@@ -172,44 +181,14 @@ function fileSize(path: string): number {
   }
 }
 
-interface CommitWatch {
-  /** When the NAT row's insert arrived, once it has. */
-  at: { mono: number; wall: number } | undefined;
-  readonly seen: Promise<void>;
-  close(): Promise<void>;
-}
-
-/**
- * The commit as a Northbound client sees it: the update notification that inserts the NAT row
- * of `externalIp`, the event the speaker itself reacts to. ovsdb-server sends it before its
- * reply to ovn-nbctl, so it is earlier than ovn-nbctl's exit.
- */
-async function watchCommit(remote: string, externalIp: string): Promise<CommitWatch> {
-  const client = new OvsdbClient({
-    remotes: remote,
-    database: NB_DATABASE,
-    tables: { NAT: { columns: ['external_ip'] } },
-  }).start();
-  const watch: CommitWatch = {
-    at: undefined,
-    seen: new Promise<void>((resolve) => {
-      const off = client.on('changes', (batch) => {
-        if (batch.reason !== 'update') return;
-        if (!batch.changes.some((c) => c.old === null && c.new?.external_ip === externalIp)) return;
-        watch.at = { mono: performance.now(), wall: Date.now() };
-        off();
-        resolve();
-      });
-    }),
-    close: () => client.close(),
-  };
+/** The tail of a file from byte `start` on (empty when missing). */
+function tail(path: string | undefined, start: number): string {
+  if (path === undefined) return '';
   try {
-    await client.whenSynced(NBCTL_TIMEOUT_S * 1000);
-  } catch (e) {
-    await client.close();
-    throw e;
+    return readFileSync(path).subarray(start).toString();
+  } catch {
+    return '';
   }
-  return watch;
 }
 
 async function liveFipCommand(opts: Options): Promise<number> {
@@ -228,8 +207,22 @@ async function liveFipCommand(opts: Options): Promise<number> {
     console.log(`${prefix} is at FRR already: nothing to measure`);
     return 1;
   }
-  const logStart = opts.frrLog === undefined ? 0 : fileSize(opts.frrLog);
-  const commit = await watchCommit(opts.nb, externalIp);
+  const frrLogStart = opts.frrLog === undefined ? 0 : fileSize(opts.frrLog);
+  const nbLogStart = opts.nbLog === undefined ? 0 : fileSize(opts.nbLog);
+  // ovsdb-server logs every message it sends at debug level: the update notification of the
+  // new row is the commit, to the millisecond, as the speaker's monitor receives it.
+  const nbDebug = (level: string) =>
+    opts.nbCtl === undefined
+      ? Promise.resolve('')
+      : run([
+          'ovs-appctl',
+          `--timeout=${NBCTL_TIMEOUT_S}`,
+          '-t',
+          opts.nbCtl,
+          'vlog/set',
+          `jsonrpc:file:${level}`,
+        ]);
+  await nbDebug('dbg');
   let invoked: number;
   let exited: number;
   try {
@@ -237,13 +230,11 @@ async function liveFipCommand(opts: Options): Promise<number> {
     invoked = performance.now();
     await run(['ovn-nbctl', `--db=${opts.nb}`, `--timeout=${NBCTL_TIMEOUT_S}`, 'lr-nat-add', ...opts.rest]);
     exited = performance.now();
-    await Promise.race([commit.seen, sleep(NBCTL_TIMEOUT_S * 1000)]);
   } finally {
-    await commit.close();
+    await nbDebug('info');
   }
-  // Without the notification (never seen so far), ovn-nbctl's exit marks the commit: it comes later.
-  const committed = commit.at ?? { mono: exited, wall: Date.now() - (performance.now() - exited) };
-  const deadline = committed.mono + opts.timeoutMs;
+  const exitedWall = Date.now() - (performance.now() - exited);
+  const deadline = exited + opts.timeoutMs;
   let polls = 0;
   let best: Awaited<ReturnType<typeof atFrr>>;
   while (performance.now() < deadline) {
@@ -252,29 +243,30 @@ async function liveFipCommand(opts: Options): Promise<number> {
     if (best) break;
     await sleep(LIVE_POLL_MS);
   }
-  const seen = performance.now() - committed.mono;
+  const seenWall = Date.now();
   if (best === undefined) {
     console.log(`${prefix} did not reach FRR within ${opts.timeoutMs / 1000} s`);
     return 1;
   }
+  // Without the server's log line, ovn-nbctl's exit stands for the commit (it comes a little later).
+  const notified = ovsdbNotifiedAt(tail(opts.nbLog, nbLogStart), externalIp);
+  const commitAt = notified?.at ?? exitedWall;
   // bgpd's own log line for the UPDATE is the precise moment; vtysh (tens of ms a look) bounds it.
-  const log = opts.frrLog === undefined ? '' : readFileSync(opts.frrLog).subarray(logStart).toString();
-  const received = frrReceivedAt(log, prefix);
-  const delay = received === undefined ? seen : received.at - committed.wall;
-  const commitSeen =
-    commit.at === undefined
-      ? 'ovn-nbctl exited'
-      : `a Northbound monitor saw the NAT row ${Math.round(commit.at.mono - invoked)} ms after ovn-nbctl started, ` +
-        `${Math.round(exited - commit.at.mono)} ms before it exited`;
-  const atFrrSeen =
+  const received = frrReceivedAt(tail(opts.frrLog, frrLogStart), prefix);
+  const delay = (received?.at ?? seenWall) - commitAt;
+  const commitText =
+    notified === undefined
+      ? `ovn-nbctl exited (it ran ${Math.round(exited - invoked)} ms)`
+      : `ovsdb-server sent the update notification at ${notified.stamp} (ovn-nbctl ran ${Math.round(exited - invoked)} ms)`;
+  const frrText =
     received === undefined
-      ? `vtysh saw it after ${polls} looks`
-      : `bgpd logged the UPDATE at ${received.stamp}; vtysh showed it as best path at +${Math.round(seen)} ms`;
+      ? `vtysh showed it as best path after ${polls} looks`
+      : `bgpd logged the UPDATE at ${received.stamp}; vtysh showed it as best path ${Math.round(seenWall - commitAt)} ms after the commit`;
   console.log(
     `Delay: ${Math.round(delay)} ms from the nbctl commit to FRR holding ${prefix} via ${best.nextHops.join(' ')}`,
   );
-  console.log(`  commit: ${commitSeen}`);
-  console.log(`  FRR: ${atFrrSeen}`);
+  console.log(`  commit: ${commitText}`);
+  console.log(`  FRR: ${frrText}`);
   const o = (await callControl(opts.socket, 'ovn', {}))?.routes.find((r) => r.prefix === prefix);
   if (o) console.log(`The speaker: ${o.kind} from ${o.origin.table} ${o.origin.name}; next hop: ${o.why}`);
   console.log('');

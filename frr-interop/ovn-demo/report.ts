@@ -189,3 +189,21 @@ export function frrReceivedAt(log: string, prefix: string): { at: number; stamp:
   }
   return undefined;
 }
+
+/** `2026-12-03T17:51:27.252Z` at the start of an OVS daemon's log line (always UTC). */
+const OVS_LOG_TIME = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\|/;
+
+/**
+ * When ovsdb-server sent the first update notification carrying the NAT row of `externalIp`
+ * (its log with `vlog/set jsonrpc:file:dbg`): the commit as every monitor, the speaker's
+ * included, receives it.
+ */
+export function ovsdbNotifiedAt(log: string, externalIp: string): { at: number; stamp: string } | undefined {
+  const needle = `"external_ip":${JSON.stringify(externalIp)}`;
+  for (const line of log.split('\n')) {
+    if (!line.includes('send notification') || !line.includes(needle)) continue;
+    const m = OVS_LOG_TIME.exec(line);
+    if (m) return { at: Date.parse(m[1]!), stamp: m[1]! };
+  }
+  return undefined;
+}

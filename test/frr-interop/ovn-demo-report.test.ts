@@ -4,6 +4,7 @@ import {
   formatCounts,
   frrReceivedAt,
   joinRoutes,
+  ovsdbNotifiedAt,
   parseFrrBestPath,
   shortUuids,
 } from '../../frr-interop/ovn-demo/report.js';
@@ -86,6 +87,19 @@ describe('the demo report: FRR routes joined with show ovn', () => {
       stamp: '2026/12/03 17:08:18.447',
     });
     expect(frrReceivedAt(log, '198.18.64.31/32')).toBeUndefined();
+  });
+
+  it('finds when ovsdb-server sent the update notification of a NAT row, not the request or another row', () => {
+    const log = [
+      '2026-12-03T17:51:27.252Z|00012|jsonrpc|DBG|unix#41: received request, method="transact", params=["OVN_Northbound",{"table":"NAT","op":"insert","row":{"external_ip":"198.18.64.41"}}], id=4',
+      '2026-12-03T17:51:27.253Z|00013|jsonrpc|DBG|unix#1: send notification, method="update3", params=["replica","0",{"NAT":{"a":{"insert":{"external_ip":"198.18.64.4"}}}}]',
+      '2026-12-03T17:51:27.254Z|00014|jsonrpc|DBG|unix#35: send notification, method="update3", params=["replica","0",{"NAT":{"b":{"insert":{"external_ip":"198.18.64.41"}}}}]',
+    ].join('\n');
+    expect(ovsdbNotifiedAt(log, '198.18.64.41')).toEqual({
+      at: Date.UTC(2026, 11, 3, 17, 51, 27, 254),
+      stamp: '2026-12-03T17:51:27.254Z',
+    });
+    expect(ovsdbNotifiedAt(log, '198.18.64.42')).toBeUndefined();
   });
 
   it('cuts UUIDs in a reason to 8 digits', () => {
