@@ -34,6 +34,7 @@ import {
   run,
   stopProcesses,
 } from '../../../frr-interop/lab/index.js';
+import { eventually as pollUntil } from '../../speaker/lab-speaker.js';
 import {
   type ClusterHandle,
   NB_SCHEMA,
@@ -85,24 +86,13 @@ const FLOW_MS = 20_000;
 const POLL_MS = 100;
 
 /** Polls `probe` until it gives something other than undefined; bounded, names `what` on timeout. */
-export async function eventually<T>(
+export function eventually<T>(
   probe: () => Promise<T | undefined> | T | undefined,
   what: string,
   timeoutMs = 20_000,
   intervalMs = POLL_MS,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = ` (last error: ${(e as Error).message})`;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
+  return pollUntil(probe, what, timeoutMs, intervalMs);
 }
 
 /** Every (prefix, next hop) of `want` is in `table`. */

@@ -13,6 +13,7 @@ import {
   stopProcesses,
 } from '../../../frr-interop/lab/index.js';
 import { callControl, type OvnView, type SummaryView } from '../../../src/api/index.js';
+import { type LogLine, parseLogLines } from '../../speaker/lab-speaker.js';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 const MAIN = join(REPO, 'src/cli/main.ts');
@@ -20,8 +21,6 @@ const CONTROL_MS = 5000;
 
 export const SPEAKER_AS = 65000;
 export const ROUTER_AS = 65001;
-
-export type LogLine = Record<string, unknown> & { level: number; msg: string };
 
 export interface SpeakerPlan {
   /** 1-based: names it `s<i>`, and its files in `dir`. */
@@ -129,15 +128,7 @@ export class SpeakerProcess {
 
   /** The speaker's log lines from line `since` on (pino JSON; other lines skipped). */
   logLines(since = 0): LogLine[] {
-    return this.#lines()
-      .slice(since)
-      .flatMap((l) => {
-        try {
-          return [JSON.parse(l) as LogLine];
-        } catch {
-          return [];
-        }
-      });
+    return parseLogLines(this.#lines().slice(since));
   }
 
   logTail(lines = 30): string {
