@@ -1,0 +1,28 @@
+/** Every failure of the OVN NB target: a stable `kind` for logs, tests and the driver's retry. */
+export type OvnNbErrorKind =
+  /** No Logical_Router of the configured name (yet): retried until it appears. */
+  | 'no-router'
+  /** More than one Logical_Router has the name (NB does not index names). */
+  | 'ambiguous-router'
+  /** No synced NB session: nothing was sent. */
+  | 'not-connected'
+  /** The session died with the transaction out: it may or may not have committed. */
+  | 'outcome-unknown'
+  /** The router kept changing under us: every re-planned transaction failed its precondition. */
+  | 'conflict'
+  /** ovsdb-server refused the transaction (nothing committed). */
+  | 'rejected'
+  /** A given client does not replicate the columns the sink reads. */
+  | 'not-monitored'
+  | 'bad-config'
+  | 'closed';
+
+export class OvnNbError extends Error {
+  readonly kind: OvnNbErrorKind;
+
+  constructor(kind: OvnNbErrorKind, message: string, options?: { cause?: unknown }) {
+    super(`${kind}: ${message}`, options);
+    this.name = 'OvnNbError';
+    this.kind = kind;
+  }
+}
