@@ -106,7 +106,7 @@ export function findRouter(routers: ReadonlyMap<string, Row>, name: string): Rou
   if (typeof version !== 'string' || !Array.isArray(routes))
     throw new OvnNbError(
       'not-monitored',
-      'the NB client does not replicate Logical_Router static_routes and _version (see ovnNbSinkMonitor)',
+      `Logical_Router "${name}": the NB client does not replicate its static_routes and _version (see ovnNbSinkMonitor)`,
     );
   return { uuid: found._uuid, version, routes };
 }
