@@ -85,7 +85,8 @@ export function planRoutes(
 ): RoutePlan {
   const inserts: NewRow[] = [];
   const deletes: string[] = [];
-  for (const key of keys) {
+  // A batch may name a prefix twice (withdraw then add): plan it once, from its final state.
+  for (const key of new Set(keys)) {
     const want = desired.get(key);
     const kept = new Set<string>();
     for (const row of owned(key)) {

@@ -41,7 +41,7 @@ export interface NbClient {
   readonly synced: boolean;
   readonly status: ClientStatus;
   table(name: string): ReadonlyMap<string, Row>;
-  on<K extends keyof NbEvents>(event: K, listener: (value: NbEvents[K]) => void): () => void;
+  on<K extends 'changes' | 'status'>(event: K, listener: (value: NbEvents[K]) => void): () => void;
   whenSynced(timeoutMs?: number): Promise<void>;
   transact(ops: readonly Operation[]): Promise<TransactResult>;
 }

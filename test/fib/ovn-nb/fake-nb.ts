@@ -12,6 +12,7 @@ import type { NbClient } from '../../../src/fib/ovn-nb/index.js';
 import {
   type Atom,
   type ChangeBatch,
+  type ClientEvents,
   type ClientStatus,
   NamedUuid,
   type Operation,
@@ -45,7 +46,12 @@ export interface RouteFields {
 type Tables = Map<string, Map<string, Row>>;
 
 function routerRow(uuid: string, name: string, routes: readonly Atom[]): Row {
-  return Object.freeze({ _uuid: uuid, name, static_routes: Object.freeze([...routes]), _version: randomUUID() });
+  return Object.freeze({
+    _uuid: uuid,
+    name,
+    static_routes: Object.freeze([...routes]),
+    _version: randomUUID(),
+  });
 }
 
 function copy(t: Tables): Tables {
@@ -56,7 +62,8 @@ function diff(before: Tables, after: Tables): RowChange[] {
   const out: RowChange[] = [];
   for (const [table, rows] of after) {
     const old = before.get(table) ?? new Map();
-    for (const [uuid, row] of rows) if (old.get(uuid) !== row) out.push({ table, uuid, old: old.get(uuid) ?? null, new: row });
+    for (const [uuid, row] of rows)
+      if (old.get(uuid) !== row) out.push({ table, uuid, old: old.get(uuid) ?? null, new: row });
     for (const [uuid, row] of old) if (!rows.has(uuid)) out.push({ table, uuid, old: row, new: null });
   }
   return out;
@@ -73,8 +80,17 @@ export class FakeNb implements NbClient {
   /** What the client has seen. */
   #replica: Tables = copy(this.server);
   #synced = true;
-  #status: ClientStatus = { state: 'synced', remote: 'fake', model: 'standalone', leader: true, resumed: false };
-  readonly #listeners = { changes: new Set<(b: ChangeBatch) => void>(), status: new Set<(s: ClientStatus) => void>() };
+  #status: ClientStatus = {
+    state: 'synced',
+    remote: 'fake',
+    model: 'standalone',
+    leader: true,
+    resumed: false,
+  };
+  readonly #listeners = {
+    changes: new Set<(b: ChangeBatch) => void>(),
+    status: new Set<(s: ClientStatus) => void>(),
+  };
   /** Hold notifications until flush() (ovsdb-server sends them after the reply under load). */
   lag = false;
   #held: RowChange[][] = [];
@@ -97,7 +113,7 @@ export class FakeNb implements NbClient {
 
   on<K extends 'changes' | 'status'>(
     event: K,
-    listener: (value: K extends 'changes' ? ChangeBatch : ClientStatus) => void,
+    listener: (value: ClientEvents<Record<string, Row>>[K]) => void,
   ): () => void {
     const set = this.#listeners[event] as Set<typeof listener>;
     set.add(listener);
@@ -148,7 +164,11 @@ export class FakeNb implements NbClient {
     if (!this.#synced) return;
     this.#synced = false;
     this.#held = [];
-    this.#setStatus({ state: 'disconnected', remote: 'fake', error: new OvsdbError('connection-lost', 'fake') });
+    this.#setStatus({
+      state: 'disconnected',
+      remote: 'fake',
+      error: new OvsdbError('connection-lost', 'fake'),
+    });
   }
 
   /** A new session: a full snapshot, diffed against the replica (as OvsdbClient's resync). */
@@ -193,7 +213,14 @@ export class FakeNb implements NbClient {
       for (const [id, r] of t.get(LR)!) {
         const routes = r.static_routes as Atom[];
         if (routes.includes(uuid))
-          t.get(LR)!.set(id, routerRow(id, r.name as string, routes.filter((u) => u !== uuid)));
+          t.get(LR)!.set(
+            id,
+            routerRow(
+              id,
+              r.name as string,
+              routes.filter((u) => u !== uuid),
+            ),
+          );
       }
     });
   }
@@ -218,7 +245,8 @@ export class FakeNb implements NbClient {
           const uuid = op.where[0][2] as string;
           const row = next.get(op.table)!.get(uuid);
           const want = op.rows[0]._version;
-          if (!row || row._version !== want) throw new TransactionError(i, 'timed out', '"where" clause test failed');
+          if (!row || row._version !== want)
+            throw new TransactionError(i, 'timed out', '"where" clause test failed');
           results.push({ op: 'wait' });
           return;
         }
@@ -239,7 +267,10 @@ export class FakeNb implements NbClient {
           let routes = [...(row.static_routes as Atom[])];
           for (const [, mutator, value] of op.mutations) {
             const uuids = resolve(value);
-            routes = mutator === 'delete' ? routes.filter((u) => !uuids.includes(u as string)) : [...routes, ...uuids.filter((u) => !routes.includes(u))];
+            routes =
+              mutator === 'delete'
+                ? routes.filter((u) => !uuids.includes(u as string))
+                : [...routes, ...uuids.filter((u) => !routes.includes(u))];
           }
           next.get(op.table)!.set(uuid, routerRow(uuid, row.name as string, routes));
           results.push({ op: 'mutate', count: 1 });
@@ -262,7 +293,8 @@ export class FakeNb implements NbClient {
     const next = base ?? copy(this.server);
     edit(next);
     const referenced = new Set<string>();
-    for (const r of next.get(LR)!.values()) for (const u of r.static_routes as Atom[]) referenced.add(u as string);
+    for (const r of next.get(LR)!.values())
+      for (const u of r.static_routes as Atom[]) referenced.add(u as string);
     for (const uuid of [...next.get(LRSR)!.keys()]) if (!referenced.has(uuid)) next.get(LRSR)!.delete(uuid);
     const changes = diff(this.server, next);
     this.server = next;

@@ -12,7 +12,7 @@ import {
   wantedRoute,
 } from '../../../src/fib/ovn-nb/index.js';
 import type { FibRoute } from '../../../src/fib/route.js';
-import { NamedUuid } from '../../../src/ovsdb/index.js';
+import type { NamedUuid } from '../../../src/ovsdb/index.js';
 import { encodeTransact } from '../../../src/ovsdb/operations.js';
 import type { RouteFields } from './fake-nb.js';
 import { NB_SCHEMA } from './fake-nb.js';
@@ -41,7 +41,12 @@ const r = (ip_prefix: string, nexthop: string, extra: Partial<RouteFields> = {})
 });
 
 const CASES: readonly Case[] = [
-  { name: 'add to an empty router', want: [route('198.18.1.0/24', '198.18.0.1')], inserts: ['198.18.1.0/24 via 198.18.0.1'], deletes: [] },
+  {
+    name: 'add to an empty router',
+    want: [route('198.18.1.0/24', '198.18.0.1')],
+    inserts: ['198.18.1.0/24 via 198.18.0.1'],
+    deletes: [],
+  },
   {
     name: 'ECMP: one row per next hop, same prefix',
     want: [route('198.18.1.0/24', '198.18.0.1', '198.18.0.2', '198.18.0.3')],
@@ -121,7 +126,11 @@ const CASES: readonly Case[] = [
   {
     name: 'duplicates of ours: one kept, the rest deleted',
     want: [route('198.18.1.0/24', '198.18.0.1')],
-    rows: { a: r('198.18.1.0/24', '198.18.0.1'), b: r('198.18.1.0/24', '198.18.0.1'), c: r('198.18.1.0/24', '198.18.0.1') },
+    rows: {
+      a: r('198.18.1.0/24', '198.18.0.1'),
+      b: r('198.18.1.0/24', '198.18.0.1'),
+      c: r('198.18.1.0/24', '198.18.0.1'),
+    },
     inserts: [],
     deletes: ['b', 'c'],
   },
@@ -229,18 +238,20 @@ describe('planOperations: one transaction', () => {
   it('a delete-only plan has no insert mutation', () => {
     const ops = planOperations({ inserts: [], deletes: [uuidOf('a')] }, router, SETTINGS);
     expect(ops.map((o) => o.op)).toEqual(['wait', 'mutate', 'comment']);
-    expect((ops[1] as { mutations: unknown[] }).mutations).toHaveLength(1);
+    expect((ops[1] as Extract<(typeof ops)[number], { op: 'mutate' }>).mutations).toHaveLength(1);
   });
 
   it('writes output_port and route_table only when configured', () => {
     const row = { key: '198.18.1.0/24', ipPrefix: '198.18.1.0/24', nexthop: '198.18.0.1' };
     expect(Object.keys(rowOf(row, SETTINGS)).sort()).toEqual(['external_ids', 'ip_prefix', 'nexthop']);
-    expect(rowOf(row, { ...SETTINGS, outputPort: 'lrp-fo', routeTable: 'rtb-fo', markValue: OTHER })).toEqual({
-      ip_prefix: '198.18.1.0/24',
-      nexthop: '198.18.0.1',
-      output_port: 'lrp-fo',
-      route_table: 'rtb-fo',
-      external_ids: { 'ovn-bgp-speaker': OTHER },
-    });
+    expect(rowOf(row, { ...SETTINGS, outputPort: 'lrp-fo', routeTable: 'rtb-fo', markValue: OTHER })).toEqual(
+      {
+        ip_prefix: '198.18.1.0/24',
+        nexthop: '198.18.0.1',
+        output_port: 'lrp-fo',
+        route_table: 'rtb-fo',
+        external_ids: { 'ovn-bgp-speaker': OTHER },
+      },
+    );
   });
 });

@@ -79,7 +79,10 @@ describe('ownedRow: the mark decides, exactness decides replacement', () => {
   });
 
   it('an ip_prefix that is no prefix gets a key no route has', () => {
-    const row = ownedRow(lrsr(U(8), { ip_prefix: 'bogus', nexthop: '198.18.0.1', external_ids: ours }), SETTINGS);
+    const row = ownedRow(
+      lrsr(U(8), { ip_prefix: 'bogus', nexthop: '198.18.0.1', external_ids: ours }),
+      SETTINGS,
+    );
     expect(row).toMatchObject({ key: '!bogus', exact: false });
   });
 });
@@ -149,7 +152,10 @@ describe('OwnedRoutes: our rows on our router, by prefix', () => {
   it('uses the configured mark key', () => {
     const index = new OwnedRoutes({ ...SETTINGS, markKey: 'fo-owner' });
     index.update(U(1), lrsr(U(1), { ip_prefix: '198.18.1.0/24', nexthop: '198.18.0.1', external_ids: ours }));
-    index.update(U(2), lrsr(U(2), { ip_prefix: '198.18.1.0/24', nexthop: '198.18.0.2', external_ids: { 'fo-owner': ME } }));
+    index.update(
+      U(2),
+      lrsr(U(2), { ip_prefix: '198.18.1.0/24', nexthop: '198.18.0.2', external_ids: { 'fo-owner': ME } }),
+    );
     expect(index.on('198.18.1.0/24', [U(1), U(2)]).map((r) => r.uuid)).toEqual([U(2)]);
     expect(MARK_KEY).not.toBe('fo-owner');
   });

@@ -22,7 +22,10 @@ export function route(prefix: string, ...hops: string[]): FibRoute {
   };
 }
 
-export const add = (prefix: string, ...hops: string[]): FibChange => ({ kind: 'add', route: route(prefix, ...hops) });
+export const add = (prefix: string, ...hops: string[]): FibChange => ({
+  kind: 'add',
+  route: route(prefix, ...hops),
+});
 export const withdraw = (prefix: string): FibChange => ({ kind: 'withdraw', prefix: parsePrefix(prefix) });
 
 /** A replica row of Logical_Router_Static_Route with the schema's defaults filled in. */
