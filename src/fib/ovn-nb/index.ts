@@ -15,6 +15,7 @@ export {
   isEmptyPlan,
   type NewRow,
   PRECONDITION_OP,
+  type Precondition,
   planOperations,
   planRoutes,
   type RoutePlan,

@@ -14,7 +14,8 @@ import { type OwnedRow, ovnIpPrefix, type RouterView, type RouteSettings, routeK
  * Planning: which rows of ours to insert and which to drop so that each prefix holds exactly
  * one row per wanted next hop, and the one transaction that does it.
  *
- *   wait     Logical_Router _uuid==R  _version==V   (timeout 0: fails if R changed since we read it)
+ *   wait     Logical_Router _uuid==R  _version==V   (timeout 0: fails if R changed since we read it;
+ *                                                   or static_routes=={...}, see Precondition)
  *   insert   Logical_Router_Static_Route ×n         (uuid-names r0..r(n-1), our mark in external_ids)
  *   mutate   Logical_Router _uuid==R  static_routes delete {stale} insert {r0..}
  *   comment  "ovn-bgp-speaker <name>: +n -m static routes"
@@ -119,17 +120,36 @@ export function rowOf(row: NewRow, settings: RouteSettings): RowInput {
 /** Index of the precondition in the operations: its failure means "re-plan", not "refused". */
 export const PRECONDITION_OP = 0;
 
+/**
+ * How the transaction checks that the router is still as planned. `version` is one uuid, but
+ * each member of a RAFT cluster keeps its own `_version` for the same row (measured on
+ * ovsdb-server 3.1), so it holds only for versions read from the server in use: after a
+ * resumed session (monitor_cond_since found=true) the replica keeps the old member's. Then
+ * the check compares the whole `static_routes` set instead, which every member agrees on.
+ */
+export type Precondition = 'version' | 'static-routes';
+
 /** The one transaction of a plan (see the diagram at the top). */
-export function planOperations(plan: RoutePlan, router: RouterView, settings: RouteSettings): Operation[] {
+export function planOperations(
+  plan: RoutePlan,
+  router: RouterView,
+  settings: RouteSettings,
+  precondition: Precondition = 'version',
+): Operation[] {
   const self = ['_uuid', '==', router.uuid] as const;
+  const byVersion = precondition === 'version';
   const ops: Operation[] = [
     {
       op: 'wait',
       table: Table.ROUTER,
       where: [self],
-      columns: [RouterColumn.VERSION],
+      columns: [byVersion ? RouterColumn.VERSION : RouterColumn.STATIC_ROUTES],
       until: '==',
-      rows: [{ [RouterColumn.VERSION]: router.version }],
+      rows: [
+        byVersion
+          ? { [RouterColumn.VERSION]: router.version }
+          : { [RouterColumn.STATIC_ROUTES]: router.routes as readonly string[] },
+      ],
       timeout: 0,
     },
   ];

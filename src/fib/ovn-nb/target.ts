@@ -134,6 +134,8 @@ export class OvnNbTarget implements FibTarget {
   #wasSynced = false;
   #lostSession = false;
   #routerMissing = false;
+  /** Router rows whose `_version` came from the server in use ('all' after a full snapshot). */
+  #freshVersions: Set<string> | 'all' = new Set();
   #repairTimer: unknown;
   #repairMs: number = OVN_NB_DEFAULTS.repairFirstMs;
   readonly #loggedRepairCauses = new Set<string>();
@@ -287,7 +289,10 @@ export class OvnNbTarget implements FibTarget {
       }
       const started = this.#clock.now();
       try {
-        await this.#client.transact(planOperations(plan, router, this.#settings));
+        const fresh = this.#freshVersions === 'all' || this.#freshVersions.has(router.uuid);
+        await this.#client.transact(
+          planOperations(plan, router, this.#settings, fresh ? 'version' : 'static-routes'),
+        );
       } catch (err) {
         const kind = failureKind(err, this.#closed);
         if (kind === 'conflict' && attempt < this.#conflictRetries) {
@@ -397,9 +402,12 @@ export class OvnNbTarget implements FibTarget {
 
   #onChanges(batch: ChangeBatch): void {
     let routerAppeared = false;
+    // A full snapshot comes from the server in use: every _version in the replica is its own.
+    if (batch.reason === 'initial' || batch.reason === 'resync') this.#freshVersions = 'all';
     for (const c of batch.changes) {
       if (c.table === Table.STATIC_ROUTE) this.#owned.update(c.uuid, c.new);
-      else if (
+      else if (c.table === Table.ROUTER && this.#freshVersions !== 'all') this.#freshVersions.add(c.uuid);
+      if (
         c.table === Table.ROUTER &&
         c.new?.[RouterColumn.NAME] === this.#routerName &&
         c.old?.[RouterColumn.NAME] !== this.#routerName
@@ -413,6 +421,7 @@ export class OvnNbTarget implements FibTarget {
   }
 
   #onStatus(status: ClientStatus): void {
+    if (status.state !== 'synced') this.#freshVersions = new Set();
     if (status.state === 'synced') {
       if (this.#wasSynced && this.#lostSession) {
         this.#log.info(

@@ -50,6 +50,8 @@ type Step =
   | { readonly kind: 'reconcile'; readonly routes: readonly FibRoute[] }
   | { readonly kind: 'fault'; readonly fault: FakeNb['nextFault'] }
   | { readonly kind: 'lag'; readonly on: boolean }
+  /** The session moves to another RAFT member (its own _version values), resuming. */
+  | { readonly kind: 'failover' }
   | { readonly kind: 'foreign'; readonly fields: RouteFields };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
@@ -70,6 +72,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
       .map((fault) => ({ kind: 'fault' as const, fault: fault as FakeNb['nextFault'] })),
   },
   { weight: 1, arbitrary: fc.boolean().map((on) => ({ kind: 'lag' as const, on })) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'failover' as const }) },
   {
     weight: 1,
     arbitrary: fc
@@ -147,6 +150,10 @@ describe('OvnNbTarget converges through faults', () => {
                 continue;
               case 'lag':
                 nb.lag = step.on;
+                continue;
+              case 'failover':
+                nb.flush();
+                nb.failover();
                 continue;
               case 'foreign':
                 if (nb.synced) foreign.add(nb.addRoute(router, step.fields));

@@ -69,6 +69,22 @@ function diff(before: Tables, after: Tables): RowChange[] {
   return out;
 }
 
+function sameSet(a: readonly Atom[], b: readonly Atom[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return sameSet(a, b);
+  if (a instanceof Map && b instanceof Map)
+    return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+  return a === b;
+}
+
+/** Equal but for `_version`. */
+function sameContent(a: Row, b: Row): boolean {
+  return Object.keys(a).every((k) => k === '_version' || sameValue(a[k], b[k]));
+}
+
 type Fault = 'lose-before-commit' | 'lose-after-commit' | 'rerun-after-commit';
 
 export class FakeNb implements NbClient {
@@ -180,6 +196,34 @@ export class FakeNb implements NbClient {
     this.#setStatus({ state: 'synced', remote: 'fake', model: 'standalone', leader: true, resumed: false });
   }
 
+  /**
+   * The session moves to another RAFT member: same rows, but that member's own `_version` for
+   * each router (members do not share them). `missed` runs on the server while we are away.
+   * The resume (monitor_cond_since found=true) then sends only rows whose content changed.
+   */
+  failover(missed: () => void = () => {}): void {
+    this.disconnect();
+    for (const [uuid, r] of this.server.get(LR)!)
+      this.server.get(LR)!.set(uuid, routerRow(uuid, r.name as string, r.static_routes as Atom[]));
+    missed();
+    const changes: RowChange[] = [];
+    for (const [table, rows] of this.server) {
+      const mine = this.#replica.get(table)!;
+      for (const [uuid, row] of rows) {
+        const old = mine.get(uuid);
+        if (!old || !sameContent(old, row)) changes.push({ table, uuid, old: old ?? null, new: row });
+      }
+      for (const [uuid, row] of mine) if (!rows.has(uuid)) changes.push({ table, uuid, old: row, new: null });
+    }
+    for (const c of changes) {
+      if (c.new) this.#replica.get(c.table)!.set(c.uuid, c.new);
+      else this.#replica.get(c.table)!.delete(c.uuid);
+    }
+    this.#emit({ reason: 'resume', changes });
+    this.#synced = true;
+    this.#setStatus({ state: 'synced', remote: 'fake-2', model: 'clustered', leader: true, resumed: true });
+  }
+
   /** Delivers held notifications. */
   flush(): void {
     for (const changes of this.#held.splice(0)) this.#deliver(changes);
@@ -244,9 +288,14 @@ export class FakeNb implements NbClient {
         case 'wait': {
           const uuid = op.where[0][2] as string;
           const row = next.get(op.table)!.get(uuid);
-          const want = op.rows[0]._version;
-          if (!row || row._version !== want)
-            throw new TransactionError(i, 'timed out', '"where" clause test failed');
+          const [column] = op.columns;
+          const want = op.rows[0][column];
+          const holds =
+            row !== undefined &&
+            (column === '_version'
+              ? row._version === want
+              : sameSet(row.static_routes as readonly Atom[], want as readonly Atom[]));
+          if (!holds) throw new TransactionError(i, 'timed out', '"where" clause test failed');
           results.push({ op: 'wait' });
           return;
         }

@@ -235,6 +235,16 @@ describe('planOperations: one transaction', () => {
     expect(wire).toContain(`["map",[["ovn-bgp-speaker","${ME}"]]]`);
   });
 
+  it("checks the whole static_routes set when the replica's _version is another member's", () => {
+    const held = { ...router, routes: [uuidOf('a'), uuidOf('b')] };
+    const [wait] = planOperations({ inserts: [], deletes: [uuidOf('a')] }, held, SETTINGS, 'static-routes');
+    expect(wait).toMatchObject({ op: 'wait', columns: ['static_routes'], until: '==', timeout: 0 });
+    expect((wait as Extract<typeof wait, { op: 'wait' }>).rows).toEqual([
+      { static_routes: [uuidOf('a'), uuidOf('b')] },
+    ]);
+    expect(JSON.stringify(encodeTransact(NB_SCHEMA, [wait]))).toContain(`["set",[["uuid","${uuidOf('a')}"]`);
+  });
+
   it('a delete-only plan has no insert mutation', () => {
     const ops = planOperations({ inserts: [], deletes: [uuidOf('a')] }, router, SETTINGS);
     expect(ops.map((o) => o.op)).toEqual(['wait', 'mutate', 'comment']);

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { OvnNbError, OvnNbTarget, type OvnNbTargetInit } from '../../../src/fib/ovn-nb/index.js';
+import type { Operation } from '../../../src/ovsdb/index.js';
 import { FakeNb } from './fake-nb.js';
 import { add, MARK_KEY, ME, ours, route, shown, theirs, withdraw } from './support.js';
 
@@ -32,6 +33,13 @@ async function rejection(p: Promise<unknown>): Promise<OvnNbError> {
   );
   expect(err).toBeInstanceOf(OvnNbError);
   return err as OvnNbError;
+}
+
+/** The wait op that opened the last transaction sent. */
+function precondition(nb: FakeNb): Extract<Operation, { op: 'wait' }> {
+  const op = nb.sent.at(-1)![0];
+  if (op.op !== 'wait') throw new Error(`first op is ${op.op}`);
+  return op;
 }
 
 async function until(what: string, check: () => boolean, ms = 2000): Promise<void> {
@@ -215,6 +223,30 @@ describe('OvnNbTarget: lost sessions', () => {
     await target.apply([add('198.18.1.0/24', '198.18.0.1', '198.18.0.2')]);
     expect(target.status().conflicts).toBe(1);
     expect(shown(mine())).toEqual(['198.18.1.0/24 via 198.18.0.1', '198.18.1.0/24 via 198.18.0.2']);
+  });
+
+  it("after a failover that resumed, checks the router by its routes, not by the old member's _version", async () => {
+    const { nb, target, routerUuid, mine } = setup();
+    await target.reconcile([route('198.18.1.0/24', '198.18.0.1')]);
+    nb.failover();
+    await target.apply([add('198.18.2.0/24', '198.18.0.2')]);
+    const first = precondition(nb);
+    expect(first.columns).toEqual(['static_routes']);
+    expect(first.rows[0].static_routes).toHaveLength(1);
+    // That commit brought this member's _version: the cheap check is back.
+    await target.apply([add('198.18.3.0/24', '198.18.0.3')]);
+    expect(precondition(nb).columns).toEqual(['_version']);
+    expect(target.status().conflicts).toBe(0);
+    expect(shown(mine())).toEqual([
+      '198.18.1.0/24 via 198.18.0.1',
+      '198.18.2.0/24 via 198.18.0.2',
+      '198.18.3.0/24 via 198.18.0.3',
+    ]);
+    // A change missed during the failover arrives in the resume, with the new member's _version.
+    nb.failover(() => void nb.addRoute(routerUuid, { ip_prefix: '198.18.9.0/24', nexthop: '198.18.0.9' }));
+    await target.apply([withdraw('198.18.3.0/24')]);
+    expect(precondition(nb).columns).toEqual(['_version']);
+    expect(target.status().conflicts).toBe(0);
   });
 
   it('after a reconnect, puts back rows of ours deleted while it was away, and drops stale ones', async () => {
