@@ -378,9 +378,14 @@ export class OvnNbTarget implements FibTarget {
   #settle(router: RouterView): Promise<void> {
     const moved = () => {
       const row = this.#client.table(Table.ROUTER).get(router.uuid);
-      return !this.#client.synced || row === undefined || row[RouterColumn.VERSION] !== router.version;
+      return (
+        this.#closed ||
+        !this.#client.synced ||
+        row === undefined ||
+        row[RouterColumn.VERSION] !== router.version
+      );
     };
-    if (moved() || this.#closed) return Promise.resolve();
+    if (moved()) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         offChanges();
