@@ -29,6 +29,9 @@ export const POLICY_DST_IP = 'dst-ip';
 /** `route_table` of the main table: the empty string. */
 export const MAIN_ROUTE_TABLE = '';
 
+/** Index of the precondition (`wait`) in our transactions: planOperations puts it first. */
+export const PRECONDITION_OP = 0;
+
 /** ovsdb-server's error for a `wait` op whose condition does not hold at timeout 0 (RFC 7047 5.2.6). */
 export const WAIT_FAILED = 'timed out';
 

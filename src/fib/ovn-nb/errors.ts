@@ -1,3 +1,6 @@
+import { OvsdbError, TransactionError } from '../../ovsdb/index.js';
+import { PRECONDITION_OP, WAIT_FAILED } from './constants.js';
+
 /** Every failure of the OVN NB target: a stable `kind` for logs, tests and the driver's retry. */
 export type OvnNbErrorKind =
   /** No Logical_Router of the configured name (yet): retried until it appears. */
@@ -25,4 +28,21 @@ export class OvnNbError extends Error {
     this.name = 'OvnNbError';
     this.kind = kind;
   }
+}
+
+/**
+ * What a transact failure means. Only a server's answer tells what happened: a failed precondition
+ * (re-plan) or a refusal (nothing committed). A request that never reached the server is
+ * 'not-connected'; any other loss leaves the outcome unknown.
+ */
+export function failureKind(err: unknown, closed = false): OvnNbErrorKind {
+  if (closed) return 'closed';
+  if (err instanceof TransactionError)
+    return err.opIndex === PRECONDITION_OP && err.error === WAIT_FAILED ? 'conflict' : 'rejected';
+  if (err instanceof OvsdbError) {
+    if (err.kind === 'not-connected') return 'not-connected';
+    // Encoding failed before anything was sent.
+    if (err.kind === 'bad-datum' || err.kind === 'bad-schema') return 'rejected';
+  }
+  return 'outcome-unknown';
 }

@@ -5,16 +5,16 @@ export {
   OVN_NB_DEFAULTS,
   ovnNbSinkMonitor,
   POLICY_DST_IP,
+  PRECONDITION_OP,
   RouteColumn,
   RouterColumn,
   Table,
 } from './constants.js';
-export { OvnNbError, type OvnNbErrorKind } from './errors.js';
+export { failureKind, OvnNbError, type OvnNbErrorKind } from './errors.js';
 export { OwnedRoutes } from './owned.js';
 export {
   isEmptyPlan,
   type NewRow,
-  PRECONDITION_OP,
   type Precondition,
   planOperations,
   planRoutes,
@@ -24,6 +24,7 @@ export {
   type WantedRoute,
   wantedRoute,
 } from './plan.js';
+export { RepairLoop } from './repair.js';
 export {
   findRouter,
   hasMark,
@@ -35,11 +36,5 @@ export {
   type RouteSettings,
   routeKey,
 } from './rows.js';
-export {
-  failureKind,
-  type NbClient,
-  type OvnNbComponents,
-  type OvnNbStatus,
-  OvnNbTarget,
-  type OvnNbTargetInit,
-} from './target.js';
+export { OvnNbTarget } from './target.js';
+export type { NbClient, OvnNbComponents, OvnNbStatus, OvnNbTargetInit } from './types.js';

@@ -117,9 +117,6 @@ export function rowOf(row: NewRow, settings: RouteSettings): RowInput {
   };
 }
 
-/** Index of the precondition in the operations: its failure means "re-plan", not "refused". */
-export const PRECONDITION_OP = 0;
-
 /**
  * How the transaction checks that the router is still as planned. `version` is one uuid, but
  * each member of a RAFT cluster keeps its own `_version` for the same row (measured on

@@ -1,98 +1,19 @@
 import type { Logger } from '../../bgp/session/index.js';
 import {
   type ChangeBatch,
-  type ClientEvents,
   type ClientStatus,
   type Clock,
-  type Operation,
   OvsdbClient,
-  OvsdbError,
-  type Row,
   systemClock,
-  type TlsFiles,
-  TransactionError,
-  type TransactResult,
 } from '../../ovsdb/index.js';
 import type { FibChange, FibRoute, FibTarget } from '../route.js';
-import {
-  NB_DATABASE,
-  OVN_NB_DEFAULTS,
-  ovnNbSinkMonitor,
-  RouterColumn,
-  Table,
-  WAIT_FAILED,
-} from './constants.js';
-import { OvnNbError, type OvnNbErrorKind } from './errors.js';
+import { NB_DATABASE, OVN_NB_DEFAULTS, ovnNbSinkMonitor, RouterColumn, Table } from './constants.js';
+import { failureKind, OvnNbError, type OvnNbErrorKind } from './errors.js';
 import { OwnedRoutes } from './owned.js';
-import {
-  isEmptyPlan,
-  PRECONDITION_OP,
-  planOperations,
-  planRoutes,
-  type WantedRoute,
-  wantedRoute,
-} from './plan.js';
+import { isEmptyPlan, planOperations, planRoutes, type WantedRoute, wantedRoute } from './plan.js';
+import { RepairLoop } from './repair.js';
 import { findRouter, type RouterView, type RouteSettings, routeKey } from './rows.js';
-
-type NbEvents = ClientEvents<Record<string, Row>>;
-
-/** What the target uses of an OvsdbClient (one is; tests pass a fake). */
-export interface NbClient {
-  readonly synced: boolean;
-  readonly status: ClientStatus;
-  table(name: string): ReadonlyMap<string, Row>;
-  on<K extends 'changes' | 'status'>(event: K, listener: (value: NbEvents[K]) => void): () => void;
-  whenSynced(timeoutMs?: number): Promise<void>;
-  transact(ops: readonly Operation[]): Promise<TransactResult>;
-}
-
-export interface OvnNbTargetInit {
-  /** NB remotes (`tcp:127.0.0.1:6641`, `unix:/run/ovn/ovnnb_db.sock`, a cluster's list). */
-  readonly remotes?: string | readonly string[];
-  /** A client to share instead (it must monitor at least ovnNbSinkMonitor(mark)); not started or closed here. */
-  readonly client?: NbClient;
-  readonly tls?: TlsFiles;
-  /** Logical_Router the routes go on. */
-  readonly router: string;
-  readonly outputPort?: string;
-  readonly routeTable?: string;
-  /** external_ids `{key: value}` of every row of ours; key defaults to "ovn-bgp-speaker". */
-  readonly mark: { readonly key?: string; readonly value: string };
-  readonly readyTimeoutMs?: number;
-  readonly settleTimeoutMs?: number;
-  readonly conflictRetries?: number;
-}
-
-export interface OvnNbComponents {
-  readonly logger?: Logger;
-  readonly clock?: Clock;
-  readonly random?: () => number;
-}
-
-export interface OvnNbStatus {
-  readonly connected: boolean;
-  /** The NB server in use (or being tried). */
-  readonly remote?: string;
-  readonly router: string;
-  readonly routerUuid?: string;
-  /** "key=value" */
-  readonly mark: string;
-  /** Prefixes we want in NB. */
-  readonly routes: number;
-  /** Rows of ours on the router, as the replica has them now. */
-  readonly rows: number;
-  readonly transactions: number;
-  /** Transactions whose precondition failed (the router changed under us) and were re-planned. */
-  readonly conflicts: number;
-  /** Sessions lost with a transaction out; each is settled from the fresh replica. */
-  readonly unknownOutcomes: number;
-  /** Reconciles of our own after a reconnect, a lost transaction, or the router appearing. */
-  readonly repairs: number;
-  /** Next hops we cannot write, by prefix. */
-  readonly skipped: readonly { readonly prefix: string; readonly reason: string }[];
-  readonly lastTransactMs?: number;
-  readonly lastError?: string;
-}
+import type { NbClient, OvnNbComponents, OvnNbStatus, OvnNbTargetInit } from './types.js';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -102,11 +23,12 @@ const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
  * are never touched.
  *
  * Every write is planned against the replica (never against what we believe we sent) and
- * carries a `_version` precondition on the router, so a transaction whose outcome was lost
- * with the session is never re-sent blindly: after the reconnect the fresh replica says what
- * committed, and the next plan starts from there. ovsdb-server itself re-runs a transaction
- * after a RAFT "cluster error" (ovsdb/trigger.c), possibly one that did commit: the
- * precondition turns that re-run into a failed `wait` instead of duplicate rows.
+ * carries a precondition on the router (its `_version`, or its static_routes set right after
+ * a failover, see Precondition), so a transaction whose outcome was lost with the session is
+ * never re-sent blindly: after the reconnect the fresh replica says what committed, and the
+ * next plan starts from there. ovsdb-server itself re-runs a transaction after a RAFT
+ * "cluster error" (ovsdb/trigger.c), possibly one that did commit: the precondition turns
+ * that re-run into a failed `wait` instead of duplicate rows.
  *
  * The target keeps the routes it was given, so after every reconnect it reconciles NB to them
  * on its own (a standalone server restarted from an older file, rows deleted while we were away).
@@ -136,12 +58,10 @@ export class OvnNbTarget implements FibTarget {
   #routerMissing = false;
   /** Router rows whose `_version` came from the server in use ('all' after a full snapshot). */
   #freshVersions: Set<string> | 'all' = new Set();
-  #repairTimer: unknown;
-  #repairMs: number = OVN_NB_DEFAULTS.repairFirstMs;
-  readonly #loggedRepairCauses = new Set<string>();
+  readonly #repair: RepairLoop;
   #lastError: string | undefined;
   #lastTransactMs: number | undefined;
-  readonly #stats = { transactions: 0, conflicts: 0, unknownOutcomes: 0, repairs: 0 };
+  readonly #stats = { transactions: 0, conflicts: 0, unknownOutcomes: 0 };
 
   constructor(init: OvnNbTargetInit, components: OvnNbComponents = {}) {
     const markKey = init.mark.key ?? OVN_NB_DEFAULTS.markKey;
@@ -161,6 +81,7 @@ export class OvnNbTarget implements FibTarget {
     this.#settleMs = init.settleTimeoutMs ?? OVN_NB_DEFAULTS.settleTimeoutMs;
     this.#conflictRetries = init.conflictRetries ?? OVN_NB_DEFAULTS.conflictRetries;
     this.#owned = new OwnedRoutes(this.#settings);
+    this.#repair = new RepairLoop(() => this.#serial(() => this.#converge(null)), this.#clock, this.#log);
     if (init.client) {
       this.#client = init.client;
     } else {
@@ -207,6 +128,7 @@ export class OvnNbTarget implements FibTarget {
       routes: this.#desired.size,
       rows: router ? this.#owned.countOn(router.routes) : 0,
       ...this.#stats,
+      repairs: this.#repair.runs,
       skipped: [...this.#skipped].map(([prefix, reason]) => ({ prefix, reason })),
       ...(this.#lastTransactMs !== undefined && { lastTransactMs: this.#lastTransactMs }),
       ...(this.#lastError !== undefined && { lastError: this.#lastError }),
@@ -245,8 +167,7 @@ export class OvnNbTarget implements FibTarget {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#repairTimer !== undefined) this.#clock.clearTimeout(this.#repairTimer);
-    this.#repairTimer = undefined;
+    this.#repair.stop();
     for (const off of this.#off.splice(0)) off();
     await this.#own?.close();
   }
@@ -442,62 +363,8 @@ export class OvnNbTarget implements FibTarget {
     }
   }
 
-  /**
-   * Our own reconcile to the routes we hold, serialized with the driver's calls, retried with
-   * back-off until it succeeds. Only after a reconcile told us the whole set: before that, a
-   * row we do not know of may still be wanted.
-   */
+  /** Our own reconcile to the routes we hold; only once a reconcile told us the whole set. */
   #scheduleRepair(now = false): void {
-    if (this.#closed || !this.#complete) return;
-    if (this.#repairTimer !== undefined) {
-      if (!now) return;
-      this.#clock.clearTimeout(this.#repairTimer);
-    }
-    const delay = now ? OVN_NB_DEFAULTS.repairFirstMs : this.#repairMs;
-    this.#repairTimer = this.#clock.setTimeout(() => {
-      this.#repairTimer = undefined;
-      this.#serial(() => this.#converge(null)).then(
-        () => {
-          this.#stats.repairs++;
-          this.#repairMs = OVN_NB_DEFAULTS.repairFirstMs;
-          if (this.#loggedRepairCauses.size > 0)
-            this.#log.info({ sink: this.name }, 'ovn-nb: our rows are back in line');
-          this.#loggedRepairCauses.clear();
-        },
-        (err: unknown) => {
-          if (this.#closed) return;
-          const kind = err instanceof OvnNbError ? err.kind : 'rejected';
-          if (!this.#loggedRepairCauses.has(kind)) {
-            this.#loggedRepairCauses.add(kind);
-            this.#log.warn(
-              { sink: this.name, error: (err as Error).message },
-              'ovn-nb: reconciling our rows failed; retrying with back-off',
-            );
-          }
-          this.#repairMs = Math.min(
-            Math.max(OVN_NB_DEFAULTS.repairNextMs, this.#repairMs * 2),
-            OVN_NB_DEFAULTS.repairMaxMs,
-          );
-          this.#scheduleRepair();
-        },
-      );
-    }, delay);
+    if (!this.#closed && this.#complete) this.#repair.schedule(now);
   }
-}
-
-/**
- * What a transact failure means. Only a server's answer tells what happened: a failed precondition
- * (re-plan) or a refusal (nothing committed). A request that never reached the server is
- * 'not-connected'; any other loss leaves the outcome unknown.
- */
-export function failureKind(err: unknown, closed = false): OvnNbErrorKind {
-  if (closed) return 'closed';
-  if (err instanceof TransactionError)
-    return err.opIndex === PRECONDITION_OP && err.error === WAIT_FAILED ? 'conflict' : 'rejected';
-  if (err instanceof OvsdbError) {
-    if (err.kind === 'not-connected') return 'not-connected';
-    // Encoding failed before anything was sent.
-    if (err.kind === 'bad-datum' || err.kind === 'bad-schema') return 'rejected';
-  }
-  return 'outcome-unknown';
 }
