@@ -19,6 +19,7 @@ import {
   type WantedRoute,
   wantedRoute,
 } from '../../src/fib/ovn-nb/index.js';
+import { OvsdbSession } from '../../src/ovsdb/index.js';
 import { encodeTransact } from '../../src/ovsdb/operations.js';
 import { expectedRows, labRoutes, lrRouteList, untilApplied } from '../../test/support/ovn-nb-sink.js';
 import { loadSchema, NB_SCHEMA, nbctl, OvsdbLab, run, sleep } from '../../test/support/ovsdb-lab.js';
@@ -36,8 +37,9 @@ const WAIT_MS = 120_000;
 const POLL_MS = 250;
 const ROUTER = 'fo-bench-r1';
 const MARK = { value: 'fo-bench' };
+const SETTINGS = { markKey: 'ovn-bgp-speaker', markValue: MARK.value, outputPort: null, routeTable: '' };
 
-type Step = 'plan' | 'transact' | 'apply' | 'listed' | 'list1' | 'small' | 'clear' | 'cleared';
+type Step = 'plan' | 'raw' | 'transact' | 'apply' | 'listed' | 'list1' | 'small' | 'clear' | 'cleared';
 type Times = Record<Step, number>;
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -73,7 +75,6 @@ function planOnly(): number {
   const schema = loadSchema(NB_SCHEMA);
   const routes = labRoutes(ROUTES, { ecmpEvery: ECMP_EVERY });
   for (const r of routes) void r.prefix.addr;
-  const settings = { markKey: 'k', markValue: 'v', outputPort: null, routeTable: '' };
   const router = {
     uuid: '00000000-0000-4000-8000-000000000001',
     version: '00000000-0000-4000-8000-000000000002',
@@ -86,8 +87,45 @@ function planOnly(): number {
     if (w) desired.set(w.key, w);
   }
   const plan = planRoutes(desired.keys(), desired, () => []);
-  JSON.stringify(encodeTransact(schema, planOperations(plan, router, settings)));
+  JSON.stringify(encodeTransact(schema, planOperations(plan, router, SETTINGS)));
   return performance.now() - t;
+}
+
+/**
+ * The same transaction (one router, same rows, same ops) on a raw session with no monitor on
+ * the server: what ovsdb-server alone takes to commit it. On a cluster, sent to the leader.
+ */
+async function rawCommit(lab: OvsdbLab, remotes: readonly string[]): Promise<number> {
+  let leader = remotes[0];
+  for (const r of remotes) {
+    const ctl = lab.path(`${r.slice(r.lastIndexOf('/') + 1).replace(/\.sock$/, '')}.ctl`);
+    const out = await run('ovs-appctl', ['-t', ctl, 'cluster/status', 'OVN_Northbound']).catch(() => '');
+    if (/^Role:\s*leader/m.test(out)) leader = r;
+  }
+  await nbctl(remotes.join(','), 'lr-add', 'fo-bench-raw');
+  const session = await OvsdbSession.open(leader);
+  try {
+    const schema = await session.getSchema('OVN_Northbound');
+    const found = await session.transact(schema, [
+      { op: 'select', table: 'Logical_Router', where: [['name', '==', 'fo-bench-raw']], columns: ['_uuid'] },
+    ]);
+    const first = found.results[0];
+    if (first.op !== 'select' || first.rows.length !== 1) throw new Error('fo-bench-raw not found');
+    const uuid = first.rows[0]._uuid;
+    const desired = new Map<string, WantedRoute>();
+    for (const r of labRoutes(ROUTES, { ecmpEvery: ECMP_EVERY })) {
+      const w = wantedRoute(r).route;
+      if (w) desired.set(w.key, w);
+    }
+    const plan = planRoutes(desired.keys(), desired, () => []);
+    const ops = planOperations(plan, { uuid, version: '', routes: [] }, SETTINGS, 'static-routes');
+    const t = performance.now();
+    await session.transact(schema, ops);
+    return performance.now() - t;
+  } finally {
+    session.close();
+    await nbctl(remotes.join(','), 'lr-del', 'fo-bench-raw');
+  }
 }
 
 interface Run {
@@ -118,6 +156,7 @@ async function oneRun(kind: 'standalone' | 'raft'): Promise<Run> {
       remotes = cluster.members.map((m) => m.unix);
     }
     await nbctl(db, 'init');
+    const raw = await rawCommit(lab, kind === 'standalone' ? [db] : remotes);
     await nbctl(db, 'lr-add', ROUTER);
     target = new OvnNbTarget({ remotes, router: ROUTER, mark: MARK });
     const t = target;
@@ -125,7 +164,7 @@ async function oneRun(kind: 'standalone' | 'raft'): Promise<Run> {
     const routes = labRoutes(ROUTES, { ecmpEvery: ECMP_EVERY });
     const rows = expectedRows(routes).length;
     const load = loadavg()[0];
-    const times = { plan: planOnly() } as Times;
+    const times = { plan: planOnly(), raw } as Times;
 
     const changes = routes.map((route): FibChange => ({ kind: 'add', route }));
     let t0 = performance.now();
@@ -195,6 +234,7 @@ async function main(): Promise<void> {
       ]);
     };
     row('plan', `plan + encode ${ROUTES} routes (no server)`, rowCount);
+    row('raw', 'ovsdb-server alone: same commit, raw session, no monitor', rowCount);
     row('transact', 'transact returned (1 transaction)', rowCount);
     row('apply', 'apply() resolved (replica shows the commit)', rowCount);
     row('listed', `lr-route-list lists all (polled every ${POLL_MS} ms)`, rowCount);
