@@ -265,6 +265,10 @@ describe('OVN NB sink, standalone ovsdb-server', () => {
     // The hand-made and the other speaker's routes lived through it all.
     const listed = await lrRouteList(nb.unix, ROUTER);
     expect(listed.map((l) => l.nexthop)).toEqual(expect.arrayContaining(['198.18.0.8', '198.18.0.9']));
+    // Our mark on another router is not this target's to manage: every reconcile left it.
+    expect((await lrRouteList(nb.unix, 'fo-later')).map((l) => `${l.prefix} ${l.nexthop}`)).toEqual([
+      '198.18.20.0/24 198.18.0.1',
+    ]);
   });
 });
 
