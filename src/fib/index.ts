@@ -1,4 +1,10 @@
 /** Forwarding planes fed by the Loc-RIB: the route contract every sink shares. */
+
+export {
+  type OvnNbStatus,
+  OvnNbTarget,
+  type OvnNbTargetInit,
+} from './ovn-nb/index.js';
 export {
   type FibChange,
   type FibNextHop,
