@@ -1,5 +1,6 @@
 import type { Logger } from '../components/index.js';
 import type { FibTarget } from '../fib/index.js';
+import { OvnNbTarget } from '../fib/ovn-nb/index.js';
 import { ZebraTarget } from '../fib/zebra/index.js';
 import type { SinkTargetFactory } from './forwarding.js';
 
@@ -12,6 +13,25 @@ export function sinkTargets(log: Logger): SinkTargetFactory {
         // The target replays its routes itself when zebra comes back (zebra drops a gone client's).
         const target = new ZebraTarget(
           { socket: z.socket, instance: z.instance, distance: z.distance, metric: z.metric },
+          { logger: log },
+        );
+        target.start();
+        return target;
+      }
+      case 'ovnNb': {
+        const o = config.sinks.ovnNb!;
+        // The configuration refuses sinks.ovn_nb without an ovn section: its nb is where the rows go.
+        const ovn = config.ovn!;
+        // The target reconciles NB by itself after every reconnect, so `lost` is not needed.
+        const target = new OvnNbTarget(
+          {
+            remotes: ovn.nb.map((r) => r.text),
+            ...(ovn.ssl && { tls: ovn.ssl }),
+            router: o.router,
+            ...(o.outputPort !== undefined && { outputPort: o.outputPort }),
+            ...(o.routeTable !== undefined && { routeTable: o.routeTable }),
+            mark: { value: config.speaker.name },
+          },
           { logger: log },
         );
         target.start();

@@ -1,13 +1,14 @@
 /*
  * Routes our speaker learns from two FRRs (AS 65001, 65003) and GoBGP (AS 65002) reach the forwarding
  * planes with the right next hops and ECMP sets: the zebra in the speaker's namespace (and,
- * through it, that kernel), the kernel directly (rtnetlink, in a table of its own so the two
- * never meet), and OVN NB as Logical_Router_Static_Route rows. A withdrawal removes them from
+ * through it, that kernel), and OVN NB as Logical_Router_Static_Route rows. A withdrawal removes them from
  * all three; what another protocol or no mark of ours owns survives.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Lab, run } from '../../frr-interop/lab/index.js';
 import { eventually, LabSpeaker } from '../speaker/lab-speaker.js';
+import { lrRouteList } from '../support/ovn-nb-sink.js';
+import { NB_SCHEMA, nbctl, OvsdbLab, SB_SCHEMA, type ServerHandle } from '../support/ovsdb-lab.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 const AS = 65000;
@@ -20,6 +21,9 @@ const SHARED6 = '2001:db8:50::/48';
 const FRR_ONLY = '198.19.51.0/24';
 const GOBGP_ONLY = '198.19.52.0/24';
 const FLOW_MS = 30_000;
+/** The OVN router the ovn_nb sink writes to, and a route on it that is not ours. */
+const NB_ROUTER = 'lr-ext';
+const HAND_MADE = '198.19.99.0/24';
 
 interface ZebraRoute {
   prefix: string;
@@ -33,6 +37,16 @@ describe.skipIf(!IS_ROOT)('learned routes in the forwarding planes', () => {
   let lab: Lab;
   let speaker: LabSpeaker;
   let zebraDir: string;
+  let ovsdb: OvsdbLab;
+  let nb: ServerHandle;
+
+  /** Next hops of `prefix` on the NB router, sorted; undefined when it has no row. */
+  const nbHops = async (prefix: string) => {
+    const hops = (await lrRouteList(nb.unix, NB_ROUTER))
+      .filter((r) => r.prefix === prefix)
+      .map((r) => r.nexthop);
+    return hops.length > 0 ? hops.sort() : undefined;
+  };
 
   const zebraRoutes = async (v6 = false): Promise<Record<string, ZebraRoute[]>> =>
     JSON.parse(await run(['vtysh', '--vty_socket', zebraDir, '-c', `show ${v6 ? 'ipv6' : 'ip'} route json`]));
@@ -57,6 +71,12 @@ describe.skipIf(!IS_ROOT)('learned routes in the forwarding planes', () => {
   };
 
   beforeAll(async () => {
+    ovsdb = OvsdbLab.create('speaker-sinks-');
+    nb = await ovsdb.startServer('nb', await ovsdb.createDb('nb', NB_SCHEMA));
+    const sb = await ovsdb.startServer('sb', await ovsdb.createDb('sb', SB_SCHEMA));
+    await nbctl(nb.unix, 'init');
+    await nbctl(nb.unix, 'lr-add', NB_ROUTER);
+    await nbctl(nb.unix, 'lr-route-add', NB_ROUTER, HAND_MADE, '198.18.1.99');
     lab = await Lab.create({
       id: 'sinks',
       speaker: { as: AS, routerId: '198.18.0.1', zebra: true },
@@ -97,13 +117,16 @@ describe.skipIf(!IS_ROOT)('learned routes in the forwarding planes', () => {
         all: { statements: [{ action: 'accept' }] },
         none: { statements: [{ action: 'reject' }] },
       },
-      sinks: { zebra: { socket: lab.speakerZebraSocket } },
+      // OVN here only as the place the ovn_nb sink writes to: nothing to publish from it.
+      ovn: { nb: nb.unix, sb: sb.unix },
+      sinks: { zebra: { socket: lab.speakerZebraSocket }, ovn_nb: { router: NB_ROUTER } },
     });
     await speaker.waitEstablished(['frr4', 'frr6', 'gobgp4', 'gobgp6', 'frrb4', 'frrb6'], 60_000);
   }, 120_000);
 
   afterAll(async () => {
     await lab?.destroy();
+    await ovsdb?.close();
   });
 
   it('zebra holds the ECMP set of a prefix both peers announce, type bgp, and installs it in the kernel', async () => {
@@ -144,6 +167,35 @@ describe.skipIf(!IS_ROOT)('learned routes in the forwarding planes', () => {
     ).toEqual(want6);
   });
 
+  it('OVN NB holds one static route row per next hop, marked as ours, beside a hand-made one', async () => {
+    const want4 = [lab.peer('frr').address.ipv4, lab.peer('frrb').address.ipv4].sort();
+    expect(
+      await eventually(
+        async () => {
+          const hops = await nbHops(SHARED4);
+          return hops?.length === 2 ? hops : undefined;
+        },
+        `${SHARED4} as two rows in NB`,
+        FLOW_MS,
+      ),
+    ).toEqual(want4);
+    expect(await eventually(() => nbHops(GOBGP_ONLY), `${GOBGP_ONLY} in NB`, FLOW_MS)).toEqual([
+      lab.peer('gobgp').address.ipv4,
+    ]);
+    expect((await eventually(() => nbHops(SHARED6), `${SHARED6} in NB`, FLOW_MS)).length).toBe(2);
+    const marked = await nbctl(
+      nb.unix,
+      '--bare',
+      '--columns=ip_prefix',
+      'find',
+      'Logical_Router_Static_Route',
+      'external_ids:ovn-bgp-speaker=sinks',
+    );
+    expect(marked).toContain(SHARED4);
+    expect(marked).not.toContain(HAND_MADE);
+    expect(await nbHops(HAND_MADE)).toEqual(['198.18.1.99']);
+  });
+
   it('a prefix from one peer goes via that peer only', async () => {
     expect(await eventually(() => zebraHops(FRR_ONLY), `${FRR_ONLY} in zebra`, FLOW_MS)).toEqual([
       lab.peer('frr').address.ipv4,
@@ -165,6 +217,13 @@ describe.skipIf(!IS_ROOT)('learned routes in the forwarding planes', () => {
         FLOW_MS,
       ),
     ).toEqual([lab.peer('frrb').address.ipv4]);
+    await eventually(
+      async () => ((await nbHops(FRR_ONLY)) === undefined ? true : undefined),
+      `${FRR_ONLY} gone from NB`,
+      FLOW_MS,
+    );
+    expect(await nbHops(SHARED4)).toEqual([lab.peer('frrb').address.ipv4]);
+    expect(await nbHops(HAND_MADE)).toEqual(['198.18.1.99']);
     await eventually(
       async () => ((await kernelRoutes(FRR_ONLY)).length === 0 ? true : undefined),
       `${FRR_ONLY} gone from the kernel`,
