@@ -1,7 +1,8 @@
+import type { RibPrefix } from '../../rib/index.js';
 import type { EncodeRequest } from './client.js';
-import { NlmFlag, Rtn, RtScope } from './constants.js';
+import { NlmFlag } from './constants.js';
 import type { RouteOp } from './plan.js';
-import { writeDelRoute, writeNewRoute } from './route-message.js';
+import { writeDelRoute, writeUnicastRoute } from './route-message.js';
 
 export interface RouteMark {
   readonly table: number;
@@ -14,31 +15,29 @@ const REPLACE = NlmFlag.CREATE | NlmFlag.REPLACE;
 
 /** The encoder RtnlClient.send calls for op `i`: one RTM_NEWROUTE or RTM_DELROUTE each. */
 export function encodeOps(ops: readonly RouteOp[], mark: RouteMark): EncodeRequest {
+  // One key object, refilled per op: nothing is allocated per route.
+  const key: { prefix: RibPrefix | undefined; table: number; protocol: number; priority: number } = {
+    prefix: undefined,
+    table: mark.table,
+    protocol: mark.protocol,
+    priority: 0,
+  };
   return (w, i, seq, ack) => {
     const op = ops[i];
     if (op.kind === 'delete') {
-      writeDelRoute(
-        w,
-        { prefix: op.prefix, table: mark.table, protocol: mark.protocol, priority: op.priority },
-        ack,
-        seq,
-      );
+      key.prefix = op.prefix;
+      key.priority = op.priority;
+      writeDelRoute(w, key as { prefix: RibPrefix } & typeof key, ack, seq);
       return;
     }
-    const want = op.want;
-    writeNewRoute(
+    key.prefix = op.want.prefix;
+    key.priority = op.want.priority;
+    writeUnicastRoute(
       w,
-      {
-        prefix: want.prefix,
-        table: mark.table,
-        protocol: mark.protocol,
-        scope: RtScope.UNIVERSE,
-        type: Rtn.UNICAST,
-        flags: 0,
-        priority: want.priority,
-        nexthops: want.set.nexthops,
-      },
-      { flags: (op.kind === 'create' ? CREATE : REPLACE) | ack, seq, nexthopAttrs: want.set.attrs },
+      key as { prefix: RibPrefix } & typeof key,
+      op.want.set.attrs,
+      (op.kind === 'create' ? CREATE : REPLACE) | ack,
+      seq,
     );
   };
 }

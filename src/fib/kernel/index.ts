@@ -30,6 +30,7 @@ export {
   writeDumpRoutes,
   writeGetRoute,
   writeNewRoute,
+  writeUnicastRoute,
 } from './route-message.js';
 export {
   openRtnlSocket,

@@ -1,5 +1,5 @@
 import { Afi, formatIpv4, formatIpv6, parseIpv4, parseIpv6 } from '../../bgp/wire/index.js';
-import { RibPrefix } from '../../rib/index.js';
+import { maskIpv4, maskWord, RibPrefix } from '../../rib/index.js';
 import {
   AddressFamily,
   type AddressFamilyCode,
@@ -15,7 +15,7 @@ import {
   RtTable,
 } from './constants.js';
 import { KernelError } from './errors.js';
-import { forEachAttr, type NlMessage, type NlView, NlWriter, nlAlign } from './nl-buffer.js';
+import { type NlMessage, type NlView, NlWriter, nlAlign } from './nl-buffer.js';
 
 /*
  * RTM_NEWROUTE / RTM_DELROUTE / RTM_GETROUTE: a `struct rtmsg` and its attributes.
@@ -193,7 +193,7 @@ export interface NewRouteOptions {
   readonly nexthopAttrs?: Uint8Array;
 }
 
-/** RTM_NEWROUTE for a unicast route (scope universe with a gateway, link without). */
+/** RTM_NEWROUTE with the route's own scope, type and flags (the codec tests' general form). */
 export function writeNewRoute(w: NlWriter, route: KernelRoute, o: NewRouteOptions): void {
   const family = familyOf(route.prefix);
   const start = w.begin(NlmsgType.NEWROUTE, NlmFlag.REQUEST | o.flags, o.seq);
@@ -201,6 +201,24 @@ export function writeNewRoute(w: NlWriter, route: KernelRoute, o: NewRouteOption
   writeKeyAttrs(w, route.prefix, route.table, route.priority);
   if (o.nexthopAttrs) w.bytes(o.nexthopAttrs);
   else writeNexthops(w, family, route.nexthops);
+  w.end(start);
+}
+
+/**
+ * RTM_NEWROUTE of a unicast gateway route (scope universe) with pre-encoded next hops: the
+ * target's hot path, which builds no object per route.
+ */
+export function writeUnicastRoute(
+  w: NlWriter,
+  key: RouteKey,
+  nexthopAttrs: Uint8Array,
+  flags: number,
+  seq: number,
+): void {
+  const start = w.begin(NlmsgType.NEWROUTE, NlmFlag.REQUEST | flags, seq);
+  writeRtmsg(w, familyOf(key.prefix), key.prefix.len, key.table, key.protocol, RtScope.UNIVERSE, Rtn.UNICAST);
+  writeKeyAttrs(w, key.prefix, key.table, key.priority);
+  w.bytes(nexthopAttrs);
   w.end(start);
 }
 
@@ -272,11 +290,13 @@ function readAddress(v: NlView, family: number, start: number, end: number, what
   throw new KernelError('malformed', `${what}: address family ${family}`);
 }
 
+/** A gateway attribute read in place: family and text, or nothing. */
 interface GatewayCell {
-  gateway?: string;
-  gatewayFamily?: AddressFamilyCode;
+  gateway: string | undefined;
+  gatewayFamily: AddressFamilyCode | undefined;
 }
 
+/** Reads RTA_GATEWAY or RTA_VIA at `off` (an attribute header) into `into`; other types are skipped. */
 function readGatewayAttr(
   v: NlView,
   family: AddressFamilyCode,
@@ -296,6 +316,19 @@ function readGatewayAttr(
   }
 }
 
+function nexthop(cell: GatewayCell, ifindex: number, weight: number, flags: number): KernelNexthop {
+  if (cell.gateway === undefined) return { ifindex, weight, flags };
+  return { gateway: cell.gateway, gatewayFamily: cell.gatewayFamily, ifindex, weight, flags };
+}
+
+/** The attribute loop of forEachAttr, inline: a dump decodes a million of these. */
+function attrLength(v: NlView, off: number, to: number, what: string): number {
+  const len = v.u16(off);
+  if (len < RTA_HDRLEN || off + len > to)
+    throw new KernelError('malformed', `${what}: attribute length ${len} at ${off} past ${to}`);
+  return len;
+}
+
 function readMultipath(v: NlView, family: AddressFamilyCode, start: number, end: number): KernelNexthop[] {
   const out: KernelNexthop[] = [];
   let off = start;
@@ -303,16 +336,13 @@ function readMultipath(v: NlView, family: AddressFamilyCode, start: number, end:
     const len = v.u16(off);
     if (len < RTNH_LEN || off + len > end)
       throw new KernelError('malformed', `rtnexthop length ${len} at ${off} past ${end}`);
-    const cell: GatewayCell = {};
-    forEachAttr(v, off + RTNH_LEN, off + len, 'rtnexthop', (type, s, e) =>
-      readGatewayAttr(v, family, type, s, e, cell),
-    );
-    out.push({
-      ...cell,
-      ifindex: v.i32(off + 4),
-      weight: v.u8(off + 3) + 1,
-      flags: v.u8(off + 2),
-    });
+    const cell: GatewayCell = { gateway: undefined, gatewayFamily: undefined };
+    for (let a = off + RTNH_LEN; a + RTA_HDRLEN <= off + len; ) {
+      const alen = attrLength(v, a, off + len, 'rtnexthop');
+      readGatewayAttr(v, family, v.u16(a + 2) & 0x3fff, a + RTA_HDRLEN, a + alen, cell);
+      a += nlAlign(alen);
+    }
+    out.push(nexthop(cell, v.i32(off + 4), v.u8(off + 3) + 1, v.u8(off + 2)));
     off += nlAlign(len);
   }
   return out;
@@ -325,8 +355,9 @@ export function decodeRoute(v: NlView, m: NlMessage): KernelRoute {
   const family = v.u8(b);
   if (family !== AddressFamily.INET && family !== AddressFamily.INET6)
     throw new KernelError('malformed', `rtmsg family ${family}`);
+  const v4 = family === AddressFamily.INET;
   const dstLen = v.u8(b + 1);
-  if (dstLen > (family === AddressFamily.INET ? 32 : 128))
+  if (dstLen > (v4 ? 32 : 128))
     throw new KernelError('malformed', `rtm_dst_len ${dstLen} for family ${family}`);
   let table = v.u8(b + 4);
   let priority = 0;
@@ -337,16 +368,16 @@ export function decodeRoute(v: NlView, m: NlMessage): KernelRoute {
   let w1 = 0;
   let w2 = 0;
   let w3 = 0;
-  const single: GatewayCell = {};
-  forEachAttr(v, b + RTMSG_LEN, m.end, 'route attributes', (type, s, e) => {
-    switch (type) {
+  const single: GatewayCell = { gateway: undefined, gatewayFamily: undefined };
+  for (let off = b + RTMSG_LEN; off + RTA_HDRLEN <= m.end; ) {
+    const len = attrLength(v, off, m.end, 'route attributes');
+    const s = off + RTA_HDRLEN;
+    const e = off + len;
+    switch (v.u16(off + 2) & 0x3fff) {
       case Rta.DST:
-        if (family === AddressFamily.INET) {
-          v.need(s, 4, e, 'RTA_DST');
-          w0 = v.be32(s);
-        } else {
-          v.need(s, 16, e, 'RTA_DST');
-          w0 = v.be32(s);
+        v.need(s, v4 ? 4 : 16, e, 'RTA_DST');
+        w0 = v.be32(s);
+        if (!v4) {
           w1 = v.be32(s + 4);
           w2 = v.be32(s + 8);
           w3 = v.be32(s + 12);
@@ -371,20 +402,28 @@ export function decodeRoute(v: NlView, m: NlMessage): KernelRoute {
       case Rta.MULTIPATH:
         multipath = readMultipath(v, family, s, e);
         break;
-      default:
-        readGatewayAttr(v, family, type, s, e, single);
+      case Rta.GATEWAY:
+      case Rta.VIA:
+        readGatewayAttr(v, family, v.u16(off + 2) & 0x3fff, s, e, single);
+        break;
     }
-  });
-  const afi = family === AddressFamily.INET ? Afi.IPV4 : Afi.IPV6;
-  const words = afi === Afi.IPV4 ? [w0] : [w0, w1, w2, w3];
+    off += nlAlign(len);
+  }
   const flags = v.u32(b + 8);
   const nexthops: KernelNexthop[] =
-    multipath ??
-    (single.gateway !== undefined || oif > 0
-      ? [{ ...single, ifindex: oif, weight: 1, flags: flags & 0xff }]
-      : []);
-  return {
-    prefix: RibPrefix.fromWords(afi, words, 0, dstLen),
+    multipath ?? (single.gateway !== undefined || oif > 0 ? [nexthop(single, oif, 1, flags & 0xff)] : []);
+  const prefix = v4
+    ? new RibPrefix(Afi.IPV4, dstLen, maskIpv4(w0, dstLen))
+    : new RibPrefix(
+        Afi.IPV6,
+        dstLen,
+        maskWord(w0, 0, dstLen),
+        maskWord(w1, 1, dstLen),
+        maskWord(w2, 2, dstLen),
+        maskWord(w3, 3, dstLen),
+      );
+  const route: KernelRoute = {
+    prefix,
     table,
     protocol: v.u8(b + 5),
     scope: v.u8(b + 6),
@@ -392,6 +431,6 @@ export function decodeRoute(v: NlView, m: NlMessage): KernelRoute {
     flags,
     priority,
     nexthops,
-    ...(nhId !== undefined && { nhId }),
   };
+  return nhId === undefined ? route : { ...route, nhId };
 }

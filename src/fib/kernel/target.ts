@@ -96,10 +96,8 @@ export interface KernelStatus {
   readonly lastError?: string;
 }
 
-interface Installed {
-  readonly prefix: RibPrefix;
-  readonly set: NexthopSet;
-}
+/** A route of ours in the kernel: what we wanted and got (the same object, no copy per route). */
+type Installed = Wanted;
 
 interface Problem {
   readonly prefix: RibPrefix;
@@ -148,6 +146,8 @@ export class KernelTarget implements FibTarget {
   #chain: Promise<unknown> = Promise.resolve();
   #busy = false;
   #held: RouteEvent[] = [];
+  /** Next-hop list ("family|a,b") to its interned set or why it does not resolve; cleared with the resolver. */
+  readonly #setMemo = new Map<string, NexthopSet | { readonly reason: string }>();
   #repairTimer: unknown;
   #verifyTimer: unknown;
   #lastVerify = -Infinity;
@@ -280,7 +280,8 @@ export class KernelTarget implements FibTarget {
       const resolver = this.#resolver!;
       const addresses: string[] = [];
       for (const c of changes)
-        if (c.kind === 'add') for (const h of c.route.nextHops) addresses.push(h.address);
+        if (c.kind === 'add')
+          for (const h of c.route.nextHops) if (!resolver.get(h.address)) addresses.push(h.address);
       await resolver.resolve(addresses);
       const ops: RouteOp[] = [];
       for (const c of changes) {
@@ -318,11 +319,12 @@ export class KernelTarget implements FibTarget {
       this.start();
       const resolver = this.#resolver!;
       resolver.clear();
+      this.#setMemo.clear();
       this.#repairs.clear();
       this.#logged.clear();
       this.#lost.clear();
-      const addresses: string[] = [];
-      for (const r of all) for (const h of r.nextHops) addresses.push(h.address);
+      const addresses = new Set<string>();
+      for (const r of all) for (const h of r.nextHops) addresses.add(h.address);
       await resolver.resolve(addresses);
       const wanted = new Map<number | string, Wanted>();
       const problems = new Map<number | string, Problem>();
@@ -346,12 +348,13 @@ export class KernelTarget implements FibTarget {
       );
       const plan = planReconcile(wanted, found, this.#init.protocol);
       this.#installed = new Map();
-      for (const w of plan.keep) this.#installed.set(w.prefix.key(), { prefix: w.prefix, set: w.set });
+      for (const w of plan.keep) this.#installed.set(w.prefix.key(), w);
       for (const w of plan.conflicts)
         this.#problem(w.prefix.key(), w.prefix, 'conflict', this.#conflictText(w.prefix, w.priority));
       await this.#execute(plan.ops);
       this.#loaded = true;
       this.#sets.retain(new Set([...this.#installed.values()].map((i) => i.set)));
+      this.#setMemo.clear();
     });
   }
 
@@ -417,6 +420,7 @@ export class KernelTarget implements FibTarget {
       installed.set(r.prefix.key(), {
         prefix: r.prefix,
         set: this.#sets.get(familyOf(r.prefix), r.nexthops),
+        priority: r.priority,
       });
     });
     this.#installed = installed;
@@ -480,7 +484,7 @@ export class KernelTarget implements FibTarget {
       const { prefix } = op.want;
       const key = prefix.key();
       if (!f) {
-        this.#installed.set(key, { prefix, set: op.want.set });
+        this.#installed.set(key, op.want);
         this.#problems.delete(key);
       } else if (f.errno === Errno.EEXIST && op.kind === 'create') {
         this.#installed.delete(key);
@@ -596,7 +600,7 @@ export class KernelTarget implements FibTarget {
     const ops: RouteOp[] = [];
     for (const [key, { inst, how }] of this.#lost) {
       if (this.#installed.has(key)) continue;
-      const want: Wanted = { prefix: inst.prefix, set: inst.set, priority: this.#priority(inst.prefix) };
+      const want = inst;
       // A deleted route comes back only where nobody else has since put one; a replaced one displaces theirs.
       ops.push({ kind: how === 'deleted' ? 'create' : 'replace', want });
     }
