@@ -15,7 +15,10 @@ const CLONE_NEWNET = 0x40000000;
 let setnsFn: ((fd: number, nstype: number) => number) | undefined;
 
 function setns(fd: number): void {
-  setnsFn ??= koffi.load('libc.so.6').func('int setns(int fd, int nstype)') as (fd: number, t: number) => number;
+  setnsFn ??= koffi.load('libc.so.6').func('int setns(int fd, int nstype)') as (
+    fd: number,
+    t: number,
+  ) => number;
   if (setnsFn(fd, CLONE_NEWNET) !== 0) throw new Error(`setns failed: errno ${koffi.errno()}`);
 }
 

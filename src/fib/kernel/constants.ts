@@ -119,12 +119,17 @@ export const RtProt = {
   EIGRP: 192,
 } as const;
 
-/** `RTM_F_*` (rtm_flags). FIB_MATCH asks RTM_GETROUTE for the FIB entry a lookup hits. */
+/**
+ * `RTM_F_*` (rtm_flags). FIB_MATCH asks RTM_GETROUTE for the FIB entry a lookup hits;
+ * LOOKUP_TABLE makes an IPv4 answer name that entry's table (`ip route get fibmatch` sets it
+ * for IPv4 only).
+ */
 export const RtmFlag = {
   NOTIFY: 0x100,
   CLONED: 0x200,
   EQUALIZE: 0x400,
   PREFIX: 0x800,
+  LOOKUP_TABLE: 0x1000,
   FIB_MATCH: 0x2000,
 } as const;
 

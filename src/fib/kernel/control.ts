@@ -36,7 +36,7 @@ export function decodeAck(v: NlView, m: NlMessage): NlAck {
       else if (type === NlmsgerrAttr.OFFS && end - start >= 4) offset = v.u32(start);
     });
   return {
-    errno: -error,
+    errno: error === 0 ? 0 : -error,
     seq,
     requestType,
     ...(detail !== undefined && { detail }),
@@ -46,7 +46,8 @@ export function decodeAck(v: NlView, m: NlMessage): NlAck {
 
 /** NLMSG_DONE ends a dump; its body is an i32 error (0, or -errno when the dump failed). */
 export function decodeDone(v: NlView, m: NlMessage): number {
-  return m.end - m.body >= 4 ? -v.i32(m.body) : 0;
+  const error = m.end - m.body >= 4 ? v.i32(m.body) : 0;
+  return error === 0 ? 0 : -error;
 }
 
 /** An NLMSG_ERROR as a capped kernel would send it: for the fake kernels of the tests. */

@@ -223,13 +223,16 @@ export function writeUnicastRoute(
 }
 
 /**
- * RTM_DELROUTE as `ip route del P proto X metric M table T` sends it: scope NOWHERE and type
- * UNSPEC match any route, while protocol and priority make the kernel delete only a route of
+ * RTM_DELROUTE as `ip route del P proto X metric M table T` sends it: scope NOWHERE (IPv4) and
+ * type UNSPEC match any route, while protocol and priority make the kernel delete only a route of
  * ours (IPv4 fib_table_delete and IPv6 ip6_route_del both skip a route of another protocol).
  */
 export function writeDelRoute(w: NlWriter, key: RouteKey, flags: number, seq: number): void {
   const start = w.begin(NlmsgType.DELROUTE, NlmFlag.REQUEST | flags, seq);
-  writeRtmsg(w, familyOf(key.prefix), key.prefix.len, key.table, key.protocol, RtScope.NOWHERE, Rtn.UNSPEC);
+  const family = familyOf(key.prefix);
+  // iproute2 sends IPv6 deletes with scope UNIVERSE (IPv6 has no route scopes to match).
+  const scope = family === AddressFamily.INET ? RtScope.NOWHERE : RtScope.UNIVERSE;
+  writeRtmsg(w, family, key.prefix.len, key.table, key.protocol, scope, Rtn.UNSPEC);
   writeKeyAttrs(w, key.prefix, key.table, key.priority);
   w.end(start);
 }
@@ -253,7 +256,7 @@ export function writeGetRoute(
     0,
     0,
     0,
-    o.fibMatch ? RtmFlag.FIB_MATCH : 0,
+    (o.fibMatch ? RtmFlag.FIB_MATCH : 0) | (family === AddressFamily.INET ? RtmFlag.LOOKUP_TABLE : 0),
   );
   const a = w.attrBegin(Rta.DST);
   writeAddressText(w, family, address);
@@ -262,9 +265,10 @@ export function writeGetRoute(
 }
 
 /**
- * A dump of one family's routes. With NETLINK_GET_STRICT_CHK the kernel itself keeps only
- * `table` and `protocol` (ip_valid_fib_dump_req); without it, it sends every table, so the
- * caller filters again.
+ * A dump of one family's routes, as `ip route show table T proto P` asks: the table in
+ * RTA_TABLE (rtm_table 0), the protocol in rtm_protocol (0: any). With NETLINK_GET_STRICT_CHK
+ * the kernel itself keeps only those (ip_valid_fib_dump_req); without it, it sends every
+ * table, so the caller filters again.
  */
 export function writeDumpRoutes(
   w: NlWriter,
@@ -273,7 +277,7 @@ export function writeDumpRoutes(
   seq: number,
 ): void {
   const start = w.begin(NlmsgType.GETROUTE, NlmFlag.REQUEST | NlmFlag.DUMP, seq);
-  writeRtmsg(w, family, 0, filter.table, filter.protocol, 0, 0);
+  writeRtmsg(w, family, 0, RtTable.UNSPEC, filter.protocol, 0, 0);
   w.attrU32(Rta.TABLE, filter.table);
   w.end(start);
 }
