@@ -6,6 +6,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import koffi from 'koffi';
+import { runResult } from '../../frr-interop/lab/exec.js';
 import { createNamespace, deleteNamespace, run } from '../../frr-interop/lab/index.js';
 
 export const KLAB_NH4 = ['198.18.40.2', '198.18.40.3'] as const;
@@ -93,8 +94,11 @@ export class KernelLab {
   async routes(v6: boolean, table: number | string, protocol?: number): Promise<IpRoute[]> {
     const args = [...(v6 ? ['-6'] : []), '-j', 'route', 'show', 'table', String(table)];
     if (protocol !== undefined) args.push('proto', String(protocol));
-    const out = await this.ip(args);
-    return out.trim() === '' ? [] : (JSON.parse(out) as IpRoute[]);
+    // IPv6 has no table until a route goes in it: "FIB table does not exist" means empty.
+    const r = await runResult(['ip', '-n', this.ns, ...args]);
+    if (r.code !== 0 && /table does not exist/.test(r.stderr)) return [];
+    if (r.code !== 0) throw new Error(`ip ${args.join(' ')}: ${r.stderr.trim()}`);
+    return r.stdout.trim() === '' ? [] : (JSON.parse(r.stdout) as IpRoute[]);
   }
 
   /** Route count of a protocol in a table, both families (`ip route show` lines, for big tables). */

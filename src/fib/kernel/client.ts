@@ -25,12 +25,17 @@ export interface RtnlClientInit {
 }
 
 export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
+  /** `background`: the timer alone must not keep the process alive (a periodic check). */
+  setTimeout(fn: () => void, ms: number, background?: boolean): unknown;
   clearTimeout(handle: unknown): void;
 }
 
 export const systemTimers: Timers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  setTimeout: (fn, ms, background) => {
+    const t = setTimeout(fn, ms);
+    if (background) t.unref();
+    return t;
+  },
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };
 
@@ -73,6 +78,7 @@ export class RtnlClient {
   readonly #timeoutMs: number;
   readonly #maxWriteBytes: number;
   #seq = 1;
+  #drops = 0;
   #inFlight = 0;
   #pending: Pending[] = [];
   #windowWaiters: (() => void)[] = [];
@@ -92,6 +98,7 @@ export class RtnlClient {
     this.#batch = Math.max(1, Math.min(init.batch, this.#maxInFlight));
     this.#timeoutMs = init.requestTimeoutMs;
     this.#maxWriteBytes = init.maxWriteBytes ?? 1 << 20;
+    this.#drops = socket.drops() ?? 0;
     socket.onMessage((d) => this.#onDatagram(d));
     socket.onError((e) => this.#onSocketError(e));
   }
@@ -240,6 +247,25 @@ export class RtnlClient {
     });
   }
 
+  #timedOut(p: Pending): void {
+    const drops = this.#socket.drops();
+    if (drops !== undefined && drops > this.#drops) {
+      // The answer was dropped for want of room (NETLINK_NO_ENOBUFS turns ENOBUFS into drops).
+      this.#drops = drops;
+      this.#lost(
+        new KernelError('overrun', `the kernel dropped ${drops} answers on our socket`, Errno.ENOBUFS),
+      );
+      return;
+    }
+    this.#settle(
+      p,
+      new KernelError(
+        'timeout',
+        `no answer to ${p.kind} seq ${p.first + p.count - 1} in ${this.#timeoutMs} ms`,
+      ),
+    );
+  }
+
   #write(datagram: Uint8Array, first: number): void {
     this.#socket.send(datagram, (e) => {
       if (!e) return;
@@ -303,7 +329,8 @@ export class RtnlClient {
         return;
       }
       case NlmsgType.DONE: {
-        const errno = decodeDone(v, m);
+        // A strict-check dump of a table that does not exist (yet) ends with ENOENT: it is empty.
+        const errno = decodeDone(v, m) === Errno.ENOENT ? 0 : decodeDone(v, m);
         this.#settle(
           p,
           errno ? new KernelError('rejected', `dump ended with ${errnoName(errno)}`, errno) : undefined,

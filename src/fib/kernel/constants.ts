@@ -160,6 +160,7 @@ export const SockOpt = {
   SO_ATTACH_FILTER: 26,
   SO_SNDBUFFORCE: 32,
   SO_RCVBUFFORCE: 33,
+  SO_MEMINFO: 55,
   SOL_NETLINK: 270,
   NETLINK_ADD_MEMBERSHIP: 1,
   NETLINK_NO_ENOBUFS: 5,
@@ -225,6 +226,8 @@ export const KERNEL_DEFAULTS = {
   repairDelayMs: 50,
   /** After a monitor overrun (lost notifications): compare the kernel with what we hold, at most this often. */
   verifyIntervalMs: 5_000,
+  /** How often the monitor reads its socket's drop counter. */
+  dropCheckMs: 1_000,
 } as const;
 
 /**

@@ -1,7 +1,7 @@
 import { RawNetlinkSocket } from 'netlink/dist/raw.js';
 import { errnoName, NETLINK_ROUTE, SockOpt } from './constants.js';
 import { KernelError } from './errors.js';
-import { dropMessagesFromPort, lastErrno, netlinkSocketFd, setIntOption } from './sockopt.js';
+import { dropMessagesFromPort, lastErrno, netlinkSocketFd, setIntOption, socketDrops } from './sockopt.js';
 
 /** What a netlink socket error carries (the add-on's ErrnoException). */
 export interface SocketError extends Error {
@@ -18,8 +18,10 @@ export interface RtnlSocket {
   readonly port: number;
   /** SO_RCVBUF as the kernel counts it (twice what was asked for). */
   readonly recvBuffer: number;
-  /** Options that took effect, for status: "rcvbuf-force", "ext-ack", ... */
+  /** Options that took effect, for status: "rcvbuf-force", "no-enobufs", "ext-ack", ... */
   readonly tuned: readonly string[];
+  /** Messages the kernel dropped for want of room (sk_drops); undefined when it cannot be read. */
+  drops(): number | undefined;
   send(datagram: Uint8Array, done: (error?: SocketError) => void): void;
   onMessage(listener: (datagram: Uint8Array) => void): void;
   onError(listener: (error: SocketError) => void): void;
@@ -40,15 +42,20 @@ export type RtnlSocketFactory = (options: RtnlSocketOptions) => RtnlSocket;
 /**
  * A NETLINK_ROUTE socket of the `netlink` add-on, in the calling thread's network namespace.
  *
- * The add-on aborts the process when an 'error' event has no listener (it is raised inside a
- * native callback) or when a listener throws: so an error listener is attached before anything
- * else, and every listener we call is wrapped. The socket is unref'd: a pending request keeps
- * the process alive through its timer, an idle target does not.
+ * Why an overrun aborts a process using the add-on: the kernel marks the socket with
+ * sk_err = ENOBUFS, poll(2) then reports POLLERR, libuv hands that to the add-on's poll callback
+ * as status UV_EBADF, and the add-on builds its ErrnoException with a NULL syscall name, which
+ * makes napi_create_string_utf8 fail and node-addon-api throw a C++ Napi::Error out of a libuv
+ * callback: std::terminate. No JS listener is ever reached. So every socket here sets
+ * NETLINK_NO_ENOBUFS (an overrun then only drops messages and counts them in sk_drops, which
+ * `drops()` reads) and callers learn of losses from that counter. The add-on also aborts when a
+ * JS listener throws, so every listener we call is wrapped.
  *
- * Root gets SO_RCVBUFFORCE/SO_SNDBUFFORCE (past net.core.rmem_max), NETLINK_CAP_ACK (errors
- * without the echoed request), NETLINK_EXT_ACK (the kernel's reason in words) and
- * NETLINK_GET_STRICT_CHK (dumps filtered by table and protocol in the kernel). Each is optional:
- * without it the socket still works, with smaller buffers or more filtering on our side.
+ * Root also gets SO_RCVBUFFORCE/SO_SNDBUFFORCE (past net.core.rmem_max), NETLINK_CAP_ACK
+ * (errors without the echoed request), NETLINK_EXT_ACK (the kernel's reason in words) and
+ * NETLINK_GET_STRICT_CHK (dumps filtered by table and protocol in the kernel). `tuned` says
+ * which took effect. The socket is unref'd: a pending request keeps the process alive through
+ * its timer, an idle target does not.
  */
 export const openRtnlSocket: RtnlSocketFactory = (options) => {
   let raw: RawNetlinkSocket;
@@ -68,18 +75,21 @@ export const openRtnlSocket: RtnlSocketFactory = (options) => {
   raw.unref();
   const port = raw.address().port;
   const tuned: string[] = [];
+  let fd: number | undefined;
   try {
-    const fd = netlinkSocketFd(port);
+    fd = netlinkSocketFd(port);
     if (fd !== undefined) {
+      const sock = fd;
       const opt = (name: string, level: number, option: number, value: number) => {
-        if (setIntOption(fd, level, option, value)) tuned.push(name);
+        if (setIntOption(sock, level, option, value)) tuned.push(name);
       };
+      opt('no-enobufs', SockOpt.SOL_NETLINK, SockOpt.NETLINK_NO_ENOBUFS, 1);
       opt('rcvbuf-force', SockOpt.SOL_SOCKET, SockOpt.SO_RCVBUFFORCE, options.recvBuffer);
       opt('sndbuf-force', SockOpt.SOL_SOCKET, SockOpt.SO_SNDBUFFORCE, options.sendBuffer);
       opt('cap-ack', SockOpt.SOL_NETLINK, SockOpt.NETLINK_CAP_ACK, 1);
       opt('ext-ack', SockOpt.SOL_NETLINK, SockOpt.NETLINK_EXT_ACK, 1);
       opt('strict-check', SockOpt.SOL_NETLINK, SockOpt.NETLINK_GET_STRICT_CHK, 1);
-      if (options.dropFromPort !== undefined && dropMessagesFromPort(fd, options.dropFromPort))
+      if (options.dropFromPort !== undefined && dropMessagesFromPort(sock, options.dropFromPort))
         tuned.push('drop-own');
     }
     for (const g of options.groups ?? []) raw.addMembership(g);
@@ -92,10 +102,12 @@ export const openRtnlSocket: RtnlSocketFactory = (options) => {
       e.errno,
     );
   }
+  let closed = false;
   return {
     port,
     recvBuffer: raw.getRecvBufferSize(),
     tuned,
+    drops: () => (fd === undefined || closed ? undefined : socketDrops(fd)),
     send: (datagram, done) => {
       try {
         raw.send(datagram, {}, (e) => guard(() => done(e)));
@@ -109,7 +121,10 @@ export const openRtnlSocket: RtnlSocketFactory = (options) => {
     onError: (listener) => {
       errorListeners.push(listener);
     },
-    close: () => raw.close(),
+    close: () => {
+      closed = true;
+      raw.close();
+    },
   };
 };
 

@@ -12,6 +12,7 @@ import { NETLINK_ROUTE, SockOpt } from './constants.js';
 
 interface Libc {
   readonly setsockopt: (fd: number, level: number, name: number, value: Buffer, len: number) => number;
+  readonly getsockopt: (fd: number, level: number, name: number, value: Buffer, len: number[]) => number;
   readonly attachFilter: (fd: number, level: number, name: number, prog: object, len: number) => number;
   readonly fprogSize: number;
 }
@@ -26,6 +27,9 @@ function load(): Libc {
   libc = {
     setsockopt: lib.func(
       'int setsockopt(int fd, int level, int optname, const void *optval, uint32_t optlen)',
+    ),
+    getsockopt: lib.func(
+      'int getsockopt(int fd, int level, int optname, _Out_ void *optval, _Inout_ uint32_t *optlen)',
     ),
     attachFilter: lib.func('setsockopt', 'int', ['int', 'int', 'int', koffi.pointer(fprog), 'uint32']),
     fprogSize: koffi.sizeof(fprog),
@@ -95,6 +99,22 @@ export function dropMessagesFromPort(fd: number, port: number): boolean {
     ) === 0
   );
 }
+
+/**
+ * sk_drops (SO_MEMINFO's SK_MEMINFO_DROPS): messages the kernel could not queue on the socket.
+ * With NETLINK_NO_ENOBUFS an overrun raises no error, so this counter is how we learn of it.
+ */
+export function socketDrops(fd: number): number | undefined {
+  const value = Buffer.alloc(64);
+  const len = [value.length];
+  if (load().getsockopt(fd, SockOpt.SOL_SOCKET, SockOpt.SO_MEMINFO, value, len) !== 0) return undefined;
+  const at = SK_MEMINFO_DROPS * 4;
+  if (len[0] < at + 4) return undefined;
+  return endianness() === 'LE' ? value.readUInt32LE(at) : value.readUInt32BE(at);
+}
+
+/** Index of the drop counter in the u32 array SO_MEMINFO fills (include/uapi/linux/sock_diag.h). */
+const SK_MEMINFO_DROPS = 8;
 
 export function lastErrno(): number {
   return koffi.errno();

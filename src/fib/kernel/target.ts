@@ -41,6 +41,7 @@ export interface KernelTargetInit {
   readonly repairWindowMs?: number;
   readonly repairDelayMs?: number;
   readonly verifyIntervalMs?: number;
+  readonly dropCheckMs?: number;
 }
 
 export interface KernelComponents {
@@ -86,6 +87,7 @@ export interface KernelStatus {
     readonly on: boolean;
     readonly events: number;
     readonly overruns: number;
+    readonly dropped: number;
     readonly tuned: readonly string[];
   };
   readonly socket: {
@@ -167,6 +169,7 @@ export class KernelTarget implements FibTarget {
       repairWindowMs: KERNEL_DEFAULTS.repairWindowMs,
       repairDelayMs: KERNEL_DEFAULTS.repairDelayMs,
       verifyIntervalMs: KERNEL_DEFAULTS.verifyIntervalMs,
+      dropCheckMs: KERNEL_DEFAULTS.dropCheckMs,
       ...init,
     };
     checkRange('table', init.table, 1, 0xffffffff);
@@ -215,8 +218,9 @@ export class KernelTarget implements FibTarget {
             groups: MONITOR_GROUPS,
             dropFromPort: client.port,
           }),
-          { table: this.#init.table, ownPort: client.port },
+          { table: this.#init.table, ownPort: client.port, dropCheckMs: this.#init.dropCheckMs },
           { event: (e) => this.#onEvent(e), lost: (why) => this.#onMonitorLost(why) },
+          this.#timers,
         );
       } catch (error) {
         // Routes still go in; only the repair of others' changes is missing.
@@ -253,6 +257,7 @@ export class KernelTarget implements FibTarget {
         on: this.#monitor !== undefined,
         events: this.#monitor?.events ?? 0,
         overruns: this.#monitor?.overruns ?? 0,
+        dropped: this.#monitor?.dropped ?? 0,
         tuned: this.#monitor?.tuned ?? [],
       },
       socket: {

@@ -81,6 +81,7 @@ describe('RtnlClient', () => {
       port: 7,
       recvBuffer: 1 << 20,
       tuned: [],
+      drops: () => 0,
       send: () => {},
       onMessage: () => {},
       onError: (l) => {

@@ -28,6 +28,7 @@ import {
 import { parsePrefix, type RibPrefix } from '../../../src/rib/index.js';
 
 interface FakeSocket extends RtnlSocket {
+  dropCount: number;
   readonly groups: readonly number[];
   readonly dropFromPort?: number;
   deliver(datagram: Uint8Array): void;
@@ -80,7 +81,9 @@ export class FakeKernel {
     const s: FakeSocket = {
       port,
       recvBuffer: this.recvBuffer,
-      tuned: o.dropFromPort !== undefined && this.filters ? ['drop-own'] : [],
+      tuned: ['no-enobufs', ...(o.dropFromPort !== undefined && this.filters ? ['drop-own'] : [])],
+      dropCount: 0,
+      drops: () => s.dropCount,
       groups: o.groups ?? [],
       ...(o.dropFromPort !== undefined && { dropFromPort: o.dropFromPort }),
       closed: false,
@@ -142,11 +145,9 @@ export class FakeKernel {
     return r;
   }
 
-  /** ENOBUFS on every socket in a route group (the monitor). */
-  overrunMonitors(): void {
-    for (const s of this.sockets)
-      if (s.groups.length > 0)
-        s.fail({ name: 'Error', message: 'ENOBUFS', code: 'ENOBUFS', errno: Errno.ENOBUFS });
+  /** Notifications dropped on every socket in a route group (the monitor), as NO_ENOBUFS counts them. */
+  overrunMonitors(dropped = 10): void {
+    for (const s of this.sockets) if (s.groups.length > 0) s.dropCount += dropped;
   }
 
   #handle(s: FakeSocket, datagram: Uint8Array): void {
