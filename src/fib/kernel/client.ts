@@ -231,17 +231,7 @@ export class RtnlClient {
   ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const p: Pending = { first, count, base, kind, failures, onRoute, resolve, reject, timer: undefined };
-      p.timer = this.#timers.setTimeout(
-        () =>
-          this.#settle(
-            p,
-            new KernelError(
-              'timeout',
-              `no answer to ${kind} seq ${first + count - 1} in ${this.#timeoutMs} ms`,
-            ),
-          ),
-        this.#timeoutMs,
-      );
+      p.timer = this.#timers.setTimeout(() => this.#timedOut(p), this.#timeoutMs);
       this.#pending.push(p);
       this.#inFlight += count;
     });

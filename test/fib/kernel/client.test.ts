@@ -121,3 +121,30 @@ describe('RtnlClient', () => {
     expect(await client.lookup('198.18.77.1')).toMatchObject({ errno: Errno.ENETUNREACH });
   });
 });
+
+describe('RtnlClient without answers', () => {
+  it('a missing answer with sk_drops up is an overrun; without, a timeout', async () => {
+    let drops = 0;
+    const socket: RtnlSocket = {
+      port: 7,
+      recvBuffer: 1 << 20,
+      tuned: ['no-enobufs'],
+      drops: () => drops,
+      send: () => {},
+      onMessage: () => {},
+      onError: () => {},
+      close: () => {},
+    };
+    const client = new RtnlClient(socket, { ...INIT, requestTimeoutMs: 10 });
+    const del = (w: NlWriter, i: number, seq: number, ack: number) =>
+      writeDelRoute(
+        w,
+        { prefix: parsePrefix(`198.19.${i}.0/24`), table: 254, protocol: 186, priority: 20 },
+        ack,
+        seq,
+      );
+    await expect(client.send(1, del)).rejects.toMatchObject({ kind: 'timeout' });
+    drops = 3;
+    await expect(client.send(1, del)).rejects.toMatchObject({ kind: 'overrun' });
+  });
+});
