@@ -67,6 +67,8 @@ export class FakeKernel {
   dumpChunk = 3;
   /** Effective SO_RCVBUF every socket reports. */
   recvBuffer = 8 << 20;
+  /** Whether sockets take NETLINK_NO_ENOBUFS (false: as if the fd could not be found). */
+  noEnobufs = true;
   /** Drops BPF-filtered messages like the kernel would with "drop-own"; false: the fake cannot filter. */
   filters = true;
   #nextPort = 1000;
@@ -81,7 +83,10 @@ export class FakeKernel {
     const s: FakeSocket = {
       port,
       recvBuffer: this.recvBuffer,
-      tuned: ['no-enobufs', ...(o.dropFromPort !== undefined && this.filters ? ['drop-own'] : [])],
+      tuned: [
+        ...(this.noEnobufs ? ['no-enobufs'] : []),
+        ...(o.dropFromPort !== undefined && this.filters ? ['drop-own'] : []),
+      ],
       dropCount: 0,
       drops: () => s.dropCount,
       groups: o.groups ?? [],

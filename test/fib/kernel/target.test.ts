@@ -311,6 +311,18 @@ describe('the monitor puts back what others take', () => {
   });
 });
 
+describe('start', () => {
+  it('without NETLINK_NO_ENOBUFS the monitor stays off (an overrun would abort); routes still go in', async () => {
+    const kernel = new FakeKernel();
+    kernel.noEnobufs = false;
+    const { target, warnings } = setup({}, kernel);
+    await target.apply([add(route('198.19.1.0/24', '198.18.40.2'))]);
+    expect(kernel.show()).toHaveLength(1);
+    expect(target.status().monitor.on).toBe(false);
+    expect(warnings.map((w) => w.msg)).toContain('kernel: route monitor not started');
+  });
+});
+
 describe('close', () => {
   it('flush deletes every route of ours and nothing else', async () => {
     const kernel = new FakeKernel();
