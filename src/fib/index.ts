@@ -21,4 +21,10 @@ export {
   type SinkState,
   type SinkStatus,
 } from './sink-driver.js';
+export {
+  type KernelProblem,
+  type KernelStatus,
+  KernelTarget,
+  type KernelTargetInit,
+} from './kernel/index.js';
 export { type ZebraRouteState, type ZebraStatus, ZebraTarget, type ZebraTargetInit } from './zebra/index.js';

@@ -1,0 +1,87 @@
+import type { RibPrefix } from '../../rib/index.js';
+import type { NexthopSet } from './nexthop-set.js';
+
+/** A route we want in our table. */
+export interface Wanted {
+  readonly prefix: RibPrefix;
+  readonly set: NexthopSet;
+  readonly priority: number;
+}
+
+/** A route a dump of our table found (any protocol). */
+export interface Found {
+  readonly prefix: RibPrefix;
+  readonly protocol: number;
+  readonly priority: number;
+  readonly canon: string;
+  /** Routes on a nexthop object are never taken as equal to ours (we install plain next hops). */
+  readonly nhId?: number;
+}
+
+export type RouteOp =
+  /** NLM_F_CREATE|NLM_F_EXCL: fails with EEXIST rather than replace a route we do not own. */
+  | { readonly kind: 'create'; readonly want: Wanted }
+  /** NLM_F_CREATE|NLM_F_REPLACE of a route of ours at the same (prefix, metric). */
+  | { readonly kind: 'replace'; readonly want: Wanted }
+  /** RTM_DELROUTE with our protocol and that metric: the kernel deletes only ours. */
+  | { readonly kind: 'delete'; readonly prefix: RibPrefix; readonly priority: number };
+
+export interface ReconcilePlan {
+  /** Deletes first, then replaces, then creates. */
+  readonly ops: readonly RouteOp[];
+  /** Already in the kernel exactly as wanted. */
+  readonly keep: readonly Wanted[];
+  /** Another protocol's route holds the same (prefix, metric) in our table: left alone. */
+  readonly conflicts: readonly Wanted[];
+}
+
+/**
+ * What makes our routes in the table exactly `wanted`: ours (by protocol) not wanted, or at
+ * another metric, are deleted; ours that differ are replaced; missing ones are created. The
+ * kernel keys a route by (prefix, tos, metric), so a route of another protocol at the same key
+ * would be overwritten by a replace: such prefixes are reported, never written.
+ */
+export function planReconcile(
+  wanted: ReadonlyMap<number | string, Wanted>,
+  found: readonly Found[],
+  protocol: number,
+): ReconcilePlan {
+  const ours = new Map<number | string, Found[]>();
+  const foreign = new Set<string>();
+  for (const f of found) {
+    const key = f.prefix.key();
+    if (f.protocol === protocol) {
+      const list = ours.get(key);
+      if (list) list.push(f);
+      else ours.set(key, [f]);
+    } else foreign.add(`${key}|${f.priority}`);
+  }
+  const deletes: RouteOp[] = [];
+  const replaces: RouteOp[] = [];
+  const creates: RouteOp[] = [];
+  const keep: Wanted[] = [];
+  const conflicts: Wanted[] = [];
+  for (const [key, list] of ours) {
+    const w = wanted.get(key);
+    let matched = false;
+    for (const f of list) {
+      // The first of ours at the wanted metric is compared below; any other one goes.
+      if (w && f.priority === w.priority && !matched) matched = true;
+      else deletes.push({ kind: 'delete', prefix: f.prefix, priority: f.priority });
+    }
+  }
+  for (const [key, w] of wanted) {
+    const at = ours.get(key)?.find((f) => f.priority === w.priority);
+    const taken = foreign.has(`${key}|${w.priority}`);
+    if (at) {
+      if (at.canon === w.set.canon && at.nhId === undefined) keep.push(w);
+      else if (taken) {
+        // A replace could hit their route rather than ours: remove ours, leave theirs.
+        deletes.push({ kind: 'delete', prefix: at.prefix, priority: at.priority });
+        conflicts.push(w);
+      } else replaces.push({ kind: 'replace', want: w });
+    } else if (taken) conflicts.push(w);
+    else creates.push({ kind: 'create', want: w });
+  }
+  return { ops: [...deletes, ...replaces, ...creates], keep, conflicts };
+}

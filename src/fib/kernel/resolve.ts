@@ -1,0 +1,142 @@
+import type { FibNextHop } from '../route.js';
+import type { RequestFailure } from './client.js';
+import { AddressFamily, Rtn } from './constants.js';
+import { rejectionText } from './errors.js';
+import { gatewayFamilyOf, type KernelNexthop, type KernelRoute } from './route-message.js';
+
+/**
+ * How one BGP next hop is reached, from the kernel's own routes:
+ * - `connected`: on a subnet of ours: installed as is, on the device that subnet is on;
+ * - `recursive`: behind a gateway (an iBGP next hop over the IGP): installed via that route's
+ *   gateways and devices, which the kernel accepts where it would refuse the BGP next hop;
+ * - `unresolved`: no usable route (or only our own, the default route, or a local address).
+ */
+export type Resolution =
+  | { readonly kind: 'connected'; readonly nexthops: readonly KernelNexthop[]; readonly through: string }
+  | { readonly kind: 'recursive'; readonly nexthops: readonly KernelNexthop[]; readonly through: string }
+  | { readonly kind: 'unresolved'; readonly reason: string };
+
+/** The lookup the resolver needs: RTM_GETROUTE with RTM_F_FIB_MATCH (RtnlClient.lookup). */
+export type FibLookup = (address: string) => Promise<KernelRoute | RequestFailure>;
+
+export interface ResolverInit {
+  readonly table: number;
+  readonly protocol: number;
+}
+
+/** IPv6 link-local (fe80::/10): only meaningful with an interface, which a BGP next hop does not name. */
+export function isLinkLocal(address: string): boolean {
+  return /^fe[89ab][0-9a-f]?:/i.test(address);
+}
+
+/** What a FIB_MATCH answer means for a next hop (pure: unit-tested with hand-made answers). */
+export function classify(address: string, hit: KernelRoute | RequestFailure, own: ResolverInit): Resolution {
+  if ('errno' in hit)
+    return { kind: 'unresolved', reason: `no route to ${address}: ${rejectionText(hit.errno, hit.detail)}` };
+  const through = `${hit.prefix.addr}/${hit.prefix.len}`;
+  if (hit.type === Rtn.LOCAL) return { kind: 'unresolved', reason: `${address} is a local address` };
+  if (hit.type !== Rtn.UNICAST)
+    return {
+      kind: 'unresolved',
+      reason: `${address} resolves to a non-unicast route ${through} (type ${hit.type})`,
+    };
+  if (hit.protocol === own.protocol && hit.table === own.table)
+    return { kind: 'unresolved', reason: `${address} resolves only through our own route ${through}` };
+  // As FRR's zebra by default (no `ip nht resolve-via-default`).
+  if (hit.prefix.len === 0)
+    return { kind: 'unresolved', reason: `${address} resolves only through the default route` };
+  const family = gatewayFamilyOf(address);
+  const viaGateway = hit.nexthops.filter((n) => n.gateway !== undefined && n.ifindex > 0);
+  if (viaGateway.length > 0)
+    return {
+      kind: 'recursive',
+      through,
+      nexthops: viaGateway.map((n) => ({
+        gateway: n.gateway!,
+        gatewayFamily: n.gatewayFamily ?? family,
+        ifindex: n.ifindex,
+        weight: 1,
+        flags: 0,
+      })),
+    };
+  const device = hit.nexthops.find((n) => n.ifindex > 0);
+  if (!device) return { kind: 'unresolved', reason: `${address}: the route ${through} names no device` };
+  return {
+    kind: 'connected',
+    through,
+    nexthops: [{ gateway: address, gatewayFamily: family, ifindex: device.ifindex, weight: 1, flags: 0 }],
+  };
+}
+
+/**
+ * Resolves BGP next hops through the kernel's routes and remembers the answers until `clear()`
+ * (each reconcile starts afresh). Next hops are few (one per peer or so), so one lookup each.
+ */
+export class NextHopResolver {
+  readonly #lookup: FibLookup;
+  readonly #own: ResolverInit;
+  readonly #cache = new Map<string, Resolution>();
+
+  constructor(lookup: FibLookup, own: ResolverInit) {
+    this.#lookup = lookup;
+    this.#own = own;
+  }
+
+  clear(): void {
+    this.#cache.clear();
+  }
+
+  get(address: string): Resolution | undefined {
+    return this.#cache.get(address);
+  }
+
+  /** Looks up every address not known yet (in parallel: they are few). */
+  async resolve(addresses: Iterable<string>): Promise<void> {
+    const todo = [...new Set(addresses)].filter((a) => !this.#cache.has(a));
+    const answers = await Promise.all(
+      todo.map(async (a): Promise<[string, Resolution]> => {
+        if (isLinkLocal(a))
+          return [a, { kind: 'unresolved', reason: `link-local next hop ${a} needs an interface` }];
+        return [a, classify(a, await this.#lookup(a), this.#own)];
+      }),
+    );
+    for (const [a, r] of answers) this.#cache.set(a, r);
+  }
+
+  /**
+   * The kernel next hops for a route's BGP next hops: the union of their resolutions, in order,
+   * without duplicates. Unresolved ones are left out as long as one resolves (as zebra does with
+   * inactive next hops); when none does, the first one's reason.
+   */
+  nexthopsFor(
+    routeFamily: number,
+    hops: readonly FibNextHop[],
+  ): { readonly nexthops: KernelNexthop[] } | { readonly reason: string } {
+    const out: KernelNexthop[] = [];
+    const seen = new Set<string>();
+    let reason: string | undefined;
+    for (const h of hops) {
+      if (routeFamily === AddressFamily.INET6 && !h.address.includes(':')) {
+        reason ??= `an IPv6 route cannot have the IPv4 next hop ${h.address}`;
+        continue;
+      }
+      const r = this.#cache.get(h.address);
+      if (!r || r.kind === 'unresolved') {
+        reason ??= r?.reason ?? `${h.address} not resolved`;
+        continue;
+      }
+      for (const nh of r.nexthops) {
+        const k = `${nh.gateway}@${nh.ifindex}`;
+        if (seen.has(k)) continue;
+        seen.add(k);
+        out.push(nh);
+      }
+    }
+    return out.length > 0 ? { nexthops: out } : { reason: reason ?? 'no next hop' };
+  }
+
+  /** For status(): every next hop looked up and how it resolved. */
+  entries(): { address: string; resolution: Resolution }[] {
+    return [...this.#cache].map(([address, resolution]) => ({ address, resolution }));
+  }
+}
