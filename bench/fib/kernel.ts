@@ -117,7 +117,10 @@ async function ours(s: Scenario, runNo: number): Promise<Timing & { status: stri
     for (let i = 0; i < s.count; i++) {
       const { prefix, table: t } = routeAt(s, i);
       let list = byTable.get(t);
-      if (!list) byTable.set(t, (list = []));
+      if (!list) {
+        list = [];
+        byTable.set(t, list);
+      }
       list.push({ kind: 'add', route: { prefix, nextHops: hop } });
     }
     const targets = tablesOf(s).map(

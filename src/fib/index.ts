@@ -1,6 +1,12 @@
 /** Forwarding planes fed by the Loc-RIB: the route contract every sink shares. */
 
 export {
+  type KernelProblem,
+  type KernelStatus,
+  KernelTarget,
+  type KernelTargetInit,
+} from './kernel/index.js';
+export {
   type OvnNbStatus,
   OvnNbTarget,
   type OvnNbTargetInit,
@@ -21,10 +27,4 @@ export {
   type SinkState,
   type SinkStatus,
 } from './sink-driver.js';
-export {
-  type KernelProblem,
-  type KernelStatus,
-  KernelTarget,
-  type KernelTargetInit,
-} from './kernel/index.js';
 export { type ZebraRouteState, type ZebraStatus, ZebraTarget, type ZebraTargetInit } from './zebra/index.js';

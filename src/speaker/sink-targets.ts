@@ -1,5 +1,6 @@
 import type { Logger } from '../components/index.js';
 import type { FibTarget } from '../fib/index.js';
+import { KernelTarget } from '../fib/kernel/index.js';
 import { OvnNbTarget } from '../fib/ovn-nb/index.js';
 import { ZebraTarget } from '../fib/zebra/index.js';
 import type { SinkTargetFactory } from './forwarding.js';
@@ -8,6 +9,16 @@ import type { SinkTargetFactory } from './forwarding.js';
 export function sinkTargets(log: Logger): SinkTargetFactory {
   return (name, config): FibTarget => {
     switch (name) {
+      case 'kernel': {
+        const k = config.sinks.kernel!;
+        // Our routes are the ones with our protocol in our table; nothing else is touched.
+        const target = new KernelTarget(
+          { table: k.table, metric: k.metric, protocol: k.protocol, onStop: k.onStop },
+          { logger: log },
+        );
+        target.start();
+        return target;
+      }
       case 'zebra': {
         const z = config.sinks.zebra!;
         // The target replays its routes itself when zebra comes back (zebra drops a gone client's).

@@ -1,7 +1,8 @@
 /*
  * Routes our speaker learns from two FRRs (AS 65001, 65003) and GoBGP (AS 65002) reach the forwarding
  * planes with the right next hops and ECMP sets: the zebra in the speaker's namespace (and,
- * through it, that kernel), and OVN NB as Logical_Router_Static_Route rows. A withdrawal removes them from
+ * through it, that kernel), the kernel directly (rtnetlink, in a table of its own so the two
+ * never meet), and OVN NB as Logical_Router_Static_Route rows. A withdrawal removes them from
  * all three; what another protocol or no mark of ours owns survives.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,10 @@ const FLOW_MS = 30_000;
 /** The OVN router the ovn_nb sink writes to, and a route on it that is not ours. */
 const NB_ROUTER = 'lr-ext';
 const HAND_MADE = '198.19.99.0/24';
+/** The kernel sink's table: zebra owns protocol bgp routes in main, so ours go elsewhere. */
+const KERNEL_TABLE = '100';
+/** A route of another protocol in our table: no reconcile of ours may touch it. */
+const STATIC_ROUTE = '198.19.98.0/24';
 
 interface ZebraRoute {
   prefix: string;
@@ -92,6 +97,16 @@ describe.skipIf(!IS_ROOT)('learned routes in the forwarding planes', () => {
       ],
     });
     zebraDir = lab.speakerZebraSocket!.replace(/\/zserv\.api$/, '');
+    await lab.exec(lab.speakerNs, [
+      'ip',
+      'route',
+      'add',
+      STATIC_ROUTE,
+      'via',
+      lab.peer('frr').address.ipv4,
+      'table',
+      KERNEL_TABLE,
+    ]);
     const frr = lab.peer('frr');
     const gobgp = lab.peer('gobgp');
     const frrb = lab.peer('frrb');
@@ -119,7 +134,11 @@ describe.skipIf(!IS_ROOT)('learned routes in the forwarding planes', () => {
       },
       // OVN here only as the place the ovn_nb sink writes to: nothing to publish from it.
       ovn: { nb: nb.unix, sb: sb.unix },
-      sinks: { zebra: { socket: lab.speakerZebraSocket }, ovn_nb: { router: NB_ROUTER } },
+      sinks: {
+        zebra: { socket: lab.speakerZebraSocket },
+        ovn_nb: { router: NB_ROUTER },
+        kernel: { table: Number(KERNEL_TABLE) },
+      },
     });
     await speaker.waitEstablished(['frr4', 'frr6', 'gobgp4', 'gobgp6', 'frrb4', 'frrb6'], 60_000);
   }, 120_000);
@@ -196,6 +215,41 @@ describe.skipIf(!IS_ROOT)('learned routes in the forwarding planes', () => {
     expect(await nbHops(HAND_MADE)).toEqual(['198.18.1.99']);
   });
 
+  it('the kernel sink installs the same ECMP set in its own table, proto bgp, beside a static route', async () => {
+    const want4 = [lab.peer('frr').address.ipv4, lab.peer('frrb').address.ipv4].sort();
+    expect(
+      await eventually(
+        async () => {
+          const hops = await kernelHops(SHARED4, KERNEL_TABLE);
+          return hops?.length === 2 ? hops : undefined;
+        },
+        `${SHARED4} with two next hops in table ${KERNEL_TABLE}`,
+        FLOW_MS,
+      ),
+    ).toEqual(want4);
+    expect((await kernelRoutes(SHARED4, KERNEL_TABLE))[0]?.protocol).toBe('bgp');
+    expect(
+      await eventually(
+        async () => {
+          const hops = await kernelHops(SHARED6, KERNEL_TABLE);
+          return hops?.length === 2 ? hops : undefined;
+        },
+        `${SHARED6} with two next hops in table ${KERNEL_TABLE}`,
+        FLOW_MS,
+      ),
+    ).toEqual([lab.peer('frr').address.ipv6, lab.peer('frrb').address.ipv6].sort());
+    expect(
+      await eventually(
+        () => kernelHops(GOBGP_ONLY, KERNEL_TABLE),
+        `${GOBGP_ONLY} in table ${KERNEL_TABLE}`,
+        FLOW_MS,
+      ),
+    ).toEqual([lab.peer('gobgp').address.ipv4]);
+    const statics = await kernelRoutes(STATIC_ROUTE, KERNEL_TABLE);
+    expect(statics).toHaveLength(1);
+    expect(statics[0]?.protocol).not.toBe('bgp');
+  });
+
   it('a prefix from one peer goes via that peer only', async () => {
     expect(await eventually(() => zebraHops(FRR_ONLY), `${FRR_ONLY} in zebra`, FLOW_MS)).toEqual([
       lab.peer('frr').address.ipv4,
@@ -230,5 +284,12 @@ describe.skipIf(!IS_ROOT)('learned routes in the forwarding planes', () => {
       FLOW_MS,
     );
     expect(await zebraHops(FRR_ONLY)).toBeUndefined();
+    await eventually(
+      async () => ((await kernelRoutes(FRR_ONLY, KERNEL_TABLE)).length === 0 ? true : undefined),
+      `${FRR_ONLY} gone from table ${KERNEL_TABLE}`,
+      FLOW_MS,
+    );
+    expect(await kernelHops(SHARED4, KERNEL_TABLE)).toEqual([lab.peer('frrb').address.ipv4]);
+    expect(await kernelRoutes(STATIC_ROUTE, KERNEL_TABLE)).toHaveLength(1);
   });
 });
