@@ -255,7 +255,8 @@ describe('OVN NB sink, standalone ovsdb-server', () => {
     await untilApplied(() => target.apply(gone.map((r) => ({ kind: 'withdraw', prefix: r.prefix }))), 60_000);
     const want = batches.flat().filter((_, i) => i % 3 !== 0);
     await expectExactly(nb.unix, want);
-    expect(errors.length).toBeGreaterThan(0);
+    // Where a kill lands depends on the machine's speed (in a transaction, or between two): the
+    // outcome must be the same either way, and any failure the driver saw a typed one.
     expect(errors.every((e) => e instanceof OvnNbError)).toBe(true);
     expect(target.status()).toMatchObject({
       connected: true,
