@@ -7,10 +7,50 @@ import { formatCodecFigures, runCodecBench } from './wire/codec.bench.js';
 
 const SELF = fileURLToPath(import.meta.url);
 
+/** Runs one benchmark script beside this file, in the same form (build or sources); false on failure. */
+function runBench(path: string, args: readonly string[]): boolean {
+  const ext = extname(SELF);
+  const run = spawnSync(
+    process.execPath,
+    [...(ext === '.ts' ? ['--import', 'tsx'] : []), join(dirname(SELF), `${path}${ext}`), ...args],
+    { stdio: 'inherit' },
+  );
+  return run.status === 0;
+}
+
+/** The benchmarks that need root (network namespaces), after the one-core ones; `--only NAME` picks one. */
+const LAB_BENCHES: readonly { name: string; title: string; path: string; args: readonly string[] }[] = [
+  {
+    name: 'throughput',
+    title: 'Full-table UPDATE throughput against FRR, GoBGP and BIRD (the lab)',
+    path: 'throughput/run',
+    args: ['--prefixes', '1000000', '--runs', '3', '--out', 'bench-results'],
+  },
+  {
+    name: 'kernel',
+    title: 'Kernel sink: install and delete rates beside ip -batch (100k and 1M IPv4, 100k IPv6)',
+    path: 'fib/kernel',
+    args: [],
+  },
+  {
+    name: 'zebra',
+    title: "zebra sink: our ZAPI client into FRR's zebra and its kernel",
+    path: 'fib/zebra-install',
+    args: [],
+  },
+  {
+    name: 'ovn-nb',
+    title: 'OVN NB sink: 10k learned routes into NB in one batch',
+    path: 'fib/ovn-nb',
+    args: ['--runs', '3'],
+  },
+];
+
 /**
  * `npm run bench`: every benchmark, one after another, on this machine: the codec and the
- * policy (one core), then — as root, since it builds the lab — the full-table throughput of
- * ovn-bgp-speaker, FRR, GoBGP and BIRD side by side (about 8 minutes for 1M prefixes, 3 runs).
+ * policy (one core), then — as root, since they build labs — the full-table throughput of
+ * ovn-bgp-speaker, FRR, GoBGP and BIRD side by side (about 8 minutes for 1M prefixes, 3 runs),
+ * the three sinks, and OVN publishing.
  */
 async function main(): Promise<void> {
   console.log(`machine: ${machineLine()}`);
@@ -22,24 +62,17 @@ async function main(): Promise<void> {
   console.log(`\n${formatPolicyFigures(policy.figures)}`);
   for (const note of policy.notes) console.log(note);
   if (process.argv.includes('--codec-only')) return;
-  console.log('\n== Full-table UPDATE throughput against FRR, GoBGP and BIRD (the lab) ==');
   if (process.getuid?.() !== 0) {
-    console.log('skipped: needs root for the lab (sudo npm run bench:throughput)');
+    console.log('\nskipped the lab benchmarks (throughput, sinks, OVN): they need root (sudo npm run bench)');
     return;
   }
-  // The same form as this file: the build under `npm run bench` (as the speaker is deployed),
-  // the sources under tsx.
-  const ext = extname(SELF);
-  const run = spawnSync(
-    process.execPath,
-    [
-      ...(ext === '.ts' ? ['--import', 'tsx'] : []),
-      join(dirname(SELF), 'throughput', `run${ext}`),
-      ...['--prefixes', '1000000', '--runs', '3', '--out', 'bench-results'],
-    ],
-    { stdio: 'inherit' },
-  );
-  if (run.status !== 0) process.exitCode = run.status ?? 1;
+  const only = process.argv.indexOf('--only');
+  const pick = only > 0 ? process.argv[only + 1] : undefined;
+  for (const b of LAB_BENCHES) {
+    if (pick !== undefined && b.name !== pick) continue;
+    console.log(`\n== ${b.title} ==`);
+    if (!runBench(b.path, b.args)) process.exitCode = 1;
+  }
 }
 
 main().catch((e) => {
