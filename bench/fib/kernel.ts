@@ -120,8 +120,8 @@ async function ours(s: Scenario, runNo: number): Promise<Timing & { status: stri
     const byTable = new Map<number, FibChange[]>();
     for (let i = 0; i < s.count; i++) {
       const { prefix, table: t } = routeAt(s, i);
-      let list = byTable.get(t);
-      if (!list) byTable.set(t, (list = []));
+      const list = byTable.get(t) ?? [];
+      if (list.length === 0) byTable.set(t, list);
       list.push({ kind: 'add', route: { prefix, nextHops: hop } });
     }
     const targets = tablesOf(s).map(
