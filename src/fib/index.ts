@@ -1,4 +1,11 @@
 /** Forwarding planes fed by the Loc-RIB: the route contract every sink shares. */
+
+export {
+  type KernelProblem,
+  type KernelStatus,
+  KernelTarget,
+  type KernelTargetInit,
+} from './kernel/index.js';
 export {
   type FibChange,
   type FibNextHop,
@@ -15,10 +22,4 @@ export {
   type SinkState,
   type SinkStatus,
 } from './sink-driver.js';
-export {
-  type KernelProblem,
-  type KernelStatus,
-  KernelTarget,
-  type KernelTargetInit,
-} from './kernel/index.js';
 export { type ZebraRouteState, type ZebraStatus, ZebraTarget, type ZebraTargetInit } from './zebra/index.js';
