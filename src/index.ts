@@ -15,6 +15,7 @@ export {
   type SummaryView,
 } from './api/index.js';
 export * as wire from './bgp/wire/index.js';
+export { KindedError, type Logger } from './components/index.js';
 export {
   type Config,
   ConfigError,

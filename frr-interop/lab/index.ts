@@ -29,7 +29,14 @@ export {
   namespacePids,
   type VethEnd,
 } from './netns.js';
-export { isRunning, type ProcessRecord, type SpawnedProcess } from './process.js';
+export {
+  isRunning,
+  type ProcessRecord,
+  recordOf,
+  type SpawnedProcess,
+  spawnDetached,
+  stopProcesses,
+} from './process.js';
 export type {
   AddPathMode,
   BgpState,

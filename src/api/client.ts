@@ -4,6 +4,7 @@
  * to read its answer is a ControlClientError that says what to check.
  */
 import { connect } from 'node:net';
+import { KindedError } from '../components/index.js';
 import { DEFAULT_CALL_TIMEOUT_MS, MAX_RESPONSE_BYTES } from './constants.js';
 import { LineSplitter } from './framing.js';
 import {
@@ -16,12 +17,9 @@ import {
 
 export type ControlClientErrorKind = 'not-running' | 'permission-denied' | 'timeout' | 'protocol';
 
-export class ControlClientError extends Error {
-  readonly kind: ControlClientErrorKind;
+export class ControlClientError extends KindedError<ControlClientErrorKind> {
   constructor(kind: ControlClientErrorKind, message: string) {
-    super(message);
-    this.name = 'ControlClientError';
-    this.kind = kind;
+    super(kind, message);
   }
 }
 

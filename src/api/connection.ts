@@ -4,8 +4,8 @@
  * a client can pipeline but never make the speaker buffer without bound.
  */
 import type { Socket } from 'node:net';
+import type { Logger } from '../components/index.js';
 import { LineSplitter } from './framing.js';
-import type { Logger } from './logger.js';
 import {
   type ControlRequest,
   type ControlResponse,

@@ -1,4 +1,6 @@
 /** The operator interface: the control socket and its client, Prometheus metrics. */
+
+export type { Logger } from '../components/index.js';
 export { type CallOptions, ControlClientError, type ControlClientErrorKind, callControl } from './client.js';
 export {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -8,7 +10,6 @@ export {
   MAX_RIB_LIMIT,
   SOCKET_PATH_ENV,
 } from './constants.js';
-export type { Logger } from './logger.js';
 export {
   type MessageTypeLabel,
   SpeakerMetrics,

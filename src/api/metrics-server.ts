@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
+import { type Logger, silentLogger } from '../components/index.js';
 import {
   METRICS_KEEP_ALIVE_TIMEOUT_MS,
   METRICS_MAX_CONNECTIONS,
@@ -12,7 +13,6 @@ import {
   METRICS_PATH,
   METRICS_REQUEST_TIMEOUT_MS,
 } from './constants.js';
-import { type Logger, silentLogger } from './logger.js';
 import type { SpeakerMetrics } from './metrics.js';
 
 const MAX_PORT = 0xffff;

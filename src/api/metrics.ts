@@ -6,7 +6,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { STATES } from '../bgp/fsm/index.js';
 import { MessageType, type MessageTypeCode } from '../bgp/wire/index.js';
-import { type Logger, silentLogger } from './logger.js';
+import { type Logger, silentLogger } from '../components/index.js';
+import { type ForwardingMetricsSource, registerForwardingMetrics } from './metrics-forwarding.js';
 import type { FamilyName, SessionState, SpeakerControl, SummaryView } from './types.js';
 
 /** Message type label values: the RFC names in lower case ("route-refresh"). */
@@ -38,6 +39,8 @@ type NotificationLabels = Record<'peer' | 'direction' | 'code' | 'subcode', stri
 export interface SpeakerMetricsInit {
   /** What the gauges read at each scrape. */
   readonly control: Pick<SpeakerControl, 'summary'>;
+  /** OVN publishing and the sinks, read at each scrape; their metrics are left out when absent. */
+  readonly forwarding?: ForwardingMetricsSource;
   /** Default: a new Registry for this speaker. */
   readonly registry?: Registry;
   /** The process metrics (CPU, memory, event-loop lag, GC); default on. */
@@ -162,6 +165,7 @@ export class SpeakerMetrics {
       registers,
     });
 
+    if (init.forwarding) registerForwardingMetrics(this.registry, init.forwarding);
     if (init.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 

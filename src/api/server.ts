@@ -3,6 +3,7 @@
  * request per line (see protocol.ts). Many requests per connection, many clients at once.
  */
 import { createServer, type Server } from 'node:net';
+import { type Logger, silentLogger } from '../components/index.js';
 import { type ConnectionLimits, ControlConnection } from './connection.js';
 import {
   CONTROL_IDLE_TIMEOUT_MS,
@@ -12,7 +13,6 @@ import {
   MAX_REQUEST_LINE_BYTES,
   RESPONSE_SLICE_ENTRIES,
 } from './constants.js';
-import { type Logger, silentLogger } from './logger.js';
 import { listenPrivately, removeSocketFile } from './socket-file.js';
 import type { SpeakerControl } from './types.js';
 

@@ -10,6 +10,7 @@
 import { chmodSync, linkSync, lstatSync, mkdirSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { connect, type Server } from 'node:net';
 import { basename, dirname, join } from 'node:path';
+import { KindedError } from '../components/index.js';
 import {
   MAX_SOCKET_PATH_BYTES,
   PRIVATE_DIR_MODE,
@@ -19,12 +20,9 @@ import {
 
 export type SocketFileErrorKind = 'in-use' | 'not-a-socket' | 'path-too-long' | 'cannot-create';
 
-export class SocketFileError extends Error {
-  readonly kind: SocketFileErrorKind;
+export class SocketFileError extends KindedError<SocketFileErrorKind> {
   constructor(kind: SocketFileErrorKind, message: string) {
-    super(message);
-    this.name = 'SocketFileError';
-    this.kind = kind;
+    super(kind, message);
   }
 }
 

@@ -1,3 +1,4 @@
+import { KindedError } from '../components/index.js';
 /**
  * What the control socket and the CLI can ask of a running speaker. The speaker implements
  * SpeakerControl; the API server serves it over a unix socket; the CLI prints it. Every value
@@ -80,6 +81,14 @@ export interface PathView {
   readonly multipath: boolean;
   /** On the best path: the decision step that chose it ("Local Pref", "AS Path", ...). */
   readonly reason?: string;
+  /** A path of the `ovn` origin: the OVN row it came from and why its next hop was chosen. */
+  readonly ovn?: OvnPathView;
+}
+
+export interface OvnPathView {
+  readonly kind: string;
+  readonly origin: OvnOriginView;
+  readonly why: string;
 }
 
 export interface RibEntryView {
@@ -168,6 +177,18 @@ export interface OvnView {
   readonly lastDerivationMs?: number;
 }
 
+/** What the OVN metrics read at each scrape: counts only, never the routes themselves. */
+export interface OvnStatsView {
+  readonly connected: { readonly nb: boolean; readonly sb: boolean };
+  /** Routes advertised, per kind ("floating-ip", ...). */
+  readonly routes: Readonly<Record<string, number>>;
+  /** Routes not advertised, per problem kind ("port-unbound", ...). */
+  readonly problems: Readonly<Record<string, number>>;
+  readonly lastDerivationMs: number;
+  /** From the first OVSDB update of the last burst to its routes in the RIB. */
+  readonly lastChangeMs?: number;
+}
+
 export interface SpeakerControl {
   summary(): SummaryView;
   neighbors(name?: string): NeighborDetail[];
@@ -225,11 +246,12 @@ export type ControlResult<M extends ControlMethod> = ControlMethods[M]['result']
 export type ControlErrorCode = 'unknown-peer' | 'bad-request' | 'not-established' | 'internal' | 'timeout';
 
 /** Errors the API returns with a stable code, e.g. an unknown peer name. */
-export class ControlError extends Error {
-  readonly code: ControlErrorCode;
-  constructor(code: ControlError['code'], message: string) {
-    super(message);
-    this.name = 'ControlError';
-    this.code = code;
+export class ControlError extends KindedError<ControlErrorCode> {
+  /** The code the API answers with; the same as `kind`. */
+  get code(): ControlErrorCode {
+    return this.kind;
+  }
+  constructor(code: ControlErrorCode, message: string) {
+    super(code, message);
   }
 }

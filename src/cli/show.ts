@@ -17,6 +17,7 @@ import {
   type RibQuery,
   SOCKET_PATH_ENV,
 } from '../api/index.js';
+import { KindedError } from '../components/index.js';
 import { formatNeighbors } from './format-neighbor.js';
 import { formatOvn, formatOvnProblems, formatSinks } from './format-ovn.js';
 import { formatAdjRib, formatRibDetail, formatRibTable } from './format-rib.js';
@@ -49,10 +50,9 @@ export const CONTROL_OPTIONS = `Options of show and neighbor (PEER is a neighbor
 
 export const EXIT = { OK: 0, FAILED: 1, USAGE: 2 } as const;
 
-export class UsageError extends Error {
+export class UsageError extends KindedError<'usage'> {
   constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
+    super('usage', message);
   }
 }
 

@@ -30,6 +30,9 @@ export const MAX_RESTART_TIME = GRACEFUL_RESTART_TIME_MAX;
 /** FRR caps `bgp graceful-restart stalepath-time` at one hour. */
 export const MAX_STALE_ROUTES_TIME = 3600;
 
+/** FRR's `maximum-paths` bound (MULTIPATH_NUM as Debian builds it). */
+export const MAX_MULTIPATHS = 64;
+
 export const DEFAULT_CONTROL_SOCKET = '/run/ovn-bgp-speaker/control.sock';
 export const DEFAULT_LOG_LEVEL = 'info';
 /** pino's levels, quietest last. */
@@ -149,6 +152,8 @@ export const OVN_DEFAULTS = {
   coalesceMs: 20,
   /** Routes stay this long when OVN goes away: a database failover must not drop traffic. */
   holdTime: 60,
+  /** The chassis' own Open_vSwitch database, where local mode finds its chassis name. */
+  ovs: 'unix:/var/run/openvswitch/db.sock',
 } as const;
 
 /** `sinks.kernel`: Linux rtnetlink. Protocol 186 is RTPROT_BGP, what bgpd's routes carry via zebra. */

@@ -90,6 +90,8 @@ const SPEAKER_EFFECTS: Readonly<Record<keyof SpeakerConfig, Effect>> = {
   keepaliveTime: 'none',
   connectRetry: 'none',
   gracefulRestart: 'next-session',
+  // The Loc-RIB chooses with these options from its first path on.
+  bestpath: 'restart',
   controlSocket: 'live',
   metrics: 'live',
   log: 'live',

@@ -1,3 +1,4 @@
+import { KindedError } from '../components/index.js';
 import { MAX_SHOWN_VALUE_LENGTH } from './constants.js';
 
 /** Where a value sits in the file: keys and list indexes from the top, e.g. ['peers', 1, 'remote_as']. */
@@ -105,17 +106,14 @@ export function byPosition(a: Problem, b: Problem): number {
 export type ConfigErrorKind = 'unreadable' | 'syntax' | 'invalid' | 'restart-required';
 
 /** A configuration that cannot be used: every problem found, one per line. */
-export class ConfigError extends Error {
-  readonly kind: ConfigErrorKind;
+export class ConfigError extends KindedError<ConfigErrorKind> {
   readonly file: string | undefined;
   readonly problems: readonly Problem[];
 
   constructor(kind: ConfigErrorKind, problems: readonly Problem[], file?: string) {
     const lines = problems.map((p) => formatProblem(p, file));
     const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-    super(`${file ?? 'configuration'}: ${count}\n${lines.join('\n')}`);
-    this.name = 'ConfigError';
-    this.kind = kind;
+    super(kind, `${file ?? 'configuration'}: ${count}\n${lines.join('\n')}`);
     this.file = file;
     this.problems = problems;
   }

@@ -52,10 +52,6 @@ export function resolveOvn(raw: RawOvn, ctx: Context): OvnConfig | undefined {
     return undefined;
   }
   const mode = raw.mode ?? OVN_DEFAULTS.mode;
-  if (mode === 'local' && raw.chassis === undefined) {
-    ctx.problems.push(problem(['ovn', 'chassis'], 'local mode needs our chassis name (ovn.chassis)'));
-    return undefined;
-  }
   const r = raw.routes ?? {};
   const tenant = r.tenantNetworks;
   return {
@@ -64,6 +60,7 @@ export function resolveOvn(raw: RawOvn, ctx: Context): OvnConfig | undefined {
     ssl: ssl && { privateKey: ssl.privateKey!, certificate: ssl.certificate!, caCert: ssl.caCert! },
     mode,
     chassis: raw.chassis,
+    ovs: raw.ovs?.map((r) => r.text).join(',') ?? OVN_DEFAULTS.ovs,
     localNextHop: raw.localNextHop ?? {},
     chassisNextHops: raw.chassisNextHops ?? new Map(),
     coalesceMs: raw.coalesceMs ?? OVN_DEFAULTS.coalesceMs,

@@ -62,6 +62,12 @@ function resolveSpeaker(
         restartTime: gr?.restartTime ?? GRACEFUL_RESTART_DEFAULTS.restartTime,
         staleRoutesTime: gr?.staleRoutesTime ?? GRACEFUL_RESTART_DEFAULTS.staleRoutesTime,
       },
+      bestpath: {
+        maxPaths: raw.bestpath?.maxPaths ?? 1,
+        maxPathsIbgp: raw.bestpath?.maxPathsIbgp ?? 1,
+        multipathRelax: raw.bestpath?.multipathRelax ?? false,
+        alwaysCompareMed: raw.bestpath?.alwaysCompareMed ?? false,
+      },
       controlSocket: raw.controlSocket ?? DEFAULT_CONTROL_SOCKET,
       metrics: raw.metrics?.listen === undefined ? undefined : { listen: raw.metrics.listen },
       log: { level: raw.log?.level ?? DEFAULT_LOG_LEVEL },

@@ -59,9 +59,19 @@ export interface SpeakerConfig {
   readonly keepaliveTime: number;
   readonly connectRetry: number;
   readonly gracefulRestart: GracefulRestartConfig;
+  readonly bestpath: BestpathConfig;
   readonly controlSocket: string;
   readonly metrics: { readonly listen: { readonly address: string; readonly port: number } } | undefined;
   readonly log: { readonly level: LogLevel };
+}
+
+/** The decision process's options (FRR's maximum-paths and bestpath settings). */
+export interface BestpathConfig {
+  /** ECMP set size when the best path is eBGP-learned or local, best included. */
+  readonly maxPaths: number;
+  readonly maxPathsIbgp: number;
+  readonly multipathRelax: boolean;
+  readonly alwaysCompareMed: boolean;
 }
 
 /** RFC 4724. */
@@ -142,8 +152,10 @@ export interface OvnConfig {
     | { readonly privateKey: string; readonly certificate: string; readonly caCert: string }
     | undefined;
   readonly mode: OvnMode;
-  /** Our chassis name (local mode). */
+  /** Our chassis name (local mode); undefined: read from the local Open_vSwitch row. */
   readonly chassis: string | undefined;
+  /** The local Open_vSwitch database (local mode without chassis). */
+  readonly ovs: string;
   readonly localNextHop: NextHopPair;
   /** Per chassis name. */
   readonly chassisNextHops: ReadonlyMap<string, NextHopPair>;

@@ -98,7 +98,15 @@ export const ovnFields = {
     'central: advertise every route with the chassis as next hop; local: only what is bound to our chassis, next hop ourselves.',
     OVN_DEFAULTS.mode,
   ),
-  chassis: optional(name, 'Our own chassis (local mode): its name in the Southbound Chassis table.'),
+  chassis: optional(
+    name,
+    "Our own chassis (local mode): its name in the Southbound Chassis table; default the local Open_vSwitch row's external_ids:system-id.",
+  ),
+  ovs: optional(
+    ovsdbRemotes,
+    'The local Open_vSwitch database, read once in local mode when chassis is not given.',
+    `"${OVN_DEFAULTS.ovs}"`,
+  ),
   local_next_hop: optional(nextHops, 'Our own next hops (local mode); default: our address on each session.'),
   chassis_next_hops: optional(
     dictionary('a mapping of chassis names to next hops', name, nextHops),

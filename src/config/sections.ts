@@ -20,6 +20,7 @@ import {
   LISTEN_DEFAULTS,
   LOG_LEVELS,
   MAX_HOLD_TIME,
+  MAX_MULTIPATHS,
   MAX_PORT,
   MAX_RESTART_TIME,
   MAX_SECONDS,
@@ -121,6 +122,30 @@ const gracefulRestart = either<GracefulRestartInput>(
   ],
 );
 
+const pathCount = integer(1, MAX_MULTIPATHS, `a number of paths 1..${MAX_MULTIPATHS}`);
+const bestpath = object('a mapping of best-path settings', {
+  max_paths: optional(
+    pathCount,
+    'Equal-cost paths installed when the best is eBGP or local, best included (FRR maximum-paths).',
+    '1',
+  ),
+  max_paths_ibgp: optional(
+    pathCount,
+    'Equal-cost paths installed when the best is iBGP (FRR maximum-paths ibgp).',
+    '1',
+  ),
+  multipath_relax: optional(
+    boolean,
+    'eBGP multipath across neighbor ASes (FRR bgp bestpath as-path multipath-relax).',
+    'false',
+  ),
+  always_compare_med: optional(
+    boolean,
+    'Compare MED between paths from different ASes (FRR bgp always-compare-med).',
+    'false',
+  ),
+});
+
 const speakerFields = {
   name: required(name, 'Name of this speaker, for logs and metrics.'),
   local_as: required(asn, 'Our AS number: 65000, "65000" or asdot "1.10".'),
@@ -134,6 +159,7 @@ const speakerFields = {
   listen: optional(listen, 'Where to accept BGP connections.'),
   ...timers,
   graceful_restart: optional(gracefulRestart, 'RFC 4724 graceful restart: true, false or settings.', 'false'),
+  bestpath: optional(bestpath, 'Decision process options: multipath (ECMP sets for the sinks) and MED.'),
   control_socket: optional(
     absolutePath,
     'Unix socket of the control API and CLI (mode 0600).',

@@ -7,6 +7,11 @@ export {
   type KernelTargetInit,
 } from './kernel/index.js';
 export {
+  type OvnNbStatus,
+  OvnNbTarget,
+  type OvnNbTargetInit,
+} from './ovn-nb/index.js';
+export {
   type FibChange,
   type FibNextHop,
   type FibRoute,

@@ -10,7 +10,8 @@ import type { NextHopPair, OvnDeriveConfig } from './types.js';
  *   2. Chassis other_config, then external_ids, `ovn-bgp-speaker-nexthop-ipv4` / `-ipv6`
  *   3. the chassis' Encap ip of the prefix's family (lowest first, so the choice is stable)
  * An IPv6 prefix needs an IPv6 next hop: no fallback across families.
- * In local mode only our own chassis counts and the next hop is our own configured address.
+ * In local mode only our own chassis counts and the next hop is our own configured address,
+ * else `self` (our address on each session, as for a static route).
  */
 
 export const NEXTHOP_KEY = { 4: 'ovn-bgp-speaker-nexthop-ipv4', 6: 'ovn-bgp-speaker-nexthop-ipv6' } as const;
@@ -21,6 +22,9 @@ export type HopResult =
   | { readonly ok: false; readonly problem: string; readonly message: string }
   /** Not advertised, nothing wrong (local mode: another chassis' route). */
   | { readonly ok: false; readonly problem: null };
+
+/** The next hop of a local-mode route without a configured own address: ours on each session. */
+export const SELF_NEXT_HOP = 'self';
 
 export const SKIP: HopResult = { ok: false, problem: null };
 
@@ -71,7 +75,8 @@ export function hopOfChassis(
     if (name !== cfg.localChassis) return SKIP;
     const own = pick(cfg.localNextHop, family);
     if (own) return { ok: true, nextHop: own, why: `local ${where}, own ${fam(family)} next hop` };
-    return { ok: false, problem: 'local-no-address', message: `no own ${fam(family)} next hop configured` };
+    // As a static route with next hop self: export puts our address on each session there.
+    return { ok: true, nextHop: SELF_NEXT_HOP, why: `local ${where}, next hop self` };
   }
   const configured = pick(cfg.chassisNextHops[name], family);
   if (configured) return { ok: true, nextHop: configured, why: `${where}, configured next hop` };

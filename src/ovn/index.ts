@@ -8,7 +8,8 @@ export type { Cidr, Family, Ip } from './addr.js';
 export { formatIp, hostPrefix, parseCidr, parseIp } from './addr.js';
 export type { ApplyStats, DerivationResult, OvnRowChange, OvnSnapshot } from './derive.js';
 export { compareClaims, deriveOvnRoutes, OvnDeriver } from './derive.js';
-export { NEXTHOP_KEY } from './derive-nexthop.js';
+export { NEXTHOP_KEY, SELF_NEXT_HOP } from './derive-nexthop.js';
+export { DEFAULT_OVS_REMOTE, localSystemId } from './system-id.js';
 export { NB_DATABASE, NB_MONITOR, SB_DATABASE, SB_MONITOR } from './tables.js';
 export type {
   Advertisement,

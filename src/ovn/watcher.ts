@@ -1,12 +1,11 @@
 import { performance } from 'node:perf_hooks';
+import { type Clock, type Logger, systemClock } from '../components/index.js';
 import {
   type ChangeBatch,
   type ClientStatus,
-  type Clock,
-  type Logger,
   OvsdbClient,
   type OvsdbClientInit,
-  systemClock,
+  type TlsFiles,
 } from '../ovsdb/index.js';
 import { type ApplyStats, OvnDeriver, type OvnRowChange } from './derive.js';
 import { NB_DATABASE, NB_MONITOR, SB_DATABASE, SB_MONITOR } from './tables.js';
@@ -38,9 +37,9 @@ type AnyClient = OvsdbClient;
 export interface OvnWatcherInit {
   readonly config: OvnDeriveConfig;
   /** A client monitoring NB_MONITOR (or remotes to make one with). */
-  readonly nb: AnyClient | { readonly remotes: OvsdbClientInit['remotes'] };
+  readonly nb: AnyClient | { readonly remotes: OvsdbClientInit['remotes']; readonly tls?: TlsFiles };
   /** A client monitoring SB_MONITOR (or remotes to make one with). */
-  readonly sb: AnyClient | { readonly remotes: OvsdbClientInit['remotes'] };
+  readonly sb: AnyClient | { readonly remotes: OvsdbClientInit['remotes']; readonly tls?: TlsFiles };
   readonly coalesceMs?: number;
   /** How long routes stay after OVN is lost before they are withdrawn. */
   readonly holdTimeMs?: number;
@@ -71,6 +70,8 @@ export interface OvnWatcherStatus {
   readonly counts: Readonly<Record<OvnRouteKind, number>>;
   /** Wall time of the last derivation step, ms. */
   readonly lastDerivationMs: number;
+  /** Clock ms from the first OVSDB update of the last burst to its routes handed on (coalescing included). */
+  readonly lastChangeMs: number | undefined;
   readonly lastApply: ApplyStats;
   /** When routes will be withdrawn (clock ms) while holding. */
   readonly holdUntil: number | null;
@@ -94,6 +95,9 @@ export class OvnWatcher {
   /** Routes were withdrawn after the hold: the next flush announces all of them again. */
   #withdrawn = false;
   #lastMs = 0;
+  #lastChangeMs: number | undefined;
+  /** Clock time the oldest queued change arrived. */
+  #queuedAt: number | undefined;
 
   constructor(init: OvnWatcherInit, components: OvnWatcherComponents = {}) {
     this.#init = init;
@@ -107,7 +111,7 @@ export class OvnWatcher {
   #client(given: OvnWatcherInit['nb'], database: string, tables: OvsdbClientInit['tables']): AnyClient {
     if (given instanceof OvsdbClient) return given;
     const c = new OvsdbClient(
-      { remotes: given.remotes, database, tables },
+      { remotes: given.remotes, database, tables, ...(given.tls && { tls: given.tls }) },
       { clock: this.#clock, logger: this.#log },
     );
     this.#owned.push(c);
@@ -155,6 +159,7 @@ export class OvnWatcher {
       problems: this.#deriver.problems,
       counts,
       lastDerivationMs: this.#lastMs,
+      lastChangeMs: this.#lastChangeMs,
       lastApply: this.#deriver.lastApply,
       holdUntil: this.#holdUntil,
     };
@@ -162,6 +167,7 @@ export class OvnWatcher {
 
   #onBatch(db: OvnDb, batch: ChangeBatch): void {
     if (batch.reason === 'initial') this.#everSynced[db] = true;
+    if (this.#queue.length === 0 && batch.changes.length > 0) this.#queuedAt = this.#clock.now();
     for (const c of batch.changes)
       this.#queue.push({ db, table: c.table, uuid: c.uuid, old: c.old, new: c.new });
     this.#schedule();
@@ -189,7 +195,11 @@ export class OvnWatcher {
     } else if (this.#withdrawn) {
       return;
     }
-    if (diff.announce.length > 0 || diff.withdraw.length > 0) this.#init.onChange(diff);
+    const queuedAt = this.#queuedAt;
+    this.#queuedAt = undefined;
+    if (diff.announce.length === 0 && diff.withdraw.length === 0) return;
+    this.#init.onChange(diff);
+    if (queuedAt !== undefined) this.#lastChangeMs = this.#clock.now() - queuedAt;
   }
 
   #onStatus(): void {

@@ -1,5 +1,7 @@
+// Over 400 lines on purpose: the client's reconnect loop, RAFT leader search, monitor_cond_since
+// resume and transact queue share one connection state machine; each method is one transition.
+import { type Clock, type Logger, silentLogger, systemClock, type TimerHandle } from '../components/index.js';
 import { type BackoffPolicy, backoffDelay } from './cluster.js';
-import { type Clock, type Logger, silentLogger, systemClock, type TimerHandle } from './components.js';
 import type { ConnectionStats } from './connection.js';
 import { DEFAULTS, ServerError, ZERO_UUID } from './constants.js';
 import { OvsdbError } from './errors.js';
@@ -291,7 +293,10 @@ export class OvsdbClient<T extends Record<string, Row> = Record<string, Row>> {
     while (!this.#closed) {
       const remote = this.#remotes[this.#cursor];
       this.#cursor = (this.#cursor + 1) % this.#remotes.length;
-      const delay = backoffDelay(this.#attempt, this.#backoff, this.#random);
+      // One try of every remote without waiting, as ovsdb-idl: during a RAFT election each
+      // member but the new leader says "not the leader", and that must not grow the back-off.
+      const n = this.#remotes.length;
+      const delay = this.#attempt < n ? 0 : backoffDelay(this.#attempt - n + 1, this.#backoff, this.#random);
       if (delay > 0) await this.#sleep(delay);
       if (this.#closed) break;
       this.#attempt++;
@@ -414,7 +419,8 @@ export class OvsdbClient<T extends Record<string, Row> = Record<string, Row>> {
         this.#sinceUnsupported = true;
       }
     }
-    if (this.#sinceUnsupported) {
+    // Without resume (asked for, or the server lacks monitor_cond_since): a plain monitor_cond.
+    if (this.#init.resume === false || this.#sinceUnsupported) {
       await session.monitorCond(
         this.database,
         MONITOR_ID,

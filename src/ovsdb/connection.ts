@@ -1,4 +1,5 @@
-import type { Channel, Clock, Logger, TimerHandle } from './components.js';
+import type { Clock, Logger, TimerHandle } from '../components/index.js';
+import type { Channel } from './channel.js';
 import { DEFAULTS, Method } from './constants.js';
 import { OvsdbError } from './errors.js';
 import { JsonFramer } from './framer.js';

@@ -1,3 +1,4 @@
+import { KindedError } from '../components/index.js';
 /**
  * Every failure the OVSDB client reports is an OvsdbError with a stable `kind` for logs, tests
  * and callers that branch on it. Protocol errors (from the peer) close the connection and
@@ -35,15 +36,12 @@ export type OvsdbErrorKind =
   | 'not-connected'
   | 'closed';
 
-export class OvsdbError extends Error {
-  readonly kind: OvsdbErrorKind;
+export class OvsdbError extends KindedError<OvsdbErrorKind> {
   /** Extra facts for the kind: the server's error object, the op index, the remote, ... */
   readonly data: Readonly<Record<string, unknown>>;
 
   constructor(kind: OvsdbErrorKind, message: string, data: Record<string, unknown> = {}) {
-    super(`${kind}: ${message}`);
-    this.name = 'OvsdbError';
-    this.kind = kind;
+    super(kind, `${kind}: ${message}`);
     this.data = data;
   }
 }

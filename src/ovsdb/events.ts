@@ -1,4 +1,4 @@
-import type { Logger } from './components.js';
+import type { Logger } from '../components/index.js';
 
 /**
  * A minimal typed event hub. A listener that throws is logged and skipped: one consumer's bug

@@ -3,6 +3,9 @@
  * exact across reconnects and RAFT failovers, transact, and the building blocks beneath.
  */
 
+export type { Clock, Logger } from '../components/index.js';
+export { systemClock } from '../components/index.js';
+export type { Channel } from './channel.js';
 export type {
   BatchReason,
   ChangeBatch,
@@ -14,8 +17,6 @@ export type {
   TypedRowChange,
 } from './client.js';
 export { OvsdbClient } from './client.js';
-export type { Channel, Clock, Logger } from './components.js';
-export { systemClock } from './components.js';
 export type { ConnectionStats } from './connection.js';
 export { JsonRpcConnection } from './connection.js';
 export { ZERO_UUID } from './constants.js';

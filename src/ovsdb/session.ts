@@ -1,4 +1,4 @@
-import { type Clock, type Logger, silentLogger, systemClock } from './components.js';
+import { type Clock, type Logger, silentLogger, systemClock } from '../components/index.js';
 import { JsonRpcConnection } from './connection.js';
 import { DEFAULTS, Method, Notification } from './constants.js';
 import { OvsdbError, preview } from './errors.js';

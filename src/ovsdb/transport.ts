@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
-import type { Channel, Clock } from './components.js';
+import type { Clock } from '../components/index.js';
+import type { Channel } from './channel.js';
 import { OvsdbError } from './errors.js';
 import type { Remote } from './remote.js';
 

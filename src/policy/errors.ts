@@ -1,3 +1,4 @@
+import { KindedError } from '../components/index.js';
 /** Stable kinds of policy errors, for tests and for the configuration layer's messages. */
 export type PolicyErrorKind =
   | 'invalid-prefix'
@@ -16,14 +17,11 @@ export type PolicyErrorKind =
  * A policy definition that cannot be compiled. `path` names the field as the model spells it
  * ("prefixLists[CUSTOMERS].entries[2].le") so the configuration layer can point at the line.
  */
-export class PolicyError extends Error {
-  readonly kind: PolicyErrorKind;
+export class PolicyError extends KindedError<PolicyErrorKind> {
   readonly path: string;
 
   constructor(kind: PolicyErrorKind, path: string, message: string) {
-    super(`${path}: ${message}`);
-    this.name = 'PolicyError';
-    this.kind = kind;
+    super(kind, `${path}: ${message}`);
     this.path = path;
   }
 }

@@ -7,6 +7,7 @@ import {
   parseIpv4,
   Safi,
 } from '../bgp/wire/index.js';
+import { NEXT_HOP_SELF } from '../config/index.js';
 import type { RibPeer } from '../rib/index.js';
 import { parsePrefix, type Rib, type RibPrefix } from '../rib/index.js';
 import type { RouteFlow } from './route-flow.js';
@@ -15,7 +16,7 @@ import type { RouteFlow } from './route-flow.js';
 export interface LocalRoute {
   /** "198.18.64.100/32", "2001:db8:64::100/128". */
   readonly prefix: string;
-  /** An address of the prefix's family. */
+  /** An address of the prefix's family, or `self`: left out, so export puts ours on each session. */
   readonly nextHop: string;
   readonly communities?: readonly number[];
   readonly largeCommunities?: readonly (readonly [number, number, number])[];
@@ -110,16 +111,18 @@ function attrsKey(r: LocalRoute): string {
  */
 function localAttributes(prefix: RibPrefix, r: LocalRoute): PathAttributes {
   const ipv4 = prefix.afi === Afi.IPV4;
-  if (ipv4 === r.nextHop.includes(':'))
+  const self = r.nextHop === NEXT_HOP_SELF;
+  if (!self && ipv4 === r.nextHop.includes(':'))
     throw new Error(`${r.prefix}: next hop ${r.nextHop} is not of the prefix's family`);
   const large = r.largeCommunities ?? [];
   return makeAttributes({
     origin: Origin.IGP,
     asPath: [],
-    nextHop: ipv4 ? parseIpv4(r.nextHop) : undefined,
-    mpReach: ipv4
-      ? undefined
-      : { afi: Afi.IPV6, safi: Safi.UNICAST, nextHop: addressBytes(r.nextHop), reserved: 0 },
+    nextHop: ipv4 && !self ? parseIpv4(r.nextHop) : undefined,
+    mpReach:
+      ipv4 || self
+        ? undefined
+        : { afi: Afi.IPV6, safi: Safi.UNICAST, nextHop: addressBytes(r.nextHop), reserved: 0 },
     communities: r.communities && r.communities.length > 0 ? r.communities : undefined,
     largeCommunities: large.length > 0 ? large.flat() : undefined,
   });

@@ -1,5 +1,6 @@
-import type { EstablishedInfo, Logger, Peer } from '../bgp/session/index.js';
+import type { EstablishedInfo, Peer } from '../bgp/session/index.js';
 import { Afi, type AfiCode, type UpdateMessage } from '../bgp/wire/index.js';
+import type { Logger } from '../components/index.js';
 import type { PeerPolicies, RouteFilter } from '../policy/index.js';
 import type { ExportTarget, PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
 import { RoutingDefaults } from './constants.js';

@@ -1,5 +1,6 @@
-import type { EstablishedInfo, Logger, Peer } from '../bgp/session/index.js';
+import type { EstablishedInfo, Peer } from '../bgp/session/index.js';
 import { Afi, type AfiCode, Safi, UpdatePacker, Writer } from '../bgp/wire/index.js';
+import type { Logger } from '../components/index.js';
 import type { RouteFilter } from '../policy/index.js';
 import {
   type AdjRibOut,

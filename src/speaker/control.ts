@@ -4,6 +4,7 @@ import type {
   MessageCounts,
   NeighborDetail,
   NeighborSummary,
+  OvnPathView,
   PathView,
   RibEntryView,
   RibQuery,
@@ -102,18 +103,27 @@ export function attributesView(
   };
 }
 
-function entryView(e: EntryView): RibEntryView {
+/** The origin name OVN's paths carry (Rib.origin('ovn')). */
+const OVN_ORIGIN = 'ovn';
+
+/** The OVN row behind each prefix the `ovn` origin holds, asked for once per `show rib`. */
+export type OvnPaths = () => ReadonlyMap<string, OvnPathView>;
+
+function entryView(e: EntryView, ovnPaths: () => ReadonlyMap<string, OvnPathView> | undefined): RibEntryView {
   const afi = e.prefix.afi;
+  const prefix = e.prefix.toString();
   return {
-    prefix: e.prefix.toString(),
-    paths: e.paths.map((p) =>
+    prefix,
+    paths: e.paths.map((p) => {
       // A local path names its origin (static, api, ovn), a learned one its peer.
-      attributesView(p.attrs, afi, p.source.id, {
+      const view = attributesView(p.attrs, afi, p.source.id, {
         best: p.best,
         multipath: p.multipath,
         reason: e.reason,
-      }),
-    ),
+      });
+      const ovn = p.source.id === OVN_ORIGIN ? ovnPaths()?.get(prefix) : undefined;
+      return ovn ? { ...view, ovn } : view;
+    }),
   };
 }
 
@@ -155,7 +165,9 @@ function sortPrefixes(list: RibPrefix[]): RibPrefix[] {
 }
 
 /** `show rib`: every path of the prefixes asked for, the best one with the step that chose it. */
-export function ribView(rib: Rib, query: RibQuery): RibEntryView[] {
+export function ribView(rib: Rib, query: RibQuery, ovnPaths?: OvnPaths): RibEntryView[] {
+  let ovn: ReadonlyMap<string, OvnPathView> | undefined;
+  const lazyOvn = () => (ovn ??= ovnPaths?.());
   const has = (p: RibPrefix) => rib.lookup(p) !== undefined;
   const all = (afi: AfiCode) => {
     const t = rib.locRib(afi).table;
@@ -165,7 +177,7 @@ export function ribView(rib: Rib, query: RibQuery): RibEntryView[] {
   };
   return select(query, has, all).flatMap((p) => {
     const e = rib.lookup(p);
-    return e ? [entryView(e)] : [];
+    return e ? [entryView(e, lazyOvn)] : [];
   });
 }
 

@@ -1,5 +1,5 @@
 import type { SinkView } from '../api/index.js';
-import type { Logger } from '../bgp/session/index.js';
+import type { Logger } from '../components/index.js';
 import type { Config, SinksConfig } from '../config/index.js';
 import { type FibTarget, SinkDriver } from '../fib/index.js';
 import { PolicyChain } from '../policy/index.js';

@@ -1,13 +1,19 @@
-import type { OvnView } from '../api/index.js';
-import type { Logger } from '../bgp/session/index.js';
+import type { OvnPathView, OvnStatsView, OvnView } from '../api/index.js';
+import type { Logger } from '../components/index.js';
 import { formatPrefix, type OvnConfig, type OvsdbRemote } from '../config/index.js';
 import {
   type Advertisement,
   type AdvertisementDiff,
+  localSystemId,
   type OvnDeriveConfig,
   OvnWatcher,
   type OvnWatcherStatus,
 } from '../ovn/index.js';
+
+/** Asking the local OVS for our chassis name again: doubling from the first to the last. */
+const SYSTEM_ID_RETRY = { FIRST_MS: 1000, MAX_MS: 30_000 } as const;
+const MS_PER_SECOND = 1000;
+
 import type { LocalOrigin } from '../routing/index.js';
 
 /** The route kinds as `show ovn` names them. */
@@ -21,12 +27,12 @@ const KIND_NAMES: Readonly<Record<Advertisement['kind'], string>> = {
 };
 
 /** The configuration's ovn section as derivation takes it. */
-export function deriveConfig(c: OvnConfig): OvnDeriveConfig {
+export function deriveConfig(c: OvnConfig, chassis: string | undefined = c.chassis): OvnDeriveConfig {
   const r = c.routes;
   const select = r.tenantNetworks.select;
   return {
     mode: c.mode,
-    ...(c.chassis !== undefined && { localChassis: c.chassis }),
+    ...(chassis !== undefined && { localChassis: chassis }),
     localNextHop: c.localNextHop,
     chassisNextHops: Object.fromEntries(c.chassisNextHops),
     kinds: {
@@ -59,7 +65,10 @@ export class OvnPublishing {
   readonly #config: OvnConfig;
   readonly #origin: LocalOrigin;
   readonly #log: Logger;
-  readonly #watcher: OvnWatcher;
+  #watcher: OvnWatcher | undefined;
+  /** Local mode without ovn.chassis: the lookup of our chassis name, retried until it answers. */
+  #lookup: { timer: ReturnType<typeof setTimeout> | undefined; error?: string } | undefined;
+  #closed = false;
   readonly #refused = new Set<string>();
   /** The first diff of a new watcher is the whole set: it replaces what the origin holds. */
   #first = true;
@@ -68,40 +77,74 @@ export class OvnPublishing {
     this.#config = config;
     this.#origin = origin;
     this.#log = log;
-    this.#watcher = new OvnWatcher(
-      {
-        config: deriveConfig(config),
-        nb: { remotes: remotes(config.nb) },
-        sb: { remotes: remotes(config.sb) },
-        coalesceMs: config.coalesceMs,
-        holdTimeMs: config.holdTime * 1000,
-        onChange: (diff) => this.#apply(diff),
-      },
-      { logger: log },
-    );
   }
 
   start(): void {
+    if (this.#config.mode === 'local' && this.#config.chassis === undefined) {
+      this.#lookup = { timer: undefined };
+      void this.#lookUpChassis(SYSTEM_ID_RETRY.FIRST_MS);
+      return;
+    }
+    this.#watch(this.#config.chassis);
+  }
+
+  #watch(chassis: string | undefined): void {
+    const c = this.#config;
+    const tls = c.ssl;
+    this.#watcher = new OvnWatcher(
+      {
+        config: deriveConfig(c, chassis),
+        nb: { remotes: remotes(c.nb), ...(tls && { tls }) },
+        sb: { remotes: remotes(c.sb), ...(tls && { tls }) },
+        coalesceMs: c.coalesceMs,
+        holdTimeMs: c.holdTime * MS_PER_SECOND,
+        onChange: (diff) => this.#apply(diff),
+      },
+      { logger: this.#log },
+    );
     this.#watcher.start();
     this.#log.info(
-      { nb: remotes(this.#config.nb), sb: remotes(this.#config.sb), mode: this.#config.mode },
+      { nb: remotes(c.nb), sb: remotes(c.sb), mode: c.mode, ...(chassis !== undefined && { chassis }) },
       'watching OVN',
     );
   }
 
+  /** Our chassis from the local Open_vSwitch row; OVS may start after us, so keep asking. */
+  async #lookUpChassis(retryMs: number): Promise<void> {
+    const lookup = this.#lookup!;
+    try {
+      const chassis = await localSystemId(this.#config.ovs, { logger: this.#log });
+      if (this.#closed) return;
+      this.#lookup = undefined;
+      this.#watch(chassis);
+    } catch (error) {
+      if (this.#closed) return;
+      const message = String(error);
+      if (lookup.error !== message)
+        this.#log.warn({ ovs: this.#config.ovs, error: message }, 'cannot read our chassis name; retrying');
+      lookup.error = message;
+      const next = Math.min(retryMs * 2, SYSTEM_ID_RETRY.MAX_MS);
+      lookup.timer = setTimeout(() => void this.#lookUpChassis(next), retryMs);
+      lookup.timer.unref();
+    }
+  }
+
   /** Stops watching; the routes stay in the origin until `withdrawAll` (a reload keeps them). */
   async close(): Promise<void> {
-    await this.#watcher.close();
+    this.#closed = true;
+    clearTimeout(this.#lookup?.timer);
+    await this.#watcher?.close();
   }
 
   view(): OvnView {
-    const s: OvnWatcherStatus = this.#watcher.status;
+    const s = this.#watcher?.status;
+    if (!s) return { ...this.#waiting(), routes: [], problems: [], counts: {} };
     const counts: Record<string, number> = {};
     for (const [k, n] of Object.entries(s.counts)) counts[KIND_NAMES[k as Advertisement['kind']]] = n;
     return {
       mode: `${this.#config.mode} (${s.state})`,
-      nb: `${s.nb.state} (${remotes(this.#config.nb).join(',')})`,
-      sb: `${s.sb.state} (${remotes(this.#config.sb).join(',')})`,
+      nb: `${s.nb.state} (${'remote' in s.nb ? s.nb.remote : remotes(this.#config.nb).join(',')})`,
+      sb: `${s.sb.state} (${'remote' in s.sb ? s.sb.remote : remotes(this.#config.sb).join(',')})`,
       routes: s.advertisements.map((a) => ({
         prefix: a.prefix,
         nextHop: a.nextHop,
@@ -112,6 +155,40 @@ export class OvnPublishing {
       problems: s.problems.map((p) => ({ kind: p.kind, origin: p.origin, message: p.message })),
       counts,
       lastDerivationMs: s.lastDerivationMs,
+    };
+  }
+
+  /** Each advertised prefix with the OVN row it came from, for `show rib`. */
+  paths(): Map<string, OvnPathView> {
+    const out = new Map<string, OvnPathView>();
+    for (const a of this.#watcher?.status.advertisements ?? [])
+      out.set(a.prefix, { kind: KIND_NAMES[a.kind], origin: a.origin, why: a.why });
+    return out;
+  }
+
+  /** Before the watcher runs: local mode still asking OVS for our chassis name. */
+  #waiting(): Pick<OvnView, 'mode' | 'nb' | 'sb'> {
+    const why = this.#lookup?.error ? `: ${this.#lookup.error}` : '';
+    return {
+      mode: `${this.#config.mode} (reading our chassis name from ${this.#config.ovs}${why})`,
+      nb: `not started (${remotes(this.#config.nb).join(',')})`,
+      sb: `not started (${remotes(this.#config.sb).join(',')})`,
+    };
+  }
+
+  stats(): OvnStatsView {
+    const s: OvnWatcherStatus | undefined = this.#watcher?.status;
+    if (!s) return { connected: { nb: false, sb: false }, routes: {}, problems: {}, lastDerivationMs: 0 };
+    const routes: Record<string, number> = {};
+    for (const [k, n] of Object.entries(s.counts)) routes[KIND_NAMES[k as Advertisement['kind']]] = n;
+    const problems: Record<string, number> = {};
+    for (const p of s.problems) problems[p.kind] = (problems[p.kind] ?? 0) + 1;
+    return {
+      connected: { nb: s.nb.state === 'synced', sb: s.sb.state === 'synced' },
+      routes,
+      problems,
+      lastDerivationMs: s.lastDerivationMs,
+      ...(s.lastChangeMs !== undefined && { lastChangeMs: s.lastChangeMs }),
     };
   }
 

@@ -1,4 +1,4 @@
-import type { EstablishedInfo, Logger, NotificationEvent, Peer, StateChange } from '../bgp/session/index.js';
+import type { EstablishedInfo, NotificationEvent, Peer, StateChange } from '../bgp/session/index.js';
 import {
   Afi,
   type AfiCode,
@@ -9,6 +9,7 @@ import {
   Safi,
   type UpdateMessage,
 } from '../bgp/wire/index.js';
+import type { Logger } from '../components/index.js';
 import type { PeerConfig } from '../config/index.js';
 import type { PeerPolicies } from '../policy/index.js';
 import type { PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
@@ -313,7 +314,11 @@ export class PeerBinding {
   }
 
   #onNotification(n: NotificationEvent): void {
-    this.#lastNotification = { event: n, description: describeError(n.code, n.subcode), at: new Date() };
+    this.#lastNotification = {
+      event: n,
+      description: describeError(n.code, n.subcode),
+      at: new Date(this.#c.now()),
+    };
     this.#c.onNotification?.(this.name, n);
   }
 

@@ -1,5 +1,5 @@
-import type { Logger } from '../bgp/session/index.js';
 import { CeaseSubcode } from '../bgp/wire/index.js';
+import type { Logger } from '../components/index.js';
 import type { Config, LogLevel, PeerChange, PeerConfig, ReloadPlan } from '../config/index.js';
 import type { PeerPolicies } from '../policy/index.js';
 import type { Rib } from '../rib/index.js';

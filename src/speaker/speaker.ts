@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: the composition root builds, starts, reloads and closes every part
+// (sessions, RIB, pipeline, sinks, OVN, control and metrics); each method is a few lines of wiring
+// and no routing rule lives here.
 import { networkInterfaces } from 'node:os';
 import {
   ControlError,
@@ -14,9 +17,17 @@ import {
   startControlServer,
   startMetricsServer,
 } from '../api/index.js';
-import { type Logger, type MessageStats, type Peer, Sessions, silentLogger } from '../bgp/session/index.js';
+import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
 import { normalizeAddress } from '../bgp/transport/index.js';
 import { AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
+import {
+  type Clock,
+  type Logger,
+  type Scheduler,
+  silentLogger,
+  systemClock,
+  systemScheduler,
+} from '../components/index.js';
 import type { Config, LogLevel, PeerConfig, ReloadOutcome } from '../config/index.js';
 import { formatProblem } from '../config/index.js';
 import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
@@ -46,10 +57,19 @@ export interface SpeakerComponents {
   readonly setLogLevel?: (level: LogLevel) => void;
   /** Our interfaces' addresses (next hops for the other family); default os.networkInterfaces. */
   readonly interfaces?: () => InterfaceTable;
-  /** Milliseconds, for "seconds in this state"; default Date.now. */
-  readonly now?: () => number;
+  /** Timers, yields and wall-clock time (for "seconds in this state"); default the system's. */
+  readonly clock?: Scheduler;
   /** Builds each configured sink's target; default the real kernel, zebra and OVN NB ones. */
   readonly sinkTargets?: SinkTargetFactory;
+}
+
+/** A clock as the parts that take plain functions want it. */
+function timerFunctions(clock: Clock) {
+  return {
+    now: () => clock.now(),
+    setTimer: (fn: () => void, ms: number) => clock.setTimeout(fn, ms),
+    clearTimer: (h: unknown) => clock.clearTimeout(h),
+  };
 }
 
 /** `metrics.listen` as startMetricsServer takes it: HOST:PORT with IPv6 in brackets. */
@@ -93,11 +113,15 @@ export class Speaker implements SpeakerControl {
     this.#components = {
       logger: components.logger ?? silentLogger,
       interfaces: components.interfaces ?? networkInterfaces,
-      now: components.now ?? Date.now,
+      clock: components.clock ?? { ...systemClock, defer: systemScheduler.defer },
       setLogLevel: components.setLogLevel,
     };
     this.#log = this.#components.logger;
-    this.#rib = new Rib({ localAs: config.speaker.localAs, routerId: parseIpv4(config.speaker.routerId) });
+    this.#rib = new Rib({
+      localAs: config.speaker.localAs,
+      routerId: parseIpv4(config.speaker.routerId),
+      decision: config.speaker.bestpath,
+    });
     this.#groups = new UpdateGroups({
       localAs: config.speaker.localAs,
       clusterId: this.#rib.clusterId,
@@ -121,9 +145,7 @@ export class Speaker implements SpeakerControl {
       flow: this.#flow,
       log: this.#log,
       target: components.sinkTargets ?? sinkTargets(this.#log),
-      setTimer: (fn, ms) => setTimeout(fn, ms).unref(),
-      clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-      now: this.#components.now,
+      ...timerFunctions(this.#components.clock),
     });
   }
 
@@ -230,7 +252,7 @@ export class Speaker implements SpeakerControl {
   // SpeakerControl.
 
   summary(): SummaryView {
-    const now = this.#components.now();
+    const now = this.#components.clock.now();
     return {
       routerId: this.#config.speaker.routerId,
       localAs: this.#config.speaker.localAs,
@@ -240,13 +262,13 @@ export class Speaker implements SpeakerControl {
   }
 
   neighbors(name?: string): NeighborDetail[] {
-    const now = this.#components.now();
+    const now = this.#components.clock.now();
     const list = name === undefined ? [...this.#bindings.values()] : [this.#binding(name)];
     return list.map((b) => neighborDetail(b, now, this.#config.speaker.localAs));
   }
 
   rib(query: RibQuery): RibEntryView[] {
-    return ribView(this.#rib, query);
+    return ribView(this.#rib, query, () => this.#ovn?.paths() ?? new Map());
   }
 
   advertised(peer: string, query: RibQuery): RibEntryView[] {
@@ -332,7 +354,11 @@ export class Speaker implements SpeakerControl {
     await this.#metricsServer?.close();
     this.#metricsServer = undefined;
     if (!m) return;
-    this.#metrics ??= new SpeakerMetrics({ control: this, logger: this.#log });
+    this.#metrics ??= new SpeakerMetrics({
+      control: this,
+      forwarding: { ovn: () => this.#ovn?.stats() ?? null, sinks: () => this.sinks() },
+      logger: this.#log,
+    });
     for (const b of this.#bindings.values()) this.#tap(b.peer);
     this.#metricsServer = await startMetricsServer({
       listen: listenText(m.listen),
@@ -355,10 +381,8 @@ export class Speaker implements SpeakerControl {
       flow: this.#flow,
       log: this.#log,
       interfaces: this.#components.interfaces,
-      now: this.#components.now,
-      defer: (fn) => setImmediate(fn),
-      setTimer: (fn, ms) => setTimeout(fn, ms).unref(),
-      clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+      ...timerFunctions(this.#components.clock),
+      defer: (fn) => this.#components.clock.defer(fn),
       onNotification: (peer, n) => this.#metrics?.notification(peer, n.direction, n.code, n.subcode),
       onSessionEnded: (peer) => {
         if (this.#pendingRebuild.delete(peer)) void this.#rebuild(peer, undefined);

@@ -10,7 +10,7 @@ import {
 } from '../../src/api/index.js';
 import { MessageType } from '../../src/bgp/wire/index.js';
 import { parseExposition, series } from './exposition.js';
-import { SUMMARY } from './fake-control.js';
+import { SINKS, SUMMARY } from './fake-control.js';
 
 function metricsOf(summary: () => SummaryView, defaultMetrics = false) {
   let calls = 0;
@@ -259,5 +259,59 @@ describe('metrics endpoint', () => {
     await get(s.url);
     await s.close();
     await expect(get(s.url)).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
+
+describe('OVN and sink metrics', () => {
+  const OVN_STATS = {
+    connected: { nb: true, sb: false },
+    routes: { 'floating-ip': 3, 'lb-vip': 1 },
+    problems: { 'port-unbound': 2 },
+    lastDerivationMs: 1.5,
+    lastChangeMs: 25,
+  };
+
+  function withForwarding(ovn: () => typeof OVN_STATS | null) {
+    let reads = 0;
+    const metrics = new SpeakerMetrics({
+      control: { summary: () => SUMMARY },
+      forwarding: {
+        ovn: () => {
+          reads++;
+          return ovn();
+        },
+        sinks: () => SINKS,
+      },
+      defaultMetrics: false,
+    });
+    return { metrics, reads: () => reads };
+  }
+
+  it('reports OVN connection, routes and problems per kind, and the derivation and change times', async () => {
+    const { metrics, reads } = withForwarding(() => OVN_STATS);
+    const e = await scrape(metrics);
+    expect(series(e, 'ovn_connected')).toEqual({ 'db=nb': 1, 'db=sb': 0 });
+    expect(series(e, 'ovn_routes')).toEqual({ 'kind=floating-ip': 3, 'kind=lb-vip': 1 });
+    expect(series(e, 'ovn_problems')).toEqual({ 'kind=port-unbound': 2 });
+    expect(series(e, 'ovn_derivation_seconds')).toEqual({ '': 0.0015 });
+    expect(series(e, 'ovn_change_to_rib_seconds')).toEqual({ '': 0.025 });
+    expect(reads()).toBe(1);
+  });
+
+  it('has no OVN series without an ovn section', async () => {
+    const { metrics } = withForwarding(() => null);
+    const e = await scrape(metrics);
+    expect(series(e, 'ovn_connected')).toEqual({});
+    expect(series(e, 'ovn_routes')).toEqual({});
+  });
+
+  it('reports each sink: in sync or not, backlog, applied changes and failures', async () => {
+    const { metrics } = withForwarding(() => null);
+    const e = await scrape(metrics);
+    expect(series(e, 'sink_in_sync')).toEqual({ 'sink=kernel': 1, 'sink=zebra': 0 });
+    expect(series(e, 'sink_pending_changes')).toEqual({ 'sink=kernel': 0, 'sink=zebra': 12 });
+    expect(series(e, 'sink_changes_applied_total')).toEqual({ 'sink=kernel': 1204, 'sink=zebra': 0 });
+    expect(series(e, 'sink_failures_total')).toEqual({ 'sink=kernel': 0, 'sink=zebra': 3 });
+    expect(e.type.get('sink_failures_total')).toBe('counter');
   });
 });

@@ -239,6 +239,36 @@ describe('show rib', () => {
     expect(formatRibDetail([])).toBe('% Network not in table');
   });
 
+  it('names the OVN row of an ovn path and why its next hop was chosen', () => {
+    const path = {
+      ...RIB[2].paths[0],
+      from: 'ovn',
+      nextHop: '198.18.100.12',
+      ovn: {
+        kind: 'floating-ip',
+        origin: {
+          db: 'nb' as const,
+          table: 'NAT',
+          uuid: '6f1c2b0e-9a41-4c55-8d0e-2c4b8f3a1d10',
+          name: 'router1/198.18.64.100',
+        },
+        why: 'chassis hv1 (Port_Binding vm1), Encap ip',
+      },
+    };
+    expect(
+      formatRibDetail([{ prefix: '198.18.64.100/32', paths: [path] }])
+        .split('\n')
+        .slice(2),
+    ).toEqual([
+      '  Local',
+      '    198.18.100.12 from ovn',
+      '      Origin IGP, localpref 100, valid, best',
+      '      Best path selection reason: First path received',
+      '      OVN floating-ip: NB NAT router1/198.18.64.100 (6f1c2b0e-9a41-4c55-8d0e-2c4b8f3a1d10)',
+      '      Next hop because: chassis hv1 (Port_Binding vm1), Encap ip',
+    ]);
+  });
+
   it('prints what one neighbor was sent or sent us', () => {
     expect(formatAdjRib([RIB[2]], 'advertised', 'spine1', 1000)).toBe(
       lines(

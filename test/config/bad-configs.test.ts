@@ -21,6 +21,11 @@ const PEER = `peers:
 `;
 
 const cases: Case[] = [
+  {
+    name: 'out of range: more equal-cost paths than a route can carry',
+    text: `${SPEAKER}  bestpath:\n    max_paths: 65\n`,
+    want: ['config.yaml:6:5 speaker.bestpath.max_paths: expected a number of paths 1..64, got 65'],
+  },
   // --- types and unknown keys ---
   {
     name: 'wrong type: a quoted number is not a number',
@@ -405,9 +410,9 @@ community_lists:
     want: ['config.yaml:5:1 ovn.ssl: ssl: remotes need ssl.private_key, ssl.certificate and ssl.ca_cert'],
   },
   {
-    name: 'ovn local mode needs our chassis name',
-    text: `${SPEAKER}ovn: { nb: "unix:/run/ovn/ovnnb_db.sock", sb: "unix:/run/ovn/ovnsb_db.sock", mode: local }\n`,
-    want: ['config.yaml:5:1 ovn.chassis: local mode needs our chassis name (ovn.chassis)'],
+    name: 'ovn: the local Open_vSwitch database is a connection string',
+    text: `${SPEAKER}ovn: { nb: "unix:/run/ovn/ovnnb_db.sock", sb: "unix:/run/ovn/ovnsb_db.sock", mode: local, ovs: "db.sock" }\n`,
+    want: ['config.yaml:5:91 ovn.ovs: "db.sock" is not an OVSDB remote: the method is unix:, tcp: or ssl:'],
   },
   {
     name: 'ovn: an unknown route kind, a bad next hop and a select with both keys',

@@ -55,4 +55,9 @@ describe('the configuration reference', () => {
     expect(text).toContain('| `speaker.local_as` | an AS number 1..4294967295 | **required** |');
     expect(text).toContain('| `peers[].hold_time` | 0 or a whole number of seconds 3..65535 | `90` |');
   });
+
+  it('is what the README prints, so the documented keys are the accepted ones', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    expect(readme).toContain(formatReference(rows).trimEnd());
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/bgp/session/index.js';
+import { silentLogger } from '../../src/components/index.js';
 import { type FibChange, type FibRoute, type FibTarget, SinkDriver } from '../../src/fib/index.js';
 import { parsePrefix, Rib } from '../../src/rib/index.js';
 import { RouteFlow } from '../../src/routing/index.js';

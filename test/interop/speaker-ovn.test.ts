@@ -66,6 +66,8 @@ describe('the speaker publishing OVN routes', () => {
     });
     expect(route.why).toMatch(/hv1/);
     expect(view.mode).toMatch(/synced/);
+    // show rib names the same row and reason on the ovn path.
+    expect(ribPath(FIP)?.ovn).toEqual({ kind: 'floating-ip', origin: route.origin, why: route.why });
   });
 
   it('a static route for an OVN-derived prefix is a second path, and wins by origin preference', () => {

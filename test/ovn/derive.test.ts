@@ -186,6 +186,14 @@ describe('local mode', () => {
     expect(table(r.advertisements)).toEqual(['floatingIps 198.18.64.100/32 via 198.18.0.12']);
     expect(r.problems).toEqual([]);
   });
+
+  it('without an own address of the family, the next hop is self: ours on each session', () => {
+    const { m } = labModel();
+    const r = deriveOvnRoutes(m.snapshot(), cfg({ mode: 'local', localChassis: 'gw1' }));
+    expect(table(r.advertisements)).toContain('floatingIps 198.18.64.101/32 via self');
+    expect(r.advertisements.find((a) => a.prefix === '198.18.64.101/32')?.why).toMatch(/gw1.*next hop self/);
+    expect(r.problems).toEqual([]);
+  });
 });
 
 describe('incremental derivation', () => {

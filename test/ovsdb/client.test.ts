@@ -120,6 +120,22 @@ describe('OvsdbClient against a fake server', () => {
     await client.close();
   });
 
+  it('with resume off, monitors with monitor_cond and fills the replica all the same', async () => {
+    const db = new FakeDatabase();
+    seed(db);
+    const s1 = new FakeServer(db, 'tcp:s1:1', { history: true });
+    const { client, batches } = setup({ 'tcp:s1:1': s1 }, { resume: false });
+    await flush();
+    expect(client.synced).toBe(true);
+    expect(client.table('Route').size).toBe(3);
+    expect(batches.map((b) => b.reason)).toEqual(['initial']);
+    expect(s1.requests.map((r) => r.method).filter((m) => m.startsWith('monitor'))).toEqual([
+      'monitor_cond',
+      'monitor_cond',
+    ]);
+    await client.close();
+  });
+
   it('resumes from the last transaction id when the server keeps history', async () => {
     const db = new FakeDatabase();
     seed(db);
@@ -161,7 +177,7 @@ describe('OvsdbClient against a fake server', () => {
     expect(client.synced).toBe(false);
     expect(statuses).toContain('disconnected tcp:m1:1');
     await clock.advance(150);
-    // A short session does not reset the back-off: m2 is tried after 100 ms and refused (not leader).
+    // m2 and m3 are each tried once at once, and refused (not leader); then the back-off applies.
     expect(statuses).toContain('disconnected tcp:m2:1');
     m3.setServerRow({ leader: true });
     await clock.advance(2000);
@@ -174,6 +190,23 @@ describe('OvsdbClient against a fake server', () => {
       '10.9.0.0/16',
     );
     expect(m3.requests.some((r) => r.method === 'transact')).toBe(true);
+    await client.close();
+  });
+
+  it('after a leader change, tries every member once before backing off', async () => {
+    const db = new FakeDatabase();
+    seed(db);
+    const cluster = { model: 'clustered' as const, cid: D };
+    const m1 = new FakeServer(db, 'tcp:m1:1', { history: true, row: { ...cluster, leader: true } });
+    const m2 = new FakeServer(db, 'tcp:m2:1', { history: true, row: { ...cluster, leader: false } });
+    const m3 = new FakeServer(db, 'tcp:m3:1', { history: true, row: { ...cluster, leader: false } });
+    const { client } = setup({ 'tcp:m1:1': m1, 'tcp:m2:1': m2, 'tcp:m3:1': m3 });
+    await flush();
+    m3.setServerRow({ leader: true });
+    m1.setServerRow({ leader: false });
+    // No clock advance: m2 (a follower) and then m3 (the new leader) are tried without waiting.
+    await flush();
+    expect(client.status).toMatchObject({ state: 'synced', remote: 'tcp:m3:1', leader: true });
     await client.close();
   });
 

@@ -4,9 +4,9 @@
  * server does), update3 notifications computed by the independent server model.
  */
 import { randomUUID } from 'node:crypto';
-import type { Channel } from '../../src/ovsdb/components.js';
 import { ZERO_UUID } from '../../src/ovsdb/constants.js';
 import { OvsdbError } from '../../src/ovsdb/errors.js';
+import type { Channel } from '../../src/ovsdb/index.js';
 import type { Remote } from '../../src/ovsdb/remote.js';
 import { parseSchema, type TableSchema } from '../../src/ovsdb/schema.js';
 import { FakeChannel } from './fakes.js';

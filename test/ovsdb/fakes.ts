@@ -1,7 +1,8 @@
 /** Fakes for the OVSDB shells: a manual clock and an in-memory byte channel. No test sleeps. */
 import { EventEmitter } from 'node:events';
-import type { Channel, Clock } from '../../src/ovsdb/components.js';
+import type { Clock } from '../../src/components/index.js';
 import { JsonFramer } from '../../src/ovsdb/framer.js';
+import type { Channel } from '../../src/ovsdb/index.js';
 
 interface Timer {
   at: number;

@@ -34,6 +34,18 @@ describe('LocalOrigin', () => {
     expect(() => ovn.announce({ prefix: '198.18.64.1/32', nextHop: '2001:db8:1::12' })).toThrow(/family/);
   });
 
+  it('next hop self is left out of the attributes, so export puts our address on each session', () => {
+    const { rib, ovn, flush } = setup();
+    ovn.announce({ prefix: '198.18.64.100/32', nextHop: 'self' });
+    ovn.announce({ prefix: '2001:db8:64::100/128', nextHop: 'self' });
+    expect(flush()).toEqual(['+198.18.64.100/32 ovn', '+2001:db8:64::100/128 ovn']);
+    for (const p of ['198.18.64.100/32', '2001:db8:64::100/128']) {
+      const best = rib.best(parsePrefix(p))!;
+      expect(best.attrs.nextHop).toBeUndefined();
+      expect(best.attrs.mpReach).toBeUndefined();
+    }
+  });
+
   it('replaceAll withdraws what is gone and leaves the unchanged alone', () => {
     const { ovn, flush } = setup();
     ovn.replaceAll([

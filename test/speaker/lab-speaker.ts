@@ -22,6 +22,7 @@ export async function eventually<T>(
   probe: () => Promise<T | undefined> | T | undefined,
   what: string,
   timeoutMs = 30_000,
+  intervalMs = POLL_MS,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
@@ -33,8 +34,19 @@ export async function eventually<T>(
       last = ` (last error: ${(e as Error).message})`;
     }
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last}`);
-    await new Promise((r) => setTimeout(r, POLL_MS));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/** The pino JSON lines of a log, other lines skipped. */
+export function parseLogLines(lines: readonly string[]): LogLine[] {
+  return lines.flatMap((l) => {
+    try {
+      return [JSON.parse(l) as LogLine];
+    } catch {
+      return [];
+    }
+  });
 }
 
 export class LabSpeaker {
@@ -139,15 +151,7 @@ export class LabSpeaker {
   /** The speaker's log, as pino wrote it (lines that are not JSON, e.g. from node, are skipped). */
   logLines(): LogLine[] {
     if (!existsSync(this.logFile)) return [];
-    return readFileSync(this.logFile, 'utf8')
-      .split('\n')
-      .flatMap((l) => {
-        try {
-          return [JSON.parse(l) as LogLine];
-        } catch {
-          return [];
-        }
-      });
+    return parseLogLines(readFileSync(this.logFile, 'utf8').split('\n'));
   }
 
   logTail(lines = 30): string {

@@ -1,3 +1,4 @@
+import { KindedError } from '../../components/index.js';
 import { FSM_DEFAULTS, KEEPALIVE_HOLD_RATIO, MAX_HOLD_TIME, MIN_NONZERO_HOLD_TIME } from './constants.js';
 
 /** Per-peer FSM settings (RFC 4271 section 8 session attributes). Times are whole seconds. */
@@ -29,12 +30,10 @@ export interface FsmConfig {
 }
 
 /** An invalid FSM setting; `field` names it. */
-export class FsmConfigError extends Error {
-  readonly kind = 'fsm-config';
+export class FsmConfigError extends KindedError<'fsm-config'> {
   readonly field: string;
   constructor(field: string, detail: string) {
-    super(`fsm config: ${field} ${detail}`);
-    this.name = 'FsmConfigError';
+    super('fsm-config', `fsm config: ${field} ${detail}`);
     this.field = field;
   }
 }

@@ -1,3 +1,4 @@
+import { KindedError } from '../../components/index.js';
 /** Stable reasons a session call fails; tests and logs match on these, never on message text. */
 export type SessionErrorKind =
   /** send/refresh with no Established session. */
@@ -16,22 +17,17 @@ export type SessionErrorKind =
   | 'duplicate-peer'
   | 'closed';
 
-export class SessionError extends Error {
-  readonly kind: SessionErrorKind;
+export class SessionError extends KindedError<SessionErrorKind> {
   constructor(kind: SessionErrorKind, message: string) {
-    super(message);
-    this.name = 'SessionError';
-    this.kind = kind;
+    super(kind, message);
   }
 }
 
 /** An invalid peer setting; `field` names it. */
-export class SessionConfigError extends Error {
-  readonly kind = 'session-config';
+export class SessionConfigError extends KindedError<'session-config'> {
   readonly field: string;
   constructor(field: string, detail: string) {
-    super(`peer config: ${field} ${detail}`);
-    this.name = 'SessionConfigError';
+    super('session-config', `peer config: ${field} ${detail}`);
     this.field = field;
   }
 }

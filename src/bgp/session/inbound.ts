@@ -1,6 +1,6 @@
+import type { Scheduler } from '../../components/index.js';
 import { BgpError } from '../wire/errors.js';
 import { Framer } from '../wire/framer.js';
-import type { Scheduler } from './components.js';
 import { isThenable } from './emitter.js';
 
 const CLOCK_EVERY = 8;

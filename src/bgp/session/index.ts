@@ -10,7 +10,7 @@ export {
   silentLogger,
   systemScheduler,
   type TimerHandle,
-} from './components.js';
+} from '../../components/index.js';
 export { type AddPathSetting, type PeerConfig, type PeerInit, resolvePeerConfig } from './config.js';
 export { FAMILY, FAMILY_NAMES, type FamilyName, familyName, SessionDefaults } from './constants.js';
 export { SessionConfigError, SessionError, type SessionErrorKind } from './errors.js';

@@ -1,4 +1,13 @@
+// Over 400 lines on purpose: a peer owns up to two sessions at once and RFC 4271 6.8 collision
+// detection decides between them; the rule reads both sessions' private state in one place.
 import type net from 'node:net';
+import {
+  childLogger,
+  type Logger,
+  type Scheduler,
+  silentLogger,
+  systemScheduler,
+} from '../../components/index.js';
 import { type FsmEvent, resolveCollision, type State } from '../fsm/index.js';
 import { type ConnectInit, connectToPeer, type OutgoingConnection } from '../transport/index.js';
 import type { AttrInterner } from '../wire/attributes/interner.js';
@@ -6,7 +15,6 @@ import { type AfiCode, CeaseSubcode, RouteRefreshSubtype } from '../wire/constan
 import { encodeMessageBytes } from '../wire/message.js';
 import { fourOctetAs, type OpenMessage } from '../wire/open.js';
 import { endOfRibInput, type UpdateInput } from '../wire/update.js';
-import { childLogger, type Logger, type Scheduler, silentLogger, systemScheduler } from './components.js';
 import { type PeerConfig, type PeerInit, resolvePeerConfig } from './config.js';
 import { Emitter, type Listener } from './emitter.js';
 import { SessionError } from './errors.js';

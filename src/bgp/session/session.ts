@@ -1,4 +1,8 @@
+// Over 400 lines on purpose: one connection's FSM actions (timers, framing, OPEN negotiation,
+// send queue, read back-pressure) all act on the same private socket and timer state; split
+// apart, that state would have to be exposed to every piece.
 import type net from 'node:net';
+import { childLogger, type Logger, type Scheduler } from '../../components/index.js';
 import {
   createFsm,
   type FsmAction,
@@ -26,7 +30,6 @@ import { describeNotification, type NotificationMessage } from '../wire/notifica
 import type { OpenMessage } from '../wire/open.js';
 import { isKnownRouteRefreshSubtype, type RouteRefreshMessage } from '../wire/route-refresh.js';
 import { endOfRib, type UpdateMessage } from '../wire/update.js';
-import { childLogger, type Logger, type Scheduler } from './components.js';
 import type { PeerConfig } from './config.js';
 import { familyName, SessionDefaults } from './constants.js';
 import { SessionError } from './errors.js';

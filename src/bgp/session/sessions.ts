@@ -1,3 +1,4 @@
+import { childLogger, type Logger, silentLogger } from '../../components/index.js';
 import {
   type BgpListener,
   createListener,
@@ -7,7 +8,6 @@ import {
   type TtlOptions,
 } from '../transport/index.js';
 import { CeaseSubcode } from '../wire/constants.js';
-import { childLogger, type Logger, silentLogger } from './components.js';
 import type { PeerInit } from './config.js';
 import { SessionConfigError, SessionError } from './errors.js';
 import { Peer, type PeerComponents } from './peer.js';

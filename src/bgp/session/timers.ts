@@ -1,5 +1,5 @@
+import type { Scheduler, TimerHandle } from '../../components/index.js';
 import { type StartTimerAction, type Timer, timerDurationMs } from '../fsm/index.js';
-import type { Scheduler, TimerHandle } from './components.js';
 
 interface Armed {
   handle: TimerHandle;

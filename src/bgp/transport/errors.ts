@@ -1,4 +1,5 @@
 import { constants as osConstants } from 'node:os';
+import { KindedError } from '../../components/index.js';
 
 /** Stable reasons a transport call fails; tests and logs match on these, never on message text. */
 export type TransportErrorKind =
@@ -24,17 +25,14 @@ export interface TransportErrorDetail {
 }
 
 /** Every failure of the transport: a stable `kind`, and the errno name and peer when known. */
-export class TransportError extends Error {
-  readonly kind: TransportErrorKind;
+export class TransportError extends KindedError<TransportErrorKind> {
   readonly address: string | undefined;
   readonly code: string | undefined;
   readonly errno: number | undefined;
   readonly syscall: string | undefined;
 
   constructor(kind: TransportErrorKind, message: string, detail: TransportErrorDetail = {}, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = 'TransportError';
-    this.kind = kind;
+    super(kind, message, cause === undefined ? undefined : { cause });
     this.address = detail.address;
     this.code = detail.code;
     this.errno = detail.errno;

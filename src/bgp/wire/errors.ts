@@ -1,3 +1,4 @@
+import { KindedError } from '../../components/index.js';
 import { describeError } from './constants.js';
 
 /**
@@ -5,16 +6,12 @@ import { describeError } from './constants.js';
  * `kind` is a stable string for logs and tests. Only this is ever thrown by the decoders;
  * softer RFC 7606 outcomes come back as values.
  */
-export class BgpError extends Error {
+export class BgpError extends KindedError {
   readonly code: number;
   readonly subcode: number;
   readonly data: Uint8Array;
-  readonly kind: string;
-
   constructor(kind: string, code: number, subcode: number, data: Uint8Array = EMPTY, detail?: string) {
-    super(`${kind}: ${describeError(code, subcode)}${detail ? `: ${detail}` : ''}`);
-    this.name = 'BgpError';
-    this.kind = kind;
+    super(kind, `${kind}: ${describeError(code, subcode)}${detail ? `: ${detail}` : ''}`);
     this.code = code;
     this.subcode = subcode;
     this.data = data;
@@ -26,11 +23,10 @@ export class BgpError extends Error {
  * inside a framed message it means the message lied about its lengths, and the caller
  * converts it to the BgpError its RFC section asks for.
  */
-export class IncompleteError extends Error {
+export class IncompleteError extends KindedError<'incomplete'> {
   readonly needed: number;
   constructor(needed: number) {
-    super(`incomplete: ${needed} more byte(s) needed`);
-    this.name = 'IncompleteError';
+    super('incomplete', `incomplete: ${needed} more byte(s) needed`);
     this.needed = needed;
   }
 }

@@ -1,7 +1,13 @@
 import { createConnection, type Socket } from 'node:net';
 import { Writer } from '../../bgp/wire/index.js';
+import {
+  type Clock,
+  type Logger,
+  silentLogger,
+  systemClock,
+  type TimerHandle,
+} from '../../components/index.js';
 import { type BackoffOptions, backoffDelay } from './backoff.js';
-import { type Clock, type Logger, silentLogger, systemClock, type TimerHandle } from './components.js';
 import { commandName, ZapiAfi } from './constants.js';
 import { ZapiError } from './errors.js';
 import { ZapiFramer } from './framer.js';

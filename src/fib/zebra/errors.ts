@@ -1,3 +1,4 @@
+import { KindedError } from '../../components/index.js';
 /**
  * Every failure of the zebra client is a ZapiError with a stable `kind`. Wire errors (from the
  * peer) close the connection and lead to a reconnect; caller errors only reject the call.
@@ -20,14 +21,11 @@ export type ZapiErrorKind =
   | 'not-connected'
   | 'closed';
 
-export class ZapiError extends Error {
-  readonly kind: ZapiErrorKind;
+export class ZapiError extends KindedError<ZapiErrorKind> {
   readonly data: Readonly<Record<string, unknown>>;
 
   constructor(kind: ZapiErrorKind, message: string, data: Record<string, unknown> = {}) {
-    super(`${kind}: ${message}`);
-    this.name = 'ZapiError';
-    this.kind = kind;
+    super(kind, `${kind}: ${message}`);
     this.data = data;
   }
 }

@@ -1,4 +1,6 @@
 /** A ZAPI 6 client that programs our routes into FRR's zebra, as bgpd does. */
+
+export { type Clock, type Logger, silentLogger, systemClock } from '../../components/index.js';
 export {
   type AddressFamilyCode,
   addressBytes,
@@ -8,7 +10,7 @@ export {
 } from './address.js';
 export { type BackoffOptions, backoffDelay } from './backoff.js';
 export { ZapiClient, type ZapiClientHandlers, type ZapiClientInit, type ZapiClientState } from './client.js';
-export { type Clock, type Logger, silentLogger, systemClock, type ZebraComponents } from './components.js';
+export type { ZebraComponents } from './components.js';
 export {
   AddressFamily,
   commandName,

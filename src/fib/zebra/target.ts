@@ -1,9 +1,10 @@
 import { Writer } from '../../bgp/wire/index.js';
+import { type Clock, type Logger, silentLogger, systemClock } from '../../components/index.js';
 import type { RibPrefix } from '../../rib/index.js';
 import type { FibChange, FibRoute, FibTarget } from '../route.js';
 import { prefixText } from './address.js';
 import { ZapiClient } from './client.js';
-import { type Logger, silentLogger, type ZebraComponents } from './components.js';
+import type { ZebraComponents } from './components.js';
 import { NOTIFY_OWNER_NAMES, NotifyOwner, ZEBRA_DEFAULTS } from './constants.js';
 import { convertible, type RouteOwner, routeKey, toZapiRoute, zapiPrefix } from './convert.js';
 import { ZapiError } from './errors.js';
@@ -88,6 +89,7 @@ export class ZebraTarget implements FibTarget {
   readonly #socketPath: string;
   readonly #client: ZapiClient;
   readonly #log: Logger;
+  readonly #clock: Clock;
   readonly #held = new Map<string, Held>();
   /** Routes we could not encode: kept out of zebra, shown in status. */
   readonly #rejected = new Map<string, string>();
@@ -102,6 +104,7 @@ export class ZebraTarget implements FibTarget {
   constructor(init: ZebraTargetInit, components: ZebraComponents = {}) {
     this.#socketPath = init.socket;
     this.#log = components.logger ?? silentLogger;
+    this.#clock = components.clock ?? systemClock;
     this.#owner = {
       routeType: ZEBRA_DEFAULTS.routeType,
       instance: checkRange('instance', init.instance ?? ZEBRA_DEFAULTS.instance, 1, 0xffff),
@@ -142,7 +145,7 @@ export class ZebraTarget implements FibTarget {
   ready(timeoutMs: number): Promise<void> {
     if (this.#client.state === 'up') return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => {
+      const t = this.#clock.setTimeout(() => {
         this.#upWaiters = this.#upWaiters.filter((w) => w !== done);
         reject(
           new ZapiError(
@@ -152,7 +155,7 @@ export class ZebraTarget implements FibTarget {
         );
       }, timeoutMs);
       const done = () => {
-        clearTimeout(t);
+        this.#clock.clearTimeout(t);
         resolve();
       };
       this.#upWaiters.push(done);

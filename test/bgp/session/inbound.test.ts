@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Scheduler } from '../../../src/bgp/session/components.js';
 import { Inbound } from '../../../src/bgp/session/inbound.js';
 import type { BgpError } from '../../../src/bgp/wire/errors.js';
 import { KEEPALIVE } from '../../../src/bgp/wire/keepalive.js';
 import { encodeMessageBytes } from '../../../src/bgp/wire/message.js';
 import { buildOpen } from '../../../src/bgp/wire/open.js';
+import type { Scheduler } from '../../../src/components/index.js';
 import { concat, header } from './support.js';
 
 // The receive path on its own: framing across partial reads, turns of bounded size, and

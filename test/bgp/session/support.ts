@@ -6,7 +6,6 @@ import {
   type Family,
   type NotificationEvent,
   type Peer,
-  type Scheduler,
   Sessions,
   type SessionsComponents,
   type SessionsPeerInit,
@@ -17,6 +16,7 @@ import { Framer } from '../../../src/bgp/wire/framer.js';
 import { type BgpMessage, decodeMessage } from '../../../src/bgp/wire/message.js';
 import type { RouteRefreshMessage } from '../../../src/bgp/wire/route-refresh.js';
 import type { UpdateMessage } from '../../../src/bgp/wire/update.js';
+import type { Scheduler } from '../../../src/components/index.js';
 
 /**
  * Timers that run only when the test says so (`advance`). Deferred work (the inbound path's

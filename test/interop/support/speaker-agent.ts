@@ -12,16 +12,15 @@ import {
   type EstablishedInfo,
   FAMILY,
   type FamilyName,
-  type Logger,
   type Peer,
   SessionError,
   Sessions,
   type SessionsPeerInit,
-  silentLogger,
 } from '../../../src/bgp/session/index.js';
 import { Afi, type AfiCode } from '../../../src/bgp/wire/constants.js';
 import { addressBytes, PrefixList, parseIpv4 } from '../../../src/bgp/wire/prefix-list.js';
 import type { UpdateInput, UpdateMessage } from '../../../src/bgp/wire/update.js';
+import { type Logger, silentLogger } from '../../../src/components/index.js';
 
 export interface AgentPeer extends SessionsPeerInit {
   /** Prefixes to announce once the session is up (those of the transport's family), then End-of-RIB. */
