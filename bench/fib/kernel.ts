@@ -45,7 +45,8 @@ function routeAt(s: Scenario, i: number): { prefix: RibPrefix; table: number } {
   if (s.v6)
     return { prefix: new RibPrefix(Afi.IPV6, 64, 0x20010db8, 0x80000000 + i, 0, 0), table: FIRST_TABLE };
   return {
-    prefix: new RibPrefix(Afi.IPV4, 32, ((198 << 24) | (18 << 16)) + (i % V4_PER_TABLE)),
+    // Words are unsigned, as the RIB hands them out (198 << 24 alone is negative in JS).
+    prefix: new RibPrefix(Afi.IPV4, 32, (((198 << 24) | (18 << 16)) + (i % V4_PER_TABLE)) >>> 0),
     table: FIRST_TABLE + Math.floor(i / V4_PER_TABLE),
   };
 }
@@ -56,11 +57,14 @@ function tablesOf(s: Scenario): number[] {
 }
 
 async function countOurs(lab: KernelLab, s: Scenario): Promise<number> {
-  const out = await run([
-    'bash',
-    '-c',
-    `ip -n ${lab.ns} ${s.v6 ? '-6' : '-4'} route show table all proto ${PROTO} | grep -vc '^\\s'`,
-  ]).catch((e: Error) => (/exited 1/.test(e.message) ? '0' : Promise.reject(e)));
+  const out = await run(
+    [
+      'bash',
+      '-c',
+      `ip -n ${lab.ns} ${s.v6 ? '-6' : '-4'} route show table all proto ${PROTO} | grep -vc '^\\s'`,
+    ],
+    { timeoutMs: 600_000 },
+  ).catch((e: Error) => (/exited 1/.test(e.message) ? '0' : Promise.reject(e)));
   return Number(out.trim());
 }
 
@@ -116,11 +120,8 @@ async function ours(s: Scenario, runNo: number): Promise<Timing & { status: stri
     const byTable = new Map<number, FibChange[]>();
     for (let i = 0; i < s.count; i++) {
       const { prefix, table: t } = routeAt(s, i);
-      let list = byTable.get(t);
-      if (!list) {
-        list = [];
-        byTable.set(t, list);
-      }
+      const list = byTable.get(t) ?? [];
+      if (list.length === 0) byTable.set(t, list);
       list.push({ kind: 'add', route: { prefix, nextHops: hop } });
     }
     const targets = tablesOf(s).map(
@@ -146,7 +147,10 @@ async function ours(s: Scenario, runNo: number): Promise<Timing & { status: stri
       await applyAll((c) => ({ kind: 'withdraw', prefix: c.kind === 'add' ? c.route.prefix : c.prefix }));
       const deleteMs = performance.now() - t;
       const left = await countOurs(lab, s);
-      if (left !== 0) throw new Error(`KernelTarget left ${left}`);
+      if (left !== 0)
+        throw new Error(
+          `KernelTarget left ${left}: ${JSON.stringify(targets.map((x) => ({ ...x.status(), nextHops: undefined })))}`,
+        );
       const st = targets[0].status();
       return {
         installMs,
@@ -170,7 +174,7 @@ async function main(): Promise<void> {
   const runs = arg('runs', 1);
   const scenarios: Scenario[] = [
     { name: 'IPv4 /32', v6: false, count: arg('v4', 100_000) },
-    { name: 'IPv4 /32 (8 tables)', v6: false, count: arg('v4-big', 8 * V4_PER_TABLE) },
+    { name: 'IPv4 /32 (131,072 per table)', v6: false, count: arg('v4-big', 8 * V4_PER_TABLE) },
     { name: 'IPv6 /64', v6: true, count: arg('v6', 100_000) },
   ].filter((s) => s.count > 0);
   console.log(`machine: ${machineLine()}; runs: ${runs} (median shown)`);
@@ -206,7 +210,12 @@ async function main(): Promise<void> {
         `${(m(ip, 'installMs') / m(us, 'installMs')).toFixed(1)} / ${(m(ip, 'deleteMs') / m(us, 'deleteMs')).toFixed(1)}`,
       ),
     );
-    console.log(`done: ${label}`);
+    console.log(
+      `done: ${rows
+        .slice(-2)
+        .map((r) => r.join(' | '))
+        .join('\n      ')}`,
+    );
   }
   console.log(`\n${table(rows)}\n`);
   for (const n of notes) console.log(n);

@@ -1,7 +1,17 @@
-import { RawNetlinkSocket } from 'netlink/dist/raw.js';
+import { createRequire } from 'node:module';
+import type { RawNetlinkSocket } from 'netlink/dist/raw.js';
 import { errnoName, NETLINK_ROUTE, SockOpt } from './constants.js';
 import { KernelError } from './errors.js';
 import { dropMessagesFromPort, lastErrno, netlinkSocketFd, setIntOption, socketDrops } from './sockopt.js';
+
+/** The add-on loads on first use: importing the fib layer must not need a native module. */
+let addOn: typeof RawNetlinkSocket | undefined;
+function rawSocketClass(): typeof RawNetlinkSocket {
+  addOn ??= (
+    createRequire(import.meta.url)('netlink/dist/raw.js') as { RawNetlinkSocket: typeof RawNetlinkSocket }
+  ).RawNetlinkSocket;
+  return addOn;
+}
 
 /** What a netlink socket error carries (the add-on's ErrnoException). */
 export interface SocketError extends Error {
@@ -60,7 +70,7 @@ export type RtnlSocketFactory = (options: RtnlSocketOptions) => RtnlSocket;
 export const openRtnlSocket: RtnlSocketFactory = (options) => {
   let raw: RawNetlinkSocket;
   try {
-    raw = new RawNetlinkSocket(NETLINK_ROUTE, {
+    raw = new (rawSocketClass())(NETLINK_ROUTE, {
       recvBufferSize: options.recvBuffer,
       sendBufferSize: options.sendBuffer,
     });
