@@ -204,13 +204,18 @@ export class OvnWatcher {
 
   #onStatus(): void {
     if (this.#state === 'closed') return;
+    // A synced client holds its database's rows, even when there were none to send (an empty
+    // database sends no initial batch).
+    if (this.#nb.synced) this.#everSynced.nb = true;
+    if (this.#sb.synced) this.#everSynced.sb = true;
     const up = this.#nb.synced && this.#sb.synced;
     if (up) {
       this.#clock.clearTimeout(this.#holdTimer);
       this.#holdTimer = undefined;
       this.#holdUntil = null;
-      if (this.#everSynced.nb && this.#everSynced.sb) this.#state = 'synced';
-      if (this.#withdrawn) this.#schedule();
+      this.#state = 'synced';
+      // Rows that came while the other database was still syncing are derived now.
+      this.#schedule();
       if (this.#withdrawn && this.#queue.length === 0) {
         this.#withdrawn = false;
         const announce = this.#deriver.advertisements;
