@@ -1,4 +1,7 @@
-import type { Logger } from '../../bgp/session/index.js';
+// Over 400 lines on purpose: apply, reconcile, close, the monitor's repairs and the verify dump
+// all read and write one mirror of what we installed, one request at a time; split apart, each
+// piece would need that mirror and the exclusive lock handed to it.
+import type { Logger } from '../../components/index.js';
 import type { RibPrefix } from '../../rib/index.js';
 import type { FibChange, FibRoute, FibTarget } from '../route.js';
 import { RtnlClient, systemTimers, type Timers } from './client.js';
