@@ -1,4 +1,4 @@
-import type { Logger } from '../../bgp/session/index.js';
+import type { Logger } from '../../components/index.js';
 import type { Clock } from '../../ovsdb/index.js';
 import { OVN_NB_DEFAULTS } from './constants.js';
 import { OvnNbError } from './errors.js';

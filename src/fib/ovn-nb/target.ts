@@ -1,4 +1,4 @@
-import type { Logger } from '../../bgp/session/index.js';
+import type { Logger } from '../../components/index.js';
 import {
   type ChangeBatch,
   type ClientStatus,
