@@ -137,6 +137,8 @@ export interface SinkView {
   readonly lastError?: string;
   /** ISO time of the last successful apply or reconcile. */
   readonly lastSuccess?: string;
+  /** Wanted prefixes the plane does not hold, with why (the first few). */
+  readonly notInstalled?: readonly { readonly prefix: string; readonly reason: string }[];
 }
 
 /** Where an OVN-derived route came from. */

@@ -55,7 +55,7 @@ export function formatOvnProblems(v: OvnView | null): string {
 /** `show sinks`: each forwarding plane, its state and what waits for it. */
 export function formatSinks(list: readonly SinkView[]): string {
   if (list.length === 0) return 'No sinks configured: best paths are not installed anywhere';
-  return renderTable(
+  const lines = renderTable(
     [
       { header: 'Sink', align: 'left' },
       { header: 'State', align: 'left' },
@@ -72,5 +72,11 @@ export function formatSinks(list: readonly SinkView[]): string {
       String(s.failures),
       s.lastError ?? '',
     ]),
-  ).join('\n');
+  );
+  for (const s of list) {
+    if (!s.notInstalled?.length) continue;
+    lines.push('', `Not installed by ${s.name}:`);
+    for (const n of s.notInstalled) lines.push(`  ${n.prefix}  ${n.reason}`);
+  }
+  return lines.join('\n');
 }

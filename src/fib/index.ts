@@ -17,6 +17,7 @@ export {
   type FibRoute,
   type FibTarget,
   fibNextHops,
+  type NotInstalled,
   toFibChange,
 } from './route.js';
 export {

@@ -32,6 +32,13 @@ export interface FibTarget {
   /** Makes the routes we own in the target exactly `all`: missing added, stale deleted, nothing else touched. */
   reconcile(all: readonly FibRoute[]): Promise<void>;
   close(): Promise<void>;
+  /** Wanted prefixes the plane does not hold, each with why (the first `limit`); for `show sinks`. */
+  notInstalled?(limit: number): readonly NotInstalled[];
+}
+
+export interface NotInstalled {
+  readonly prefix: string;
+  readonly reason: string;
 }
 
 /** The ECMP set of a best-path change as next hops, best first; empty when no path has a usable one. */

@@ -24,8 +24,12 @@ export interface ForwardingComponents {
   readonly now: () => number;
 }
 
+/** Prefixes not installed that `show sinks` lists per sink, at most. */
+const NOT_INSTALLED_SHOWN = 20;
+
 interface Installed {
   readonly driver: SinkDriver;
+  readonly target: FibTarget;
   readonly remove: () => void;
   readonly config: unknown;
 }
@@ -62,8 +66,9 @@ export class Forwarding {
       }
       if (!want) continue;
       let driver: SinkDriver | undefined;
+      let target: FibTarget;
       try {
-        const target = this.#c.target(name, config, () => driver?.resync());
+        target = this.#c.target(name, config, () => driver?.resync());
         const install =
           want.install.length > 0
             ? new PolicyChain(
@@ -87,15 +92,16 @@ export class Forwarding {
         continue;
       }
       const remove = this.#c.flow.addConsumer(driver);
-      this.#sinks.set(name, { driver, remove, config: want });
+      this.#sinks.set(name, { driver, target, remove, config: want });
       driver.start();
       this.#c.log.info({ sink: driver.name }, 'route sink started');
     }
   }
 
   status(): SinkView[] {
-    return [...this.#sinks.values()].map(({ driver }) => {
+    return [...this.#sinks.values()].map(({ driver, target }) => {
       const s = driver.status();
+      const notInstalled = target.notInstalled?.(NOT_INSTALLED_SHOWN) ?? [];
       return {
         name: s.name,
         state: s.state,
@@ -104,6 +110,7 @@ export class Forwarding {
         failures: s.failures,
         ...(s.lastError !== undefined && { lastError: s.lastError }),
         ...(s.lastSuccessAt !== undefined && { lastSuccess: new Date(s.lastSuccessAt).toISOString() }),
+        ...(notInstalled.length > 0 && { notInstalled }),
       };
     });
   }

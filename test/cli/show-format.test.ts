@@ -318,4 +318,16 @@ describe('show ovn, show ovn problems, show sinks', () => {
     expect(out[2]).toMatch(/^zebra +retrying +12 +0 +3 connect ENOENT \/run\/frr\/zserv\.api$/);
     expect(formatSinks([])).toBe('No sinks configured: best paths are not installed anywhere');
   });
+
+  it('sinks list the prefixes they could not install, with why', () => {
+    const kernel = {
+      ...SINKS[0],
+      notInstalled: [{ prefix: '198.18.20.0/24', reason: 'conflict: a route of protocol static holds it' }],
+    };
+    expect(formatSinks([kernel, SINKS[1]]).split('\n').slice(3)).toEqual([
+      '',
+      'Not installed by kernel:',
+      '  198.18.20.0/24  conflict: a route of protocol static holds it',
+    ]);
+  });
 });

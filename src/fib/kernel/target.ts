@@ -273,6 +273,12 @@ export class KernelTarget implements FibTarget {
   }
 
   /** The problem of one prefix, or undefined when it is installed or not wanted. */
+  notInstalled(limit: number): { prefix: string; reason: string }[] {
+    return this.status()
+      .problemSample.slice(0, limit)
+      .map((p) => ({ prefix: p.prefix, reason: `${p.problem}: ${p.reason}` }));
+  }
+
   problemOf(prefix: RibPrefix): Problem | undefined {
     return this.#problems.get(prefix.key());
   }

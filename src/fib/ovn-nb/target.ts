@@ -111,6 +111,10 @@ export class OvnNbTarget implements FibTarget {
     this.#own?.start();
   }
 
+  notInstalled(limit: number): { prefix: string; reason: string }[] {
+    return this.status().skipped.slice(0, limit);
+  }
+
   status(): OvnNbStatus {
     let router: RouterView | undefined;
     try {

@@ -174,6 +174,12 @@ export class ZebraTarget implements FibTarget {
     return this.#held.get(key)?.state ?? (this.#rejected.has(key) ? 'unencodable' : undefined);
   }
 
+  notInstalled(limit: number): { prefix: string; reason: string }[] {
+    return this.status()
+      .failed.slice(0, limit)
+      .map((f) => ({ prefix: f.prefix, reason: `zebra: ${f.state}` }));
+  }
+
   status(): ZebraStatus {
     let installed = 0;
     let pending = 0;
