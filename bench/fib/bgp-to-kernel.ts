@@ -310,6 +310,7 @@ async function measure(receiver: Receiver, files: { announce: string; withdraw: 
 
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('needs root (namespaces, FRR as user frr)');
+  if (ONLY && !(ONLY in LABEL)) throw new Error(`--only: ours or frr, not ${ONLY}`);
   const receivers: Receiver[] = ONLY ? [ONLY as Receiver] : ['ours', 'frr'];
   mkdirSync(DIR, { recursive: true });
   const streams = encodeStreams();
