@@ -33,6 +33,12 @@ const LAB_BENCHES: readonly { name: string; title: string; path: string; args: r
     args: [],
   },
   {
+    name: 'bgp-to-kernel',
+    title: 'BGP to kernel: 100k routes over eBGP into our speaker (kernel sink) and FRR bgpd + zebra',
+    path: 'fib/bgp-to-kernel',
+    args: ['--runs', '1'],
+  },
+  {
     name: 'zebra',
     title: "zebra sink: our ZAPI client into FRR's zebra and its kernel",
     path: 'fib/zebra-install',
