@@ -18,3 +18,11 @@ export function table(rows: readonly (readonly string[])[]): string {
   const line = (r: readonly string[]) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ');
   return [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
+
+/** The p-th percentile (0-100) by the nearest-rank method: p99 of 50 samples is the largest. */
+export function percentile(xs: readonly number[], p: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
