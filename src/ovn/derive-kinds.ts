@@ -82,11 +82,15 @@ function gatewayHop(r: Reader, cfg: OvnDeriveConfig, gw: RouterGateway, family: 
 
 // --- floating IPs ---------------------------------------------------------------------------
 
+/** What a floating IP reads of its router: its name, options:chassis (gateway router) and ports. */
+const ROUTER_COLUMNS_OF_FIP = ['name', 'options', 'ports'] as const;
+
 function floatingIp(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
   const out = new Out(cfg);
   const nat = r.row('nb.NAT', uuid);
   if (!nat || !cfg.kinds.floatingIps.enabled || str(nat, 'type') !== 'dnat_and_snat') return out;
-  const router = r.first('routerNat', uuid);
+  // Not the router's `nat`: every other NAT of the router changes it.
+  const router = r.firstColumns('routerNat', uuid, ROUTER_COLUMNS_OF_FIP);
   if (!router) return out;
   const external = str(nat, 'external_ip');
   const origin = nb('NAT', nat, `${str(router, 'name')}/${external}`);

@@ -105,14 +105,16 @@ export class OvnDeriver {
 
   /** Applies row changes; returns the advertisement diff they cause. */
   apply(changes: readonly OvnRowChange[]): AdvertisementDiff {
-    const touched = new Set<string>();
+    // Until some unit has read something, no key can name a unit to compute again (the
+    // first load): the store then skips building them.
+    const touched = this.#readers.size > 0 ? new Set<string>() : null;
     const dirty = new Set<string>();
     for (const c of changes) {
       const ref: TableRef = `${c.db}.${c.table}`;
       this.#store.apply(ref, c.uuid, c.new, touched);
       if (UNITS[ref]) dirty.add(`${ref}:${c.uuid}`);
     }
-    for (const key of touched) for (const unit of this.#readers.get(key) ?? []) dirty.add(unit);
+    for (const key of touched ?? []) for (const unit of this.#readers.get(key) ?? []) dirty.add(unit);
     const affected = new Set<string>();
     for (const unit of dirty) this.#compute(unit, affected);
     this.#last = { changes: changes.length, units: dirty.size, prefixes: affected.size };

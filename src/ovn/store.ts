@@ -9,8 +9,15 @@ import type { OvnDb } from './types.js';
  * touched key are computed again; nothing else is. That is what makes a change cost work in
  * proportion to the change rather than to the size of the cloud.
  *
- *   key forms:  r:<db>.<table>:<uuid>      the row's content
- *               i:<index>:<value>          which rows the index holds under value
+ *   key forms:  r:<db>.<table>:<uuid>           the row's content, any column
+ *               e:<db>.<table>:<uuid>           whether the row exists
+ *               c:<db>.<table>:<uuid>:<column>  one column of a row that stays
+ *               i:<index>:<value>               which rows the index holds under value
+ *
+ * A unit that reads a few columns of a row others change often (a floating IP reads its
+ * router's name, options and ports, not the `nat` set every other floating IP changes)
+ * reads them with `columns`, so a new NAT on a router of 10,000 does not compute the other
+ * 9,999 again.
  */
 
 export type TableRef = `${OvnDb}.${string}`;
@@ -76,8 +83,11 @@ export class OvnStore {
     return hit ? [...hit].sort() : NO_UUIDS;
   }
 
-  /** Stores a row's new version (null: deleted); returns the keys whose answers changed. */
-  apply(table: TableRef, uuid: string, next: Row | null, touched: Set<string>): void {
+  /**
+   * Stores a row's new version (null: deleted) and adds the keys whose answers changed to
+   * `touched`; null when nobody reads yet (the first load), which skips building them.
+   */
+  apply(table: TableRef, uuid: string, next: Row | null, touched: Set<string> | null): void {
     let rows = this.#tables.get(table);
     if (!rows) {
       rows = new Map();
@@ -86,31 +96,57 @@ export class OvnStore {
     const old = rows.get(uuid) ?? null;
     if (next) rows.set(uuid, next);
     else rows.delete(uuid);
-    touched.add(`r:${table}:${uuid}`);
+    if (touched) touchRow(table, uuid, old, next, touched);
     for (const name of this.#byTable.get(table) ?? []) {
       const def: IndexDef = INDEXES[name];
       const before = old ? def.keys(old) : NO_UUIDS;
       const after = next ? def.keys(next) : NO_UUIDS;
+      if (before === after) continue;
       const index = this.#index.get(name)!;
+      // Sets of thousands (a router's nat, a provider switch's ports): compare in linear time.
+      const [inBefore, inAfter] =
+        before.length + after.length > SMALL ? [has(before), has(after)] : [null, null];
       for (const k of before) {
-        if (after.includes(k)) continue;
+        if (inAfter ? inAfter.has(k) : after.includes(k)) continue;
         const s = index.get(k);
         s?.delete(uuid);
         if (s?.size === 0) index.delete(k);
-        touched.add(`i:${name}:${k}`);
+        touched?.add(`i:${name}:${k}`);
       }
       for (const k of after) {
-        if (before.includes(k)) continue;
+        if (inBefore ? inBefore.has(k) : before.includes(k)) continue;
         let s = index.get(k);
         if (!s) {
           s = new Set();
           index.set(k, s);
         }
         s.add(uuid);
-        touched.add(`i:${name}:${k}`);
+        touched?.add(`i:${name}:${k}`);
       }
     }
   }
+}
+
+/** Below this many keys, before and after are compared with includes (no Sets to allocate). */
+const SMALL = 16;
+const has = (keys: readonly string[]): ReadonlySet<string> => new Set(keys);
+
+function touchRow(
+  table: TableRef,
+  uuid: string,
+  old: Row | null,
+  next: Row | null,
+  touched: Set<string>,
+): void {
+  touched.add(`r:${table}:${uuid}`);
+  if (!old || !next) {
+    touched.add(`e:${table}:${uuid}`);
+    return;
+  }
+  // The replica keeps the value of an unchanged column (Replica.applyModify): identity says
+  // "unchanged". A column rebuilt with an equal value only costs a needless recompute.
+  for (const column in next) if (old[column] !== next[column]) touched.add(`c:${table}:${uuid}:${column}`);
+  for (const column in old) if (!(column in next)) touched.add(`c:${table}:${uuid}:${column}`);
 }
 
 /** Reads the store for one unit of derivation, remembering each key it depended on. */
@@ -137,5 +173,22 @@ export class Reader {
   first(index: IndexName, value: string): Row | undefined {
     const uuid = this.find(index, value)[0];
     return uuid === undefined ? undefined : this.row(INDEXES[index].table, uuid);
+  }
+
+  /**
+   * A row of which the unit reads only `columns` (and that it exists): changes to its other
+   * columns do not compute the unit again. Reading any other column of it is a bug.
+   */
+  columns(table: TableRef, uuid: string | null | undefined, columns: readonly string[]): Row | undefined {
+    if (!uuid) return undefined;
+    this.deps.add(`e:${table}:${uuid}`);
+    for (const c of columns) this.deps.add(`c:${table}:${uuid}:${c}`);
+    return this.#store.row(table, uuid);
+  }
+
+  /** `first`, reading only `columns` of the row found. */
+  firstColumns(index: IndexName, value: string, columns: readonly string[]): Row | undefined {
+    const uuid = this.find(index, value)[0];
+    return uuid === undefined ? undefined : this.columns(INDEXES[index].table, uuid, columns);
   }
 }

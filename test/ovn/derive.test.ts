@@ -216,4 +216,37 @@ describe('incremental derivation', () => {
     ]);
     expect(diff.withdraw).toEqual([]);
   });
+
+  it('a FIP added to a router of many computes that FIP and the router again, not the others', () => {
+    const { m, ids } = labModel();
+    const nats = [...(m.get('nb', 'Logical_Router', ids.router1).nat as string[])];
+    for (let i = 0; i < 500; i++)
+      nats.push(
+        m.put('nb', 'NAT', {
+          type: 'dnat_and_snat',
+          external_ip: `198.18.${70 + (i >> 8)}.${i & 255}`,
+          logical_ip: '198.19.3.10',
+        }),
+      );
+    m.update('nb', 'Logical_Router', ids.router1, { nat: nats });
+    const d = new OvnDeriver(cfg());
+    d.load(m.snapshot());
+    const fip = m.put('nb', 'NAT', {
+      type: 'dnat_and_snat',
+      external_ip: '198.18.72.1',
+      logical_ip: '198.19.3.11',
+    });
+    const diff = d.apply([
+      { db: 'nb', table: 'NAT', uuid: fip, old: null, new: m.get('nb', 'NAT', fip) },
+      m.update('nb', 'Logical_Router', ids.router1, { nat: [...nats, fip] }),
+    ]);
+    expect(table(diff.announce)).toEqual(['floatingIps 198.18.72.1/32 via 198.18.100.11']);
+    expect(d.lastApply.units).toBe(2);
+    // The router's name is read by every FIP (it names their origin): all 503 again, and the router.
+    d.apply([m.update('nb', 'Logical_Router', ids.router1, { name: 'router-one' })]);
+    expect(d.lastApply.units).toBe(504);
+    expect(d.advertisements.find((a) => a.prefix === '198.18.72.1/32')?.origin.name).toBe(
+      'router-one/198.18.72.1',
+    );
+  });
 });
