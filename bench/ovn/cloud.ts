@@ -94,9 +94,19 @@ function nbUnits(shape: CloudShape): Unit[] {
         kind: 'insert',
         table: 'Logical_Switch_Port',
         name: 'ln_public',
-        row: { name: 'ln-public', type: 'localnet', addresses: ['unknown'], options: { network_name: 'physnet1' } },
+        row: {
+          name: 'ln-public',
+          type: 'localnet',
+          addresses: ['unknown'],
+          options: { network_name: 'physnet1' },
+        },
       },
-      { kind: 'insert', table: 'Logical_Switch', name: 'public', row: { name: 'public', ports: [ref('ln_public')] } },
+      {
+        kind: 'insert',
+        table: 'Logical_Switch',
+        name: 'public',
+        row: { name: 'public', ports: [ref('ln_public')] },
+      },
     ],
   ];
   for (let r = 0; r < shape.routers; r++) {
@@ -206,7 +216,12 @@ function sbUnits(shape: CloudShape): Unit[] {
         kind: 'insert',
         table: 'Encap',
         name: `enc${i}`,
-        row: { type: 'geneve', ip: ipText(ENCAP_BASE + 1 + i), chassis_name: chassisName(i), options: { csum: 'true' } },
+        row: {
+          type: 'geneve',
+          ip: ipText(ENCAP_BASE + 1 + i),
+          chassis_name: chassisName(i),
+          options: { csum: 'true' },
+        },
       },
       {
         kind: 'insert',
@@ -306,7 +321,7 @@ async function writeUnits(remote: string, database: string, units: readonly Unit
           op: 'mutate',
           table: s.table,
           where: [['_uuid', '==', resolve(s.target) as string]],
-          mutations: [[s.column, 'insert', s.refs.map(resolve)]],
+          mutations: [[s.column, 'insert', s.refs.map(resolve) as ValueInput]],
         };
       });
       // Several mutations of one row in one transaction are fine; an insert named here and mutated
@@ -328,7 +343,11 @@ async function writeUnits(remote: string, database: string, units: readonly Unit
 }
 
 /** Writes the cloud into NB and SB; returns the rows written. */
-export async function writeCloud(nb: string, sb: string, shape: CloudShape): Promise<{ nb: number; sb: number }> {
+export async function writeCloud(
+  nb: string,
+  sb: string,
+  shape: CloudShape,
+): Promise<{ nb: number; sb: number }> {
   const [nbRows, sbRows] = await Promise.all([
     writeUnits(nb, 'OVN_Northbound', nbUnits(shape)),
     writeUnits(sb, 'OVN_Southbound', sbUnits(shape)),

@@ -27,7 +27,11 @@ function arg(name: string, fallback: number): number {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
 
-const LARGE: CloudShape = { fips: arg('fips', 50_000), routers: arg('routers', 2000), chassis: arg('chassis', 1000) };
+const LARGE: CloudShape = {
+  fips: arg('fips', 50_000),
+  routers: arg('routers', 2000),
+  chassis: arg('chassis', 1000),
+};
 const SMALL: CloudShape = { fips: 10, routers: 2, chassis: 4 };
 const CHANGES = arg('changes', 50);
 const WAIT_MS = 300_000;
@@ -75,7 +79,8 @@ async function measure(shape: CloudShape): Promise<Figures> {
     const syncMs = performance.now() - t;
 
     const deriver = new OvnDeriver(CONFIG);
-    const snap = (c: OvsdbClient, spec: object) => Object.fromEntries(Object.keys(spec).map((n) => [n, c.table(n)]));
+    const snap = (c: OvsdbClient, spec: object) =>
+      Object.fromEntries(Object.keys(spec).map((n) => [n, c.table(n)]));
     globalThis.gc?.();
     const heap0 = process.memoryUsage().heapUsed;
     t = performance.now();
@@ -152,7 +157,11 @@ async function main(): Promise<void> {
   line('write NB+SB (ms)', (x) => x.writeMs);
   line('OvsdbClient sync NB+SB (ms)', (x) => x.syncMs);
   line('load: derivation from scratch (ms)', (x) => x.loadMs);
-  line('heap held by the deriver (MiB)', (x) => x.heapMiB, (v) => v.toFixed(1));
+  line(
+    'heap held by the deriver (MiB)',
+    (x) => x.heapMiB,
+    (v) => v.toFixed(1),
+  );
   line('one FIP added: apply() median (ms)', (x) => percentile(x.changeMs, 50));
   line('one FIP added: apply() p99 (ms)', (x) => percentile(x.changeMs, 99));
   line('units computed again per change (median)', (x) => percentile(x.units, 50), String);

@@ -31,7 +31,14 @@ import { stringify } from 'yaml';
 import { FrrDaemon } from '../../frr-interop/lab/frr.js';
 import { createNamespace, createVeth, deleteNamespace, listNamespaces } from '../../frr-interop/lab/netns.js';
 import { isRunning, type ProcessRecord, recordOf, stopProcesses } from '../../frr-interop/lab/process.js';
-import { NB_SCHEMA, nbctl, OvsdbLab, SB_SCHEMA, type ServerHandle, sbctl } from '../../test/support/ovsdb-lab.js';
+import {
+  NB_SCHEMA,
+  nbctl,
+  OvsdbLab,
+  SB_SCHEMA,
+  type ServerHandle,
+  sbctl,
+} from '../../test/support/ovsdb-lab.js';
 import { VtyClient } from './vty.js';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -89,6 +96,14 @@ function readdirSyncSafe(dir: string) {
   }
 }
 
+const live = new Set<OvnBenchLab>();
+// Ctrl-C or a kill of the bench still takes the lab down (processes by PID, namespaces).
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    console.error(`${signal}: taking the lab down`);
+    Promise.allSettled([...live].map((l) => l.destroy())).finally(() => process.exit(130));
+  });
+
 export class OvnBenchLab {
   readonly tag: string;
   readonly dir: string;
@@ -115,6 +130,7 @@ export class OvnBenchLab {
 
   static async create(init: OvnBenchLabInit): Promise<OvnBenchLab> {
     const lab = new OvnBenchLab(init.tag);
+    live.add(lab);
     try {
       await lab.#build(init);
       return lab;
@@ -134,7 +150,7 @@ export class OvnBenchLab {
     }
     const cidr = (ip: string) => `${ip}/${LAB.prefixLen}`;
     await createVeth(
-      { ns: this.speakerNs, ifname: `ob-${this.tag}-s`, ipv4: cidr(LAB.speakerIp) },
+      { ns: this.speakerNs, ifname: this.speakerIf, ipv4: cidr(LAB.speakerIp) },
       { ns: this.frrNs, ifname: `ob-${this.tag}-f`, ipv4: cidr(LAB.frrIp) },
     );
     this.nb = await this.ovsdb.startServer('nb', await this.ovsdb.createDb('nb', NB_SCHEMA));
@@ -147,15 +163,39 @@ export class OvnBenchLab {
       {
         routerId: LAB.frrIp,
         as: LAB.frrAs,
-        neighbors: [{ address: LAB.speakerIp, remoteAs: LAB.speakerAs, families: ['ipv4'], holdTime: 90, keepalive: 30 }],
-        extraConfig: ['bgp no-rib'],
+        neighbors: [
+          {
+            address: LAB.speakerIp,
+            remoteAs: LAB.speakerAs,
+            families: ['ipv4'],
+            holdTime: 90,
+            keepalive: 30,
+          },
+        ],
+        // No FIB: bgpd's RIB is what is measured. Nothing back to the speaker: it would only
+        // drop every route again by AS-path loop, on the same two cores.
+        extraConfig: [
+          'bgp no-rib',
+          'route-map ob-none deny 10',
+          '!',
+          `router bgp ${LAB.frrAs}`,
+          ' address-family ipv4 unicast',
+          `  neighbor ${LAB.speakerIp} route-map ob-none out`,
+          ' exit-address-family',
+          'exit',
+        ],
       },
     );
     await this.frr.start();
   }
 
-  get ovsdbPids(): { nb: number; sb: number } {
-    return { nb: this.nb.pid, sb: this.sb.pid };
+  get controlSocket(): string {
+    return join(this.dir, 'speaker.sock');
+  }
+
+  /** The speaker's end of the veth. */
+  get speakerIf(): string {
+    return `ob-${this.tag}-s`;
   }
 
   /** The speaker's configuration: FRR as its one peer, the OVN section on our two servers. */
@@ -167,11 +207,18 @@ export class OvnBenchLab {
         router_id: LAB.speakerIp,
         listen: { address: LAB.speakerIp, port: 179 },
         hold_time: 90,
-        control_socket: join(this.dir, 'speaker.sock'),
+        control_socket: this.controlSocket,
         log: { level: 'warn' },
       },
       peers: [
-        { name: 'frr', peer_ip: LAB.frrIp, remote_as: LAB.frrAs, passive: true, export: ['all'], import: ['all'] },
+        {
+          name: 'frr',
+          peer_ip: LAB.frrIp,
+          remote_as: LAB.frrAs,
+          passive: true,
+          export: ['all'],
+          import: ['all'],
+        },
       ],
       policies: { all: { statements: [{ action: 'accept' }] } },
       ovn: {
@@ -192,7 +239,17 @@ export class OvnBenchLab {
     try {
       child = spawn(
         'ip',
-        ['netns', 'exec', this.speakerNs, process.execPath, ...(o.nodeOptions ?? []), SPEAKER_CLI, 'run', '--config', config],
+        [
+          'netns',
+          'exec',
+          this.speakerNs,
+          process.execPath,
+          ...(o.nodeOptions ?? []),
+          SPEAKER_CLI,
+          'run',
+          '--config',
+          config,
+        ],
         { cwd: REPO, stdio: ['ignore', fd, fd] },
       );
     } finally {
@@ -210,10 +267,12 @@ export class OvnBenchLab {
   async waitEstablished(timeoutMs = READY_MS): Promise<number> {
     const end = performance.now() + timeoutMs;
     for (;;) {
-      if (this.#speaker && this.#speaker.child.exitCode !== null) throw new Error(`speaker exited: ${this.speakerLog()}`);
+      if (this.#speaker && this.#speaker.child.exitCode !== null)
+        throw new Error(`speaker exited: ${this.speakerLog()}`);
       const n = await this.frr.neighbor(LAB.speakerIp).catch(() => undefined);
       if (n?.state === 'Established') return performance.now();
-      if (performance.now() > end) throw new Error(`session not Established: ${n?.rawState}\n${this.speakerLog()}`);
+      if (performance.now() > end)
+        throw new Error(`session not Established: ${n?.rawState}\n${this.speakerLog()}`);
       await sleep(POLL_MS);
     }
   }
@@ -249,6 +308,7 @@ export class OvnBenchLab {
   }
 
   async destroy(): Promise<void> {
+    live.delete(this);
     this.#vty?.close();
     this.#vty = null;
     await this.stopSpeaker().catch(() => undefined);

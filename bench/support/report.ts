@@ -1,4 +1,4 @@
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 
 /** One line naming the machine, printed with every benchmark so figures carry their context. */
 export function machineLine(): string {
@@ -25,4 +25,11 @@ export function percentile(xs: readonly number[], p: number): number {
   const sorted = [...xs].sort((a, b) => a - b);
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+/** The 1, 5 and 15 minute load averages: on a shared machine, what else was running. */
+export function loadLine(): string {
+  return `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')} on ${cpus().length} cores`;
 }
