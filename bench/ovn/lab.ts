@@ -104,6 +104,26 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
     Promise.allSettled([...live].map((l) => l.destroy())).finally(() => process.exit(130));
   });
 
+const TICKS_PER_S = 100;
+
+/** CPU time (user + system, all threads) a process has used, ms; NaN when it is gone. */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of proc(5) (utime, stime), in clock ticks: indexes 11 and 12 after the name.
+    return ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_S;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU each process used between two calls: `const done = cpuMeter(lab.processes()); …; done()`. */
+export function cpuMeter(pids: Record<string, number>): () => Record<string, number> {
+  const start = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
+  return () => Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid) - start[k]]));
+}
+
 export class OvnBenchLab {
   readonly tag: string;
   readonly dir: string;
@@ -113,6 +133,7 @@ export class OvnBenchLab {
   nb!: ServerHandle;
   sb!: ServerHandle;
   frr!: FrrDaemon;
+  northdPid: number | undefined;
   #speaker: { child: ChildProcess; record: ProcessRecord } | null = null;
   #vty: VtyClient | null = null;
   #made: string[] = [];
@@ -157,7 +178,7 @@ export class OvnBenchLab {
     this.sb = await this.ovsdb.startServer('sb', await this.ovsdb.createDb('sb', SB_SCHEMA));
     await nbctl(this.nb.unix, 'init');
     await sbctl(this.sb.unix, 'init');
-    if (init.northd) await this.ovsdb.startNorthd(this.nb.unix, this.sb.unix);
+    if (init.northd) this.northdPid = await this.ovsdb.startNorthd(this.nb.unix, this.sb.unix);
     this.frr = new FrrDaemon(
       { name: 'frr', ns: this.frrNs, dir: join(this.dir, 'frr') },
       {
@@ -294,6 +315,18 @@ export class OvnBenchLab {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 'NaN');
     return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 };
+  }
+
+  /** The processes whose CPU time tells who had the two cores: name → PID. */
+  processes(): Record<string, number> {
+    const out: Record<string, number> = {};
+    if (this.speakerPid !== undefined) out.speaker = this.speakerPid;
+    const bgpd = this.frr?.processes().find((p) => p.name === 'frr/bgpd');
+    if (bgpd) out.bgpd = bgpd.pid;
+    if (this.northdPid !== undefined) out['ovn-northd'] = this.northdPid;
+    out['ovsdb-server nb'] = this.nb.pid;
+    out['ovsdb-server sb'] = this.sb.pid;
+    return out;
   }
 
   speakerLog(lines = 30): string {

@@ -8,19 +8,21 @@
  *   northd    ovn-northd having written SB for it (NB_Global.sb_cfg, what --wait=sb waits for)
  *
  *   sudo npx tsx bench/ovn/latency.ts [--samples 60] [--batch 10000] [--big-samples 20]
- *                                     [--poll-ms 1] [--coalesce-ms N] [--no-capture]
+ *                                     [--poll-ms 1] [--coalesce-ms N] [--no-capture] [--profile DIR]
  *
  * On the sample topology of frr-interop/capture/ovn-snapshot.ts (router1: a DGP bound to gw1)
  * plus one VM per distributed sample on tenant1, bound to hv1/hv2. Samples alternate
  * distributed (logical_port + external_mac: next hop the VM's chassis) and centralized FIPs.
  */
-import { join } from 'node:path';
+
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import { buildTopology } from '../../frr-interop/capture/ovn-snapshot.js';
 import { callControl } from '../../src/api/client.js';
 import { nbctl, sbctl } from '../../test/support/ovsdb-lab.js';
 import { loadLine, machineLine, percentile, table } from '../support/report.js';
 import { firstAfter, WireCapture, type WireLog, wallOf } from './capture.js';
-import { checkBuild, LAB, OvnBenchLab } from './lab.js';
+import { checkBuild, cpuMeter, LAB, OvnBenchLab } from './lab.js';
 import { CommitWatch, type RouteSeen, received, waitReceived, watchRoute } from './watch.js';
 
 function arg(name: string, fallback: number | undefined): number | undefined {
@@ -33,6 +35,10 @@ const BIG_SAMPLES = arg('big-samples', 20) as number;
 const POLL_MS = arg('poll-ms', 1) as number;
 const COALESCE_MS = arg('coalesce-ms', undefined);
 const CAPTURE = !process.argv.includes('--no-capture');
+/** --profile DIR: the speaker runs with --cpu-prof; its profile lands in DIR when it stops. */
+const PROFILE = process.argv.includes('--profile')
+  ? process.argv[process.argv.indexOf('--profile') + 1]
+  : undefined;
 const SAMPLE_MS = 10_000;
 const BATCH_MS = 180_000;
 const ROUTER = 'router1';
@@ -63,6 +69,8 @@ interface Sample {
   readonly northdOwnMs: number;
   /** Commit → the (last) UPDATE on the wire, ms; filled from the capture at the end. */
   wireMs: number;
+  /** CPU ms each process used from just before the commit until FRR had everything (batches). */
+  cpu?: Record<string, number>;
 }
 
 const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
@@ -72,6 +80,28 @@ const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
       setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms).unref(),
     ),
   ]);
+
+/** ovn-nbctl with the changes of a sample; an error quotes its stderr, not 10,000 arguments. */
+function nbctlChange(db: string, timeoutMs: number, args: readonly string[]): Promise<string> {
+  const argv = [
+    `--db=${db}`,
+    `--timeout=${Math.ceil(timeoutMs / 1000)}`,
+    '--wait=sb',
+    '--print-wait-time',
+    ...args,
+  ];
+  return new Promise((resolve, reject) => {
+    execFile('ovn-nbctl', argv, { timeout: timeoutMs + 5000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      if (!err) return resolve(stdout);
+      const shown = argv.slice(0, 12).join(' ');
+      reject(
+        new Error(
+          `ovn-nbctl ${shown}${argv.length > 12 ? ` … (${argv.length} arguments)` : ''}: ${err.code ?? err.signal}: ${stderr.trim()}`,
+        ),
+      );
+    });
+  });
+}
 
 function northdOwn(out: string): number {
   const m = /ovn-northd completion:\s*(-?\d+)ms/.exec(out);
@@ -103,13 +133,7 @@ async function timed(
   // Awaited below; if ovn-nbctl fails first, neither may become an unhandled rejection.
   seen.catch(() => {});
   commit.catch(() => {});
-  const out = await nbctl(
-    lab.nb.unix,
-    `--timeout=${Math.ceil(timeoutMs / 1000)}`,
-    '--wait=sb',
-    '--print-wait-time',
-    ...args,
-  );
+  const out = await nbctlChange(lab.nb.unix, timeoutMs, args);
   const c = await withTimeout(commit, timeoutMs, `the commit of ${ip}`);
   const s = await seen;
   const sbAt = await northdDone(watch, c.nbCfg, timeoutMs);
@@ -180,28 +204,49 @@ async function singles(
 async function batch(lab: OvnBenchLab, watch: CommitWatch, change: 'add' | 'del'): Promise<Sample> {
   const vty = await lab.vty();
   const base = await received(vty, LAB.speakerIp);
-  const cmds: string[] = [];
-  const ips: string[] = [];
-  for (let i = 0; i < BATCH; i++) {
-    ips.push(batchIp(i));
-    cmds.push('--');
-    if (change === 'add') cmds.push('lr-nat-add', ROUTER, 'dnat_and_snat', batchIp(i), batchLogical(i));
-    else cmds.push('lr-nat-del', ROUTER, 'dnat_and_snat', batchIp(i));
+  const ips = Array.from({ length: BATCH }, (_, i) => batchIp(i));
+  let cmds: string[];
+  if (change === 'add') {
+    cmds = ips
+      .flatMap((ip, i) => ['--', 'lr-nat-add', ROUTER, 'dnat_and_snat', ip, batchLogical(i)])
+      .slice(1);
+  } else {
+    // 10,000 lr-nat-del cost ovn-nbctl itself minutes before it commits (each scans the router's
+    // NATs and rewrites its set); one `remove` of their uuids is the same commit.
+    const listed = await nbctl(
+      lab.nb.unix,
+      '--format=csv',
+      '--data=bare',
+      '--no-headings',
+      '--columns=_uuid,external_ip',
+      'list',
+      'NAT',
+    );
+    const uuidOf = new Map(
+      listed
+        .trim()
+        .split('\n')
+        .map((l) => l.split(',').reverse() as [string, string]),
+    );
+    cmds = ['remove', 'Logical_Router', ROUTER, 'nat', ...ips.map((ip) => uuidOf.get(ip) as string)];
   }
   const want = change === 'add' ? base + BATCH : base - BATCH;
+  const meter = cpuMeter(lab.processes());
+  let cpu: Record<string, number> = {};
   const s = await timed(
     lab,
     watch,
     batchIp(0),
     change,
-    cmds.slice(1),
+    cmds,
     async () => {
       const at = await waitReceived(vty, LAB.speakerIp, want, BATCH_MS, 5);
+      cpu = meter();
       return { received: at, settled: at };
     },
     BATCH_MS,
   );
-  return { kind: 'batch', wirePrefixes: ips, wireMs: Number.NaN, ...s };
+  return { kind: 'batch', wirePrefixes: ips, wireMs: Number.NaN, cpu, ...s };
 }
 
 /** Commit → the last UPDATE carrying one of the sample's prefixes. */
@@ -268,7 +313,10 @@ async function main(): Promise<void> {
         join(lab.dir, 'bgp.pcapng'),
         join(lab.dir, 'dumpcap.log'),
       );
-    await lab.startSpeaker({ coalesceMs: COALESCE_MS });
+    await lab.startSpeaker({
+      coalesceMs: COALESCE_MS,
+      nodeOptions: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE)}`] : [],
+    });
     await lab.waitEstablished();
     const vty = await lab.vty();
     // What the topology gives over IPv4 is at FRR before the first sample.
@@ -330,6 +378,18 @@ async function main(): Promise<void> {
       table([
         ['change', 'commit->UPDATE on wire', 'wire->FRR table', 'commit->FRR table', 'commit->FRR best/gone'],
         ...rows.map(([label, xs]) => breakdown(label, xs)),
+      ]),
+    );
+    console.log('\nCPU time used from the commit until FRR had all of the batch (the machine has 2 cores)\n');
+    const names = Object.keys(add.cpu ?? {});
+    console.log(
+      table([
+        ['batch', 'wall', ...names],
+        ...[add, del].map((b, i) => [
+          i === 0 ? `${BATCH} added` : `${BATCH} removed`,
+          f(b.frrMs),
+          ...names.map((n) => f(b.cpu?.[n] ?? Number.NaN)),
+        ]),
       ]),
     );
     const oneP99 = p99(sel(small, 'add').map((x) => x.frrMs));

@@ -111,8 +111,10 @@ export class OvnDeriver {
     const dirty = new Set<string>();
     for (const c of changes) {
       const ref: TableRef = `${c.db}.${c.table}`;
+      // The held key of a row being deleted is only there before the store lets it go.
+      const unit = UNITS[ref] && !c.new ? this.#store.unitKey(ref, c.uuid) : undefined;
       this.#store.apply(ref, c.uuid, c.new, touched);
-      if (UNITS[ref]) dirty.add(`${ref}:${c.uuid}`);
+      if (UNITS[ref]) dirty.add(unit ?? this.#store.unitKey(ref, c.uuid));
     }
     for (const key of touched ?? []) for (const unit of this.#readers.get(key) ?? []) dirty.add(unit);
     const affected = new Set<string>();

@@ -55,9 +55,52 @@ export type IndexName = keyof typeof INDEXES;
 
 const NO_UUIDS: readonly string[] = Object.freeze([]);
 
+/*
+ * Keys are strings, but each one a row or an index value can be read under is made once and
+ * kept with it (a Slot, an Entry): a read adds the same string object every time, so the
+ * Sets and Maps that hold keys find it by its cached hash and by identity, instead of
+ * building, hashing and comparing a fresh 50-character string per read. A key of a row or
+ * value not held (a read of a missing row) is built on the spot; equal text is the same key.
+ */
+
+/** A row held, with its keys. */
+interface Slot {
+  row: Row;
+  readonly r: string;
+  readonly e: string;
+  /** c: keys by column, made on first use. */
+  cols: Map<string, string> | undefined;
+  /** The unit key (`<table>:<uuid>`) of a root row, made on first use. */
+  unit: string | undefined;
+}
+
+/** The uuids an index holds under one value, with its key. */
+interface Entry {
+  readonly uuids: Set<string>;
+  readonly key: string;
+  /** `uuids` sorted, until the next change. */
+  sorted: readonly string[] | undefined;
+}
+
+const rowKey = (table: TableRef, uuid: string) => `r:${table}:${uuid}`;
+const existsKey = (table: TableRef, uuid: string) => `e:${table}:${uuid}`;
+const columnKey = (table: TableRef, uuid: string, column: string) => `c:${table}:${uuid}:${column}`;
+const indexKey = (index: IndexName, value: string) => `i:${index}:${value}`;
+export const unitKeyOf = (table: TableRef, uuid: string): string => `${table}:${uuid}`;
+
+function columnKeyOf(slot: Slot, table: TableRef, uuid: string, column: string): string {
+  slot.cols ??= new Map();
+  let k = slot.cols.get(column);
+  if (k === undefined) {
+    k = columnKey(table, uuid, column);
+    slot.cols.set(column, k);
+  }
+  return k;
+}
+
 export class OvnStore {
-  readonly #tables = new Map<TableRef, Map<string, Row>>();
-  readonly #index = new Map<IndexName, Map<string, Set<string>>>();
+  readonly #tables = new Map<TableRef, Map<string, Slot>>();
+  readonly #index = new Map<IndexName, Map<string, Entry>>();
   readonly #byTable = new Map<TableRef, IndexName[]>();
 
   constructor() {
@@ -70,17 +113,29 @@ export class OvnStore {
   }
 
   row(table: TableRef, uuid: string): Row | undefined {
+    return this.#tables.get(table)?.get(uuid)?.row;
+  }
+
+  slot(table: TableRef, uuid: string): Slot | undefined {
     return this.#tables.get(table)?.get(uuid);
   }
 
-  rows(table: TableRef): ReadonlyMap<string, Row> {
-    return this.#tables.get(table) ?? new Map();
+  entry(index: IndexName, value: string): Entry | undefined {
+    return this.#index.get(index)?.get(value);
+  }
+
+  /** The unit key of a row: the held string when the row is held. */
+  unitKey(table: TableRef, uuid: string): string {
+    const slot = this.slot(table, uuid);
+    if (!slot) return unitKeyOf(table, uuid);
+    slot.unit ??= unitKeyOf(table, uuid);
+    return slot.unit;
   }
 
   /** uuids under `value`, sorted so every lookup picks the same one. */
   find(index: IndexName, value: string): readonly string[] {
-    const hit = this.#index.get(index)?.get(value);
-    return hit ? [...hit].sort() : NO_UUIDS;
+    const hit = this.entry(index, value);
+    return hit ? sortedOf(hit) : NO_UUIDS;
   }
 
   /**
@@ -93,10 +148,20 @@ export class OvnStore {
       rows = new Map();
       this.#tables.set(table, rows);
     }
-    const old = rows.get(uuid) ?? null;
-    if (next) rows.set(uuid, next);
-    else rows.delete(uuid);
-    if (touched) touchRow(table, uuid, old, next, touched);
+    let slot = rows.get(uuid);
+    const old = slot?.row ?? null;
+    if (next && slot) slot.row = next;
+    else if (next) {
+      slot = {
+        row: next,
+        r: rowKey(table, uuid),
+        e: existsKey(table, uuid),
+        cols: undefined,
+        unit: undefined,
+      };
+      rows.set(uuid, slot);
+    } else rows.delete(uuid);
+    if (touched && slot) touchRow(slot, table, uuid, old, next, touched);
     for (const name of this.#byTable.get(table) ?? []) {
       const def: IndexDef = INDEXES[name];
       const before = old ? def.keys(old) : NO_UUIDS;
@@ -108,23 +173,31 @@ export class OvnStore {
         before.length + after.length > SMALL ? [has(before), has(after)] : [null, null];
       for (const k of before) {
         if (inAfter ? inAfter.has(k) : after.includes(k)) continue;
-        const s = index.get(k);
-        s?.delete(uuid);
-        if (s?.size === 0) index.delete(k);
-        touched?.add(`i:${name}:${k}`);
+        const e = index.get(k);
+        if (!e) continue;
+        e.uuids.delete(uuid);
+        e.sorted = undefined;
+        touched?.add(e.key);
+        if (e.uuids.size === 0) index.delete(k);
       }
       for (const k of after) {
         if (inBefore ? inBefore.has(k) : before.includes(k)) continue;
-        let s = index.get(k);
-        if (!s) {
-          s = new Set();
-          index.set(k, s);
+        let e = index.get(k);
+        if (!e) {
+          e = { uuids: new Set(), key: indexKey(name, k), sorted: undefined };
+          index.set(k, e);
         }
-        s.add(uuid);
-        touched?.add(`i:${name}:${k}`);
+        e.uuids.add(uuid);
+        e.sorted = undefined;
+        touched?.add(e.key);
       }
     }
   }
+}
+
+function sortedOf(e: Entry): readonly string[] {
+  e.sorted ??= e.uuids.size === 1 ? [...e.uuids] : [...e.uuids].sort();
+  return e.sorted;
 }
 
 /** Below this many keys, before and after are compared with includes (no Sets to allocate). */
@@ -132,21 +205,23 @@ const SMALL = 16;
 const has = (keys: readonly string[]): ReadonlySet<string> => new Set(keys);
 
 function touchRow(
+  slot: Slot,
   table: TableRef,
   uuid: string,
   old: Row | null,
   next: Row | null,
   touched: Set<string>,
 ): void {
-  touched.add(`r:${table}:${uuid}`);
+  touched.add(slot.r);
   if (!old || !next) {
-    touched.add(`e:${table}:${uuid}`);
+    touched.add(slot.e);
     return;
   }
   // The replica keeps the value of an unchanged column (Replica.applyModify): identity says
   // "unchanged". A column rebuilt with an equal value only costs a needless recompute.
-  for (const column in next) if (old[column] !== next[column]) touched.add(`c:${table}:${uuid}:${column}`);
-  for (const column in old) if (!(column in next)) touched.add(`c:${table}:${uuid}:${column}`);
+  for (const column in next)
+    if (old[column] !== next[column]) touched.add(columnKeyOf(slot, table, uuid, column));
+  for (const column in old) if (!(column in next)) touched.add(columnKeyOf(slot, table, uuid, column));
 }
 
 /** Reads the store for one unit of derivation, remembering each key it depended on. */
@@ -160,13 +235,15 @@ export class Reader {
 
   row(table: TableRef, uuid: string | null | undefined): Row | undefined {
     if (!uuid) return undefined;
-    this.deps.add(`r:${table}:${uuid}`);
-    return this.#store.row(table, uuid);
+    const slot = this.#store.slot(table, uuid);
+    this.deps.add(slot ? slot.r : rowKey(table, uuid));
+    return slot?.row;
   }
 
   find(index: IndexName, value: string): readonly string[] {
-    this.deps.add(`i:${index}:${value}`);
-    return this.#store.find(index, value);
+    const e = this.#store.entry(index, value);
+    this.deps.add(e ? e.key : indexKey(index, value));
+    return e ? sortedOf(e) : NO_UUIDS;
   }
 
   /** The first (lowest uuid) row under `value`, read with its content. */
@@ -181,9 +258,14 @@ export class Reader {
    */
   columns(table: TableRef, uuid: string | null | undefined, columns: readonly string[]): Row | undefined {
     if (!uuid) return undefined;
-    this.deps.add(`e:${table}:${uuid}`);
-    for (const c of columns) this.deps.add(`c:${table}:${uuid}:${c}`);
-    return this.#store.row(table, uuid);
+    const slot = this.#store.slot(table, uuid);
+    if (!slot) {
+      this.deps.add(existsKey(table, uuid));
+      return undefined;
+    }
+    this.deps.add(slot.e);
+    for (const c of columns) this.deps.add(columnKeyOf(slot, table, uuid, c));
+    return slot.row;
   }
 
   /** `first`, reading only `columns` of the row found. */
