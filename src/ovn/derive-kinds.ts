@@ -82,8 +82,28 @@ function gatewayHop(r: Reader, cfg: OvnDeriveConfig, gw: RouterGateway, family: 
 
 // --- floating IPs ---------------------------------------------------------------------------
 
-/** What a floating IP reads of its router: its name, options:chassis (gateway router) and ports. */
-const ROUTER_COLUMNS_OF_FIP = ['name', 'options', 'ports'] as const;
+/** What a floating IP reads of its router: its name and options:chassis (gateway router). */
+const ROUTER_COLUMNS_OF_FIP = ['name', 'options'] as const;
+/** What finding a router's gateway reads of it (routerGateway). */
+const ROUTER_COLUMNS_OF_GATEWAY = ['name', 'options', 'ports'] as const;
+
+/**
+ * The next hop of a centralized FIP: its router's gateway, the same for every FIP of the
+ * router (and gateway port, and family), so derived once for all of them. null: no gateway.
+ */
+function routerGatewayHop(
+  r: Reader,
+  cfg: OvnDeriveConfig,
+  router: string,
+  viaPort: string | null,
+  family: Family,
+): HopResult | null {
+  return r.shared(`d:gw:${router}:${viaPort ?? ''}:${family}`, (s) => {
+    const row = s.columns('nb.Logical_Router', router, ROUTER_COLUMNS_OF_GATEWAY);
+    const gw = row ? routerGateway(s, row, viaPort) : undefined;
+    return gw ? gatewayHop(s, cfg, gw, family) : null;
+  });
+}
 
 function floatingIp(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
   const out = new Out(cfg);
@@ -112,12 +132,12 @@ function floatingIp(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
     );
     return out;
   }
-  const gw = routerGateway(r, router, opt(nat, 'gateway_port'));
-  if (!gw) {
+  const hop = routerGatewayHop(r, cfg, router._uuid, opt(nat, 'gateway_port'), ip.family);
+  if (!hop) {
     out.problem('router-no-gateway', origin, `${prefix}: router ${str(router, 'name')} has no gateway port`);
     return out;
   }
-  out.route('floatingIps', prefix, gatewayHop(r, cfg, gw, ip.family), origin);
+  out.route('floatingIps', prefix, hop, origin);
   return out;
 }
 

@@ -1,6 +1,6 @@
 import type { Row } from '../ovsdb/index.js';
 import { UNITS, type UnitResult } from './derive-kinds.js';
-import { OvnStore, Reader, type TableRef } from './store.js';
+import { OvnStore, Reader, type SharedKey, type TableRef } from './store.js';
 import {
   type Advertisement,
   type AdvertisementDiff,
@@ -53,6 +53,14 @@ interface Unit {
   readonly result: UnitResult;
 }
 
+/** A shared value (Reader.shared): held while some unit reads it and none of its reads changed. */
+interface Shared {
+  readonly deps: ReadonlySet<string>;
+  readonly value: unknown;
+}
+
+const isShared = (key: string): key is SharedKey => key.startsWith('d:');
+
 const RANK = new Map(OVN_ROUTE_KINDS.map((k, i) => [k, i]));
 
 /** The deterministic winner order of one prefix claimed twice: kind, then the origin row. */
@@ -82,8 +90,12 @@ export class OvnDeriver {
   readonly config: OvnDeriveConfig;
   readonly #store = new OvnStore();
   readonly #units = new Map<string, Unit>();
-  /** read key → units that read it */
-  readonly #readers = new Map<string, Set<string>>();
+  /**
+   * read key → the units (and shared values, by their d: key) that read it: one reader as
+   * itself, more in a Set. Most keys (a NAT row, its index entry) have exactly one reader.
+   */
+  readonly #readers = new Map<string, string | Set<string>>();
+  readonly #shared = new Map<SharedKey, Shared>();
   /** prefix → unit → its claim on that prefix */
   readonly #claims = new Map<string, Map<string, Advertisement>>();
   readonly #published = new Map<string, Advertisement>();
@@ -116,7 +128,23 @@ export class OvnDeriver {
       this.#store.apply(ref, c.uuid, c.new, touched);
       if (UNITS[ref]) dirty.add(unit ?? this.#store.unitKey(ref, c.uuid));
     }
-    for (const key of touched ?? []) for (const unit of this.#readers.get(key) ?? []) dirty.add(unit);
+    // A shared value that read a touched key is dropped, and its own key counts as touched:
+    // the units that read it are computed again (and compute it again, once, on first ask).
+    const queue = [...(touched ?? [])];
+    for (let i = 0; i < queue.length; i++) {
+      const readers = this.#readers.get(queue[i]);
+      for (const reader of readers === undefined
+        ? []
+        : typeof readers === 'string'
+          ? [readers]
+          : [...readers]) {
+        if (!isShared(reader)) dirty.add(reader);
+        else if (this.#shared.has(reader)) {
+          this.#dropShared(reader);
+          queue.push(reader);
+        }
+      }
+    }
     const affected = new Set<string>();
     for (const unit of dirty) this.#compute(unit, affected);
     this.#last = { changes: changes.length, units: dirty.size, prefixes: affected.size };
@@ -142,17 +170,55 @@ export class OvnDeriver {
     );
   }
 
+  readonly #sharedValue = <T>(key: SharedKey, compute: (r: Reader) => T): T => {
+    const held = this.#shared.get(key);
+    if (held) return held.value as T;
+    const reader = new Reader(this.#store, this.#sharedValue);
+    const value = compute(reader);
+    this.#shared.set(key, { deps: reader.deps, value });
+    this.#listen(key, reader.deps);
+    return value;
+  };
+
+  #listen(reader: string, deps: ReadonlySet<string>): void {
+    for (const dep of deps) {
+      const held = this.#readers.get(dep);
+      if (held === undefined) this.#readers.set(dep, reader);
+      else if (typeof held !== 'string') held.add(reader);
+      else if (held !== reader) this.#readers.set(dep, new Set([held, reader]));
+    }
+  }
+
+  /** `reader` no longer reads `deps`; a shared value nobody reads any more is dropped. */
+  #unlisten(reader: string, deps: ReadonlySet<string>): void {
+    for (const dep of deps) {
+      const held = this.#readers.get(dep);
+      if (held === undefined) continue;
+      if (typeof held !== 'string') {
+        held.delete(reader);
+        if (held.size === 1) this.#readers.set(dep, held.values().next().value as string);
+        continue;
+      }
+      if (held !== reader) continue;
+      this.#readers.delete(dep);
+      if (isShared(dep)) this.#dropShared(dep);
+    }
+  }
+
+  #dropShared(key: SharedKey): void {
+    const s = this.#shared.get(key);
+    if (!s) return;
+    this.#shared.delete(key);
+    this.#unlisten(key, s.deps);
+  }
+
   #compute(key: string, affected: Set<string>): void {
     const at = key.indexOf(':');
     const ref = key.slice(0, at) as TableRef;
     const uuid = key.slice(at + 1);
     const old = this.#units.get(key);
     if (old) {
-      for (const dep of old.deps) {
-        const set = this.#readers.get(dep);
-        set?.delete(key);
-        if (set?.size === 0) this.#readers.delete(dep);
-      }
+      this.#unlisten(key, old.deps);
       for (const ad of old.result.ads) {
         affected.add(ad.prefix);
         const claims = this.#claims.get(ad.prefix);
@@ -162,17 +228,10 @@ export class OvnDeriver {
       this.#units.delete(key);
     }
     if (!this.#store.row(ref, uuid)) return;
-    const reader = new Reader(this.#store);
+    const reader = new Reader(this.#store, this.#sharedValue);
     const result = UNITS[ref](reader, this.config, uuid);
     this.#units.set(key, { deps: reader.deps, result });
-    for (const dep of reader.deps) {
-      let set = this.#readers.get(dep);
-      if (!set) {
-        set = new Set();
-        this.#readers.set(dep, set);
-      }
-      set.add(key);
-    }
+    this.#listen(key, reader.deps);
     for (const ad of result.ads) {
       affected.add(ad.prefix);
       let claims = this.#claims.get(ad.prefix);

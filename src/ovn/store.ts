@@ -13,6 +13,7 @@ import type { OvnDb } from './types.js';
  *               e:<db>.<table>:<uuid>           whether the row exists
  *               c:<db>.<table>:<uuid>:<column>  one column of a row that stays
  *               i:<index>:<value>               which rows the index holds under value
+ *               d:<what>:<inputs>               a value shared by many units (Reader.shared)
  *
  * A unit that reads a few columns of a row others change often (a floating IP reads its
  * router's name, options and ports, not the `nat` set every other floating IP changes)
@@ -224,13 +225,32 @@ function touchRow(
   for (const column in old) if (!(column in next)) touched.add(columnKeyOf(slot, table, uuid, column));
 }
 
+/** Computes (or hands back) the shared value of `key` for a Reader; see Reader.shared. */
+export type SharedValues = <T>(key: SharedKey, compute: (r: Reader) => T) => T;
+
+/** `d:<what>:<its inputs>`, e.g. `d:gw:<router uuid>:<gateway port>:4`. */
+export type SharedKey = `d:${string}`;
+
 /** Reads the store for one unit of derivation, remembering each key it depended on. */
 export class Reader {
   readonly deps = new Set<string>();
   readonly #store: OvnStore;
+  readonly #shared: SharedValues;
 
-  constructor(store: OvnStore) {
+  constructor(store: OvnStore, shared: SharedValues) {
     this.#store = store;
+    this.#shared = shared;
+  }
+
+  /**
+   * A value many units compute alike (the gateway hop of a router, for each of its 10,000
+   * floating IPs), computed once with its own reads and read here as one key. `key` names
+   * every input that is not a read (uuids, family); when a read of the value changes, the
+   * value is dropped and each unit that read it is computed again.
+   */
+  shared<T>(key: SharedKey, compute: (r: Reader) => T): T {
+    this.deps.add(key);
+    return this.#shared(key, compute);
   }
 
   row(table: TableRef, uuid: string | null | undefined): Row | undefined {

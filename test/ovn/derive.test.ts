@@ -6,7 +6,7 @@ import {
   type OvnDeriveConfig,
   OvnDeriver,
 } from '../../src/ovn/index.js';
-import { labModel, Model } from './model.js';
+import { labModel, Model, uuid } from './model.js';
 
 const table = (ads: readonly Advertisement[]) => ads.map((a) => `${a.kind} ${a.prefix} via ${a.nextHop}`);
 const cfg = (over: Partial<OvnDeriveConfig> = {}): OvnDeriveConfig => ({
@@ -143,6 +143,49 @@ describe('derivation from scratch (central mode)', () => {
       'tenantNetworks 198.19.4.0/24 via 198.18.64.3',
     ]);
     expect(ads[0].why).toBe('chassis gw1 (gateway router gr1 options:chassis=gw1), Encap ip');
+  });
+
+  it('gives centralized FIPs of one router the gateway hop of their own family and gateway port', () => {
+    const { m, ids } = labModel();
+    m.update('sb', 'Chassis', ids.gw1, {
+      other_config: { 'ovn-bgp-speaker-nexthop-ipv6': '2001:db8:100::11' },
+    });
+    // A second DGP, bound on hv2; lrp-public sorts first, so it is the default one.
+    const lrp2 = m.put('nb', 'Logical_Router_Port', {
+      name: 'lrp-public2',
+      networks: ['198.18.65.1/24'],
+      gateway_chassis: [uuid()],
+    });
+    m.binding('cr-lrp-public2', ids.hv2, 'chassisredirect');
+    const nat = (external_ip: string, gateway_port?: string) =>
+      m.put('nb', 'NAT', {
+        type: 'dnat_and_snat',
+        external_ip,
+        logical_ip: '198.19.3.10',
+        ...(gateway_port && { gateway_port }),
+      });
+    const r = m.get('nb', 'Logical_Router', ids.router1);
+    m.update('nb', 'Logical_Router', ids.router1, {
+      ports: [...(r.ports as string[]), lrp2],
+      nat: [
+        ...(r.nat as string[]),
+        nat('2001:db8:64::101'),
+        nat('198.18.65.101', lrp2),
+        nat('2001:db8:65::101', lrp2),
+      ],
+    });
+    const fips = deriveOvnRoutes(m.snapshot(), cfg()).advertisements.filter((a) => a.kind === 'floatingIps');
+    expect(table(fips)).toEqual([
+      'floatingIps 198.18.64.100/32 via 198.18.100.12',
+      'floatingIps 198.18.64.101/32 via 198.18.100.11',
+      'floatingIps 198.18.65.101/32 via 198.18.100.13',
+      'floatingIps 2001:db8:64::101/128 via 2001:db8:100::11',
+    ]);
+    // hv2 has no IPv6 address: the IPv6 FIP behind lrp-public2 is a problem, not a route.
+    const problems = deriveOvnRoutes(m.snapshot(), cfg()).problems.filter((p) => p.origin.table === 'NAT');
+    expect(problems.map((p) => `${p.kind} ${p.origin.name}`)).toEqual([
+      'chassis-no-address router1/2001:db8:65::101',
+    ]);
   });
 
   it('derives ovn-kubernetes pod subnets and service VIPs via the node', () => {
