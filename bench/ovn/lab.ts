@@ -6,7 +6,7 @@
  * would only take CPU from the two processes under test.
  *
  *   ob-<tag>-spk  198.18.0.1/30 ── veth ── 198.18.0.2/30  ob-<tag>-frr
- *   speaker AS 65000 (passive)               bgpd AS 65001 (connects)
+ *   speaker AS 65000 (connects)              bgpd AS 65001 (passive)
  *
  * Every process is stopped by its PID, the namespaces are deleted and the dirs removed in
  * destroy(), which is safe after a partial create.
@@ -184,6 +184,7 @@ export class OvnBenchLab {
       {
         routerId: LAB.frrIp,
         as: LAB.frrAs,
+        // The speaker connects as it starts: no wait for FRR's connect-retry timer.
         neighbors: [
           {
             address: LAB.speakerIp,
@@ -191,6 +192,7 @@ export class OvnBenchLab {
             families: ['ipv4'],
             holdTime: 90,
             keepalive: 30,
+            passive: true,
           },
         ],
         // No FIB: bgpd's RIB is what is measured. Nothing back to the speaker: it would only
@@ -231,16 +233,7 @@ export class OvnBenchLab {
         control_socket: this.controlSocket,
         log: { level: 'warn' },
       },
-      peers: [
-        {
-          name: 'frr',
-          peer_ip: LAB.frrIp,
-          remote_as: LAB.frrAs,
-          passive: true,
-          export: ['all'],
-          import: ['all'],
-        },
-      ],
+      peers: [{ name: 'frr', peer_ip: LAB.frrIp, remote_as: LAB.frrAs, export: ['all'], import: ['all'] }],
       policies: { all: { statements: [{ action: 'accept' }] } },
       ovn: {
         nb: this.nb.unix,

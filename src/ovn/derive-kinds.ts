@@ -42,7 +42,8 @@ export const OVNK_GATEWAY_ROUTER_PREFIX = 'GR_';
 class Out {
   readonly ads: Advertisement[] = [];
   readonly problems: OvnProblem[] = [];
-  readonly #seen = new Set<string>();
+  /** Prefixes given, once there are many (a load balancer of 1,000 VIPs); a few are searched. */
+  #seen: Set<string> | undefined;
   readonly #cfg: OvnDeriveConfig;
 
   constructor(cfg: OvnDeriveConfig) {
@@ -55,8 +56,9 @@ class Out {
       return;
     }
     // The same prefix twice from one object (a VIP on the router and on its switch) is one route.
-    if (this.#seen.has(prefix)) return;
-    this.#seen.add(prefix);
+    if (this.#seen ? this.#seen.has(prefix) : this.ads.some((a) => a.prefix === prefix)) return;
+    if (this.#seen) this.#seen.add(prefix);
+    else if (this.ads.length >= 16) this.#seen = new Set([...this.ads.map((a) => a.prefix), prefix]);
     const k = this.#cfg.kinds[kind];
     this.ads.push({
       prefix,
@@ -98,7 +100,7 @@ function routerGatewayHop(
   viaPort: string | null,
   family: Family,
 ): HopResult | null {
-  return r.shared(`d:gw:${router}:${viaPort ?? ''}:${family}`, (s) => {
+  return r.shared(`gw:${router}:${viaPort ?? ''}:${family}`, (s) => {
     const row = s.columns('nb.Logical_Router', router, ROUTER_COLUMNS_OF_GATEWAY);
     const gw = row ? routerGateway(s, row, viaPort) : undefined;
     return gw ? gatewayHop(s, cfg, gw, family) : null;

@@ -260,6 +260,49 @@ describe('incremental derivation', () => {
     expect(diff.withdraw).toEqual([]);
   });
 
+  it('lets go of everything a FIP made it hold once the FIP is gone', () => {
+    const { m, ids } = labModel();
+    const d = new OvnDeriver(cfg());
+    d.load(m.snapshot());
+    const before = d.held;
+    const nats = m.get('nb', 'Logical_Router', ids.router1).nat as string[];
+    for (let round = 0; round < 3; round++) {
+      // Centralized, distributed on a bound VM, distributed on a port with no binding at all.
+      const added = [
+        { external_ip: '198.18.64.120', logical_ip: '198.19.3.20' },
+        {
+          external_ip: '198.18.64.121',
+          logical_ip: '198.19.1.10',
+          logical_port: 'vm1',
+          external_mac: '50:54:00:00:fe:21',
+        },
+        {
+          external_ip: '198.18.64.122',
+          logical_ip: '198.19.1.12',
+          logical_port: 'vm9',
+          external_mac: '50:54:00:00:fe:22',
+        },
+      ].map((cells) => m.put('nb', 'NAT', { type: 'dnat_and_snat', ...cells }));
+      const diff = d.apply([
+        ...added.map((id) => ({
+          db: 'nb' as const,
+          table: 'NAT',
+          uuid: id,
+          old: null,
+          new: m.get('nb', 'NAT', id),
+        })),
+        m.update('nb', 'Logical_Router', ids.router1, { nat: [...nats, ...added] }),
+      ]);
+      expect(diff.announce.map((a) => a.prefix)).toEqual(['198.18.64.120/32', '198.18.64.121/32']);
+      expect(d.held.units).toBe(before.units + 3);
+      d.apply([
+        m.update('nb', 'Logical_Router', ids.router1, { nat: nats }),
+        ...added.map((id) => m.remove('nb', 'NAT', id)),
+      ]);
+      expect(d.held).toEqual(before);
+    }
+  });
+
   it('a FIP added to a router of many computes that FIP and the router again, not the others', () => {
     const { m, ids } = labModel();
     const nats = [...(m.get('nb', 'Logical_Router', ids.router1).nat as string[])];
