@@ -196,12 +196,18 @@ async function main(): Promise<void> {
     );
   const rows: string[][] = [['', name(SMALL), name(LARGE), 'large / small']];
   const line = (label: string, get: (x: Figures) => number, fmt = f) =>
-    rows.push([label, fmt(get(small)), fmt(get(large)), `${(get(large) / get(small)).toFixed(2)}x`]);
+    rows.push([
+      label,
+      fmt(get(small)),
+      fmt(get(large)),
+      get(small) > 0 ? `${(get(large) / get(small)).toFixed(2)}x` : '-',
+    ]);
   const n = (v: number) => String(Math.round(v));
   line('routes at FRR', (x) => x.routes, n);
   line('NB+SB written (ovsdb transact)', (x) => x.writeMs);
   line('speaker start -> session Established', (x) => x.establishedMs);
   line('speaker start -> every route at FRR', (x) => x.allMs);
+  line('session Established -> every route at FRR', (x) => x.allMs - x.establishedMs);
   line('  speaker CPU in that time', (x) => x.cpu.speaker);
   line('  bgpd CPU in that time', (x) => x.cpu.bgpd);
   line('  ovsdb-servers CPU in that time', (x) => x.cpu['ovsdb-server nb'] + x.cpu['ovsdb-server sb']);
@@ -215,6 +221,7 @@ async function main(): Promise<void> {
     (x) => x.hwmMiB,
     (v) => v.toFixed(0),
   );
+  line('every route at FRR -> speaker idle again', (x) => x.settleMs);
   line('one FIP added -> FRR table, p50', (x) => lat(x, 'add', 50));
   line('one FIP added -> FRR table, p99', (x) => lat(x, 'add', 99));
   line('one FIP removed -> gone from FRR, p50', (x) => lat(x, 'del', 50));
