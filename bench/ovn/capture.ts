@@ -116,11 +116,11 @@ export class WireCapture {
   }
 }
 
-/** The first time in `times` at or after `fromWall` (ms), minus it; NaN when none. */
+/**
+ * The first time in `times` minus `fromWall` (ms); NaN when none. The benchmarks announce and
+ * withdraw each sample prefix once, so the first is the sample's. Negative would mean the
+ * UPDATE left before this process saw the commit: the skew of the two clocks, shown as is.
+ */
 export function firstAfter(times: readonly number[] | undefined, fromWall: number): number {
-  // A frame stamped a hair before the commit's notification reached us is still this commit's.
-  const slack = 1;
-  let best = Number.NaN;
-  for (const t of times ?? []) if (t >= fromWall - slack && !(t - fromWall >= best)) best = t - fromWall;
-  return best;
+  return times && times.length > 0 ? Math.min(...times) - fromWall : Number.NaN;
 }

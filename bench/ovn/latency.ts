@@ -285,7 +285,11 @@ function headline(label: string, xs: readonly Sample[]): string[] {
 }
 
 function breakdown(label: string, xs: readonly Sample[]): string[] {
-  const pair = (v: number[]) => (xs.length === 1 ? f(v[0]) : `${f(p50(v))} / ${f(p99(v))}`);
+  const pair = (all: number[]) => {
+    const v = all.filter(Number.isFinite);
+    const missing = all.length - v.length ? ` (${all.length - v.length} not captured)` : '';
+    return (xs.length === 1 ? f(v[0]) : `${f(p50(v))} / ${f(p99(v))}`) + missing;
+  };
   return [
     label,
     pair(xs.map((x) => x.wireMs)),

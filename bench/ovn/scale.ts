@@ -191,7 +191,10 @@ async function main(): Promise<void> {
   const name = (s: CloudShape) => `${s.fips} FIPs / ${s.routers} routers / ${s.chassis} chassis`;
   const lat = (x: Figures, change: Sample['change'], p: number, field: 'frrMs' | 'wireMs' = 'frrMs') =>
     percentile(
-      x.samples.filter((s) => s.change === change).map((s) => s[field]),
+      x.samples
+        .filter((s) => s.change === change)
+        .map((s) => s[field])
+        .filter(Number.isFinite),
       p,
     );
   const rows: string[][] = [['', name(SMALL), name(LARGE), 'large / small']];
