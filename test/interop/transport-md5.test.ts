@@ -279,10 +279,15 @@ describe.skipIf(!IS_ROOT)('TCP-MD5 and GTSM across namespaces (our listener, our
       port: LISTEN_PORT,
       timeoutMs: 5_000,
     });
-    // the reset may beat the connect callback
+    // The reset may beat the connect callback; on a busy host the connect sees the reset as
+    // ECONNRESET, or as EPIPE/ECONNREFUSED when the listener's answer comes first.
     if (outcome.ev === 'connected')
       await connectorAgent.next((e) => e.ev === 'closed' && e.id === 'v6-unknown');
-    else expect(outcome).toMatchObject({ kind: 'connect-failed', code: 'ECONNRESET' });
+    else
+      expect(outcome).toMatchObject({
+        kind: 'connect-failed',
+        code: expect.stringMatching(/^(ECONNRESET|EPIPE|ECONNREFUSED)$/),
+      });
     expect(await listenerAgent.next((e) => e.ev === 'refused')).toMatchObject({ peer: { address: B6 } });
   });
 
