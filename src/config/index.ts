@@ -37,6 +37,8 @@ export {
 } from './problem.js';
 export { redactConfig } from './redact.js';
 export { configReference, formatReference, type ReferenceRow } from './reference.js';
+export type { PeerEdit } from './runtime-peers.js';
+export { decodeRoute, type RouteInput } from './runtime-route.js';
 export type * from './schema.js';
 export {
   ConfigStore,

@@ -25,6 +25,8 @@ export interface LoadedConfig {
   readonly warnings: readonly Problem[];
   /** As given; undefined when parsed from text without a name. */
   readonly file: string | undefined;
+  /** The document as parsed (snake_case keys), for changes made at run time over it. */
+  readonly doc: unknown;
 }
 
 const readUtf8 = (path: string): string => readFileSync(path, 'utf8');
@@ -65,7 +67,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): LoadedCon
   ].sort(byPosition);
   if (!result.ok)
     throw new ConfigError('invalid', withPositions(result.problems, doc, lines).sort(byPosition), file);
-  return { config: result.config, warnings, file };
+  return { config: result.config, warnings, file, doc: raw };
 }
 
 /** Reads and validates the configuration file; throws ConfigError (kind 'unreadable' if it cannot be read). */

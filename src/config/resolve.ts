@@ -1,8 +1,7 @@
-import { formatPrefix, versionOf } from './addresses.js';
+import { formatPrefix } from './addresses.js';
 import {
   DEFAULT_CONTROL_SOCKET,
   DEFAULT_LOG_LEVEL,
-  FAMILIES,
   GRACEFUL_RESTART_DEFAULTS,
   IP_VERSIONS,
   type IpVersion,
@@ -16,6 +15,7 @@ import { resolveOvn, resolveSinks } from './resolve-ovn.js';
 import { checkDuplicatePeers, type PeerScope, resolvePeer } from './resolve-peer.js';
 import { resolvePolicy } from './resolve-policy.js';
 import { DEFAULT_TIMERS, resolveTimers, type Timers } from './resolve-timers.js';
+import { routeFamilyProblems } from './route-checks.js';
 import type { Config, ConfigPrefix, PeerConfig, SpeakerConfig, StaticRoute } from './schema.js';
 import type { RawConfig, RawRoute, RawSpeaker } from './sections.js';
 
@@ -79,26 +79,20 @@ function resolveRoutes(raw: RawConfig, scope: PeerScope): StaticRoute[] {
   const { ctx } = scope;
   const out: StaticRoute[] = [];
   const seen = new Map<string, string>();
-  const versions = `[${scope.ipVersions.join(', ')}]`;
   const add = (p: ConfigPrefix, path: Path, route: Omit<StaticRoute, 'prefix'>, nextHopPath?: Path) => {
     const key = formatPrefix(p);
-    const version = p.afi === FAMILIES['ipv4-unicast'].afi ? 4 : 6;
     const first = seen.get(key);
     let ok = true;
     if (first !== undefined) {
       ctx.problems.push(problem(path, `${key} is already announced by ${first}`, key));
       ok = false;
     }
-    if (!scope.ipVersions.includes(version)) {
-      ctx.problems.push(
-        problem(path, `${key} is IPv${version}, which speaker.ip_versions ${versions} leaves out`, key),
-      );
-      ok = false;
-    }
-    if (nextHopPath && route.nextHop !== NEXT_HOP_SELF && versionOf(route.nextHop) !== version) {
-      ctx.problems.push(
-        problem(nextHopPath, `${route.nextHop} is not IPv${version} like the prefix ${key}`, route.nextHop),
-      );
+    const wrong = routeFamilyProblems(p, route.nextHop, scope.ipVersions, {
+      prefix: path,
+      nextHop: nextHopPath,
+    });
+    if (wrong.length > 0) {
+      ctx.problems.push(...wrong);
       ok = false;
     }
     seen.set(key, first ?? `${path[0]}[${path[1]}]`);

@@ -279,7 +279,8 @@ const routeFields = {
     '[]',
   ),
 } as const;
-const route = object('a mapping with prefix', routeFields);
+export const routeSchema = object('a mapping with prefix', routeFields);
+const route = routeSchema;
 export type RawRoute = Decoded<typeof routeFields>;
 
 const topFields = {

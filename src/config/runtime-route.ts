@@ -1,0 +1,35 @@
+import { NEXT_HOP_SELF } from './constants.js';
+import { type Context, INVALID } from './decoders.js';
+import type { Problem } from './problem.js';
+import { routeFamilyProblems } from './route-checks.js';
+import type { IpVersion, StaticRoute } from './schema.js';
+import { routeSchema } from './sections.js';
+
+export type RouteInput =
+  | { readonly ok: true; readonly route: StaticRoute }
+  | { readonly ok: false; readonly problems: readonly Problem[] };
+
+/**
+ * A route given at run time (the control API), read by the same rules as an entry of the
+ * file's `routes:` section; problems name the fields under `route` ("route.next_hop").
+ */
+export function decodeRoute(raw: unknown, ipVersions: readonly IpVersion[]): RouteInput {
+  const ctx: Context = { problems: [], warnings: [] };
+  const r = routeSchema.decode(raw, ['route'], ctx);
+  if (r === INVALID || r.prefix === undefined || ctx.problems.length > 0)
+    return { ok: false, problems: ctx.problems };
+  const route: StaticRoute = {
+    prefix: r.prefix,
+    nextHop: r.nextHop ?? NEXT_HOP_SELF,
+    origin: r.origin ?? 'igp',
+    med: r.med,
+    localPref: r.localPref,
+    communities: r.communities ?? [],
+    largeCommunities: r.largeCommunities ?? [],
+  };
+  const wrong = routeFamilyProblems(r.prefix, route.nextHop, ipVersions, {
+    prefix: ['route', 'prefix'],
+    nextHop: ['route', 'next_hop'],
+  });
+  return wrong.length > 0 ? { ok: false, problems: wrong } : { ok: true, route };
+}
