@@ -31,8 +31,10 @@ export interface CallOptions {
 const REQUEST_ID = 1;
 const ERROR_CODES: readonly ControlErrorCode[] = [
   'unknown-peer',
+  'unknown-route',
   'bad-request',
   'not-established',
+  'unsupported',
   'internal',
   'timeout',
 ];

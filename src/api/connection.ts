@@ -16,7 +16,8 @@ import {
   isResponse,
   parseRequest,
 } from './protocol.js';
-import { ControlError, type SpeakerControl } from './types.js';
+import { ControlError, type SpeakerControl, type WatchTopic } from './types.js';
+import { type WatchLimits, WatchStream } from './watch-stream.js';
 
 export interface ConnectionLimits {
   readonly maxLineBytes: number;
@@ -25,6 +26,7 @@ export interface ConnectionLimits {
   readonly requestTimeoutMs: number;
   /** Entries of an array result serialised between two yields to the event loop. */
   readonly responseSliceEntries: number;
+  readonly watch: WatchLimits;
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -41,6 +43,8 @@ export class ControlConnection {
   #fatal: ControlResponse | null = null;
   /** The client finished sending (half-close): answer what it sent, then end. */
   #ended = false;
+  /** Set once a `watch` took the connection over: nothing else is read or answered. */
+  #watch: WatchStream | null = null;
 
   constructor(socket: Socket, control: SpeakerControl, limits: ConnectionLimits, log: Logger) {
     this.#socket = socket;
@@ -58,11 +62,12 @@ export class ControlConnection {
   }
 
   destroy(): void {
+    this.#watch?.close();
     this.#socket.destroy();
   }
 
   #onData(chunk: Buffer): void {
-    if (this.#fatal) return;
+    if (this.#fatal || this.#watch) return;
     const split = this.#splitter.push(chunk);
     for (const line of split.lines) if (line.trim() !== '') this.#queue.push(line);
     if (split.kind === 'oversize') {
@@ -84,17 +89,35 @@ export class ControlConnection {
     this.#working = true;
     try {
       for (let line = this.#queue.shift(); line !== undefined; line = this.#queue.shift()) {
-        const response = await this.#answer(line);
+        const { response, method } = await this.#answer(line);
         if (this.#socket.destroyed) return;
+        if (method === 'watch' && this.#startsWatch(response)) return;
         await this.#send(response);
       }
-      if (this.#socket.destroyed) return;
+      if (this.#socket.destroyed || this.#watch) return;
       if (this.#fatal) this.#socket.end(encodeResponse(this.#fatal));
       else if (this.#ended) this.#socket.end();
       else this.#socket.resume();
     } finally {
       this.#working = false;
     }
+  }
+
+  /** A `watch` answered without error: from now on the connection is its stream. */
+  #startsWatch(response: ControlResponse): boolean {
+    if (!('result' in response)) return false;
+    const { topics } = response.result as { topics: WatchTopic[] };
+    this.#queue.length = 0;
+    this.#watch = new WatchStream(
+      this.#socket,
+      response.id,
+      topics,
+      this.#control,
+      this.#limits.watch,
+      response.result,
+    );
+    this.#socket.resume();
+    return true;
   }
 
   async #send(response: ControlResponse): Promise<void> {
@@ -115,10 +138,10 @@ export class ControlConnection {
     }
   }
 
-  async #answer(line: string): Promise<ControlResponse> {
+  async #answer(line: string): Promise<{ response: ControlResponse; method?: string }> {
     const request = parseRequest(line);
-    if (isResponse(request)) return request;
-    return this.#withDeadline(request);
+    if (isResponse(request)) return { response: request };
+    return { response: await this.#withDeadline(request), method: request.method };
   }
 
   /** A speaker that never answers must not hold the client forever. */

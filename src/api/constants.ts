@@ -43,3 +43,10 @@ export const METRICS_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const METRICS_MAX_CONNECTIONS = 32;
 export const METRICS_MAX_HEADER_BYTES = 8 * 1024;
 export const METRICS_PATH = '/metrics';
+
+/** The control API's version (`version`): bumped on an incompatible change, kept on additions. */
+export const CONTROL_API_VERSION = 1;
+/** Live events a `watch` client may fall behind by before its stream is closed with `overflow`. */
+export const MAX_WATCH_BACKLOG = 100_000;
+/** Snapshot entries a `watch` stream writes between two yields to the event loop. */
+export const WATCH_SLICE_EVENTS = 1000;

@@ -3,6 +3,7 @@
 export type { Logger } from '../components/index.js';
 export { type CallOptions, ControlClientError, type ControlClientErrorKind, callControl } from './client.js';
 export {
+  CONTROL_API_VERSION,
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_RIB_LIMIT,
   DEFAULT_SOCKET_PATH,
@@ -27,3 +28,4 @@ export { CONTROL_METHODS, type ControlRequest, type ControlResponse, type Reques
 export { type ControlServer, type ControlServerInit, startControlServer } from './server.js';
 export { SocketFileError, type SocketFileErrorKind } from './socket-file.js';
 export * from './types.js';
+export { type Watch, watchControl } from './watch-client.js';

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { SHUTDOWN_COMMUNICATION_MAX_LENGTH } from '../bgp/wire/index.js';
 import { DEFAULT_RIB_LIMIT, MAX_RIB_LIMIT } from './constants.js';
-import { ControlError, type RibQuery } from './types.js';
+import { ControlError, type RibQuery, type WatchTopic } from './types.js';
 
 export type Params = Readonly<Record<string, unknown>>;
 
@@ -91,4 +91,25 @@ export function ribQueryParams(params: Params): RibQuery {
     ...(family !== undefined && { afi: family }),
     limit: (limit as number | undefined) ?? DEFAULT_RIB_LIMIT,
   };
+}
+
+/** A prefix such as 198.18.10.0/24 or 2001:db8:10::/48 (not a bare address). */
+export function prefixParam(params: Params): string {
+  const { prefix } = params;
+  if (typeof prefix !== 'string' || !prefix.includes('/') || prefixVersion(prefix) === null) {
+    throw bad(`"prefix" must be a prefix such as 198.18.10.0/24, got ${JSON.stringify(prefix)}`);
+  }
+  return prefix;
+}
+
+const WATCH_TOPICS: readonly WatchTopic[] = ['bestpath', 'sessions'];
+
+/** The topics a watch asks for; all of them when left out. */
+export function watchTopicsParam(params: Params): WatchTopic[] {
+  const { topics } = params;
+  if (topics === undefined) return [...WATCH_TOPICS];
+  if (!Array.isArray(topics) || topics.length === 0 || topics.some((t) => !WATCH_TOPICS.includes(t))) {
+    throw bad(`"topics" must be a non-empty list of ${WATCH_TOPICS.join(', ')}`);
+  }
+  return [...new Set(topics as WatchTopic[])];
 }

@@ -6,13 +6,16 @@
  *
  * `id` is echoed as given (a number or a string; null when the request could not be read).
  */
+import { CONTROL_API_VERSION } from './constants.js';
 import {
   onlyKeys,
   type Params,
   paramsObject,
   peerParam,
+  prefixParam,
   ribQueryParams,
   shutdownMessageParam,
+  watchTopicsParam,
 } from './params.js';
 import {
   ControlError,
@@ -96,6 +99,39 @@ const HANDLERS: Readonly<Record<ControlMethod, Handler>> = {
   ovn: (c, p) => {
     onlyKeys(p, []);
     return c.ovn();
+  },
+  version: (_c, p) => {
+    onlyKeys(p, []);
+    return { api: CONTROL_API_VERSION, methods: CONTROL_METHODS };
+  },
+  'route.announce': (c, p) => {
+    onlyKeys(p, ['route']);
+    return c.announceRoute(p.route);
+  },
+  'route.withdraw': (c, p) => {
+    onlyKeys(p, ['prefix']);
+    return c.withdrawRoute(prefixParam(p));
+  },
+  routes: (c, p) => {
+    onlyKeys(p, []);
+    return c.apiRoutes();
+  },
+  'peer.add': (c, p) => {
+    onlyKeys(p, ['peer']);
+    return c.editPeer({ op: 'add', peer: p.peer });
+  },
+  'peer.change': (c, p) => {
+    onlyKeys(p, ['peer']);
+    return c.editPeer({ op: 'change', peer: p.peer });
+  },
+  'peer.remove': (c, p) => {
+    onlyKeys(p, ['peer']);
+    return c.editPeer({ op: 'remove', name: peerParam(p, true) });
+  },
+  // The connection streams a watch (watch-stream.ts); answered here only for its params' sake.
+  watch: (_c, p) => {
+    onlyKeys(p, ['topics']);
+    return { api: CONTROL_API_VERSION, topics: watchTopicsParam(p) };
   },
 };
 

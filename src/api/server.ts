@@ -11,7 +11,9 @@ import {
   MAX_CONTROL_CONNECTIONS,
   MAX_PENDING_REQUESTS,
   MAX_REQUEST_LINE_BYTES,
+  MAX_WATCH_BACKLOG,
   RESPONSE_SLICE_ENTRIES,
+  WATCH_SLICE_EVENTS,
 } from './constants.js';
 import { listenPrivately, removeSocketFile } from './socket-file.js';
 import type { SpeakerControl } from './types.js';
@@ -42,6 +44,7 @@ export async function startControlServer(init: ControlServerInit): Promise<Contr
     idleTimeoutMs: init.idleTimeoutMs ?? CONTROL_IDLE_TIMEOUT_MS,
     requestTimeoutMs: init.requestTimeoutMs ?? CONTROL_REQUEST_TIMEOUT_MS,
     responseSliceEntries: init.responseSliceEntries ?? RESPONSE_SLICE_ENTRIES,
+    watch: init.watch ?? { maxBacklog: MAX_WATCH_BACKLOG, sliceEvents: WATCH_SLICE_EVENTS },
   };
   const connections = new Set<ControlConnection>();
   // Half-open: a client may send its requests and shut its side; it still gets every answer.

@@ -191,6 +191,67 @@ export interface OvnStatsView {
   readonly lastChangeMs?: number;
 }
 
+/** A route the control API announced (the `api` origin), as `route.announce` took it. */
+export interface ApiRouteView {
+  readonly prefix: string;
+  readonly nextHop: string;
+  readonly origin: 'igp' | 'egp' | 'incomplete';
+  readonly med?: number;
+  readonly localPref?: number;
+  readonly communities: readonly string[];
+  readonly largeCommunities: readonly string[];
+}
+
+export interface RouteActionResult {
+  readonly prefix: string;
+  readonly action: 'announced' | 'replaced' | 'unchanged' | 'withdrawn';
+}
+
+export interface PeerEditResult {
+  readonly peer: string;
+  readonly action: 'added' | 'changed' | 'removed';
+  /** What the speaker did, as a reload logs it ("peer b added (198.18.1.3, AS 65000)"). */
+  readonly changes: readonly string[];
+}
+
+export type WatchTopic = 'bestpath' | 'sessions';
+
+/**
+ * One line of a `watch` stream after its result. The stream opens with the state at the
+ * moment of subscribing (a `session` per neighbor, a `bestpath` per prefix), then `synced`,
+ * then every change as it happens; nothing falls between the snapshot and the changes. An
+ * event may repeat what the snapshot said (apply it as "set"), it never skips a change.
+ */
+export type WatchEvent =
+  | {
+      readonly type: 'bestpath';
+      readonly seq: number;
+      readonly prefix: string;
+      /** The new best path; null when the prefix has no usable path any more. */
+      readonly path: PathView | null;
+    }
+  | {
+      readonly type: 'session';
+      readonly seq: number;
+      readonly peer: string;
+      readonly state: SessionState;
+      /** Absent in the snapshot. */
+      readonly previous?: SessionState;
+      readonly reason?: string;
+    }
+  | { readonly type: 'synced'; readonly seq: number }
+  /** The client fell too far behind; the speaker closes the stream after this. */
+  | { readonly type: 'overflow'; readonly seq: number; readonly message: string };
+
+/** An event without its sequence number (the stream numbers them); a thunk is built when sent. */
+export type WatchItem = DistributiveOmit<WatchEvent, 'seq'> | (() => DistributiveOmit<WatchEvent, 'seq'>);
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** Where a subscription's events go, in order, from the snapshot on. */
+export interface WatchSink {
+  push(item: WatchItem): void;
+}
+
 export interface SpeakerControl {
   summary(): SummaryView;
   neighbors(name?: string): NeighborDetail[];
@@ -204,6 +265,16 @@ export interface SpeakerControl {
   sinks(): SinkView[];
   /** Null when no ovn section is configured. */
   ovn(): OvnView | null;
+  /** `route` as an entry of the file's routes section; originated by the `api` origin. */
+  announceRoute(route: unknown): RouteActionResult;
+  withdrawRoute(prefix: string): RouteActionResult;
+  apiRoutes(): ApiRouteView[];
+  /** `peer` as an entry of the file's peers section, checked with the whole configuration. */
+  editPeer(
+    edit: { op: 'add' | 'change'; peer: unknown } | { op: 'remove'; name: string },
+  ): Promise<PeerEditResult>;
+  /** Snapshot first, then changes, into `sink` (synchronously registered); returns the unsubscribe. */
+  watch(topics: readonly WatchTopic[], sink: WatchSink): () => void;
 }
 
 /**
@@ -240,12 +311,43 @@ export interface ControlMethods {
   };
   readonly sinks: { readonly params: Record<string, never>; readonly result: SinkView[] };
   readonly ovn: { readonly params: Record<string, never>; readonly result: OvnView | null };
+  readonly version: { readonly params: Record<string, never>; readonly result: ApiVersionView };
+  readonly 'route.announce': {
+    readonly params: { readonly route: unknown };
+    readonly result: RouteActionResult;
+  };
+  readonly 'route.withdraw': {
+    readonly params: { readonly prefix: string };
+    readonly result: RouteActionResult;
+  };
+  readonly routes: { readonly params: Record<string, never>; readonly result: ApiRouteView[] };
+  readonly 'peer.add': { readonly params: { readonly peer: unknown }; readonly result: PeerEditResult };
+  readonly 'peer.change': { readonly params: { readonly peer: unknown }; readonly result: PeerEditResult };
+  readonly 'peer.remove': { readonly params: { readonly peer: string }; readonly result: PeerEditResult };
+  /** A stream: this result, then one `{"id", "event"}` line per WatchEvent until either side closes. */
+  readonly watch: {
+    readonly params: { readonly topics?: readonly WatchTopic[] };
+    readonly result: { readonly api: number; readonly topics: readonly WatchTopic[] };
+  };
+}
+
+export interface ApiVersionView {
+  /** Bumped when a method or a result changes incompatibly; additions keep it. */
+  readonly api: number;
+  readonly methods: readonly string[];
 }
 export type ControlMethod = keyof ControlMethods;
 export type ControlParams<M extends ControlMethod> = ControlMethods[M]['params'];
 export type ControlResult<M extends ControlMethod> = ControlMethods[M]['result'];
 
-export type ControlErrorCode = 'unknown-peer' | 'bad-request' | 'not-established' | 'internal' | 'timeout';
+export type ControlErrorCode =
+  | 'unknown-peer'
+  | 'unknown-route'
+  | 'bad-request'
+  | 'not-established'
+  | 'unsupported'
+  | 'internal'
+  | 'timeout';
 
 /** Errors the API returns with a stable code, e.g. an unknown peer name. */
 export class ControlError extends KindedError<ControlErrorCode> {

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { decodeMessage, Framer, MAX_EXTENDED_MESSAGE_LENGTH } from '../bgp/wire/index.js';
 import { checkConfigFile } from '../config/index.js';
+import { API_USAGE, runApiCommand, runWatchCommand } from './api-commands.js';
 import { describeMessage } from './describe.js';
 import { captureFiles, roundTripCapture } from './roundtrip.js';
 import { RUN_USAGE, runCommand } from './run.js';
@@ -16,6 +17,7 @@ ${RUN_USAGE}
                                            or a folder of them), compare the bytes
   ovn-bgp-speaker check-config FILE        check a configuration file: one line per problem
 ${CONTROL_USAGE}
+${API_USAGE}
   ovn-bgp-speaker version
   ovn-bgp-speaker help
 
@@ -104,10 +106,27 @@ function main(argv: string[]): number | Promise<number> {
         err: (text) => console.error(text),
         env: process.env,
       });
+    case 'route':
+    case 'peer':
+    case 'call':
+      return runApiCommand(command, rest, cliIo());
+    case 'watch':
+      return runWatchCommand(rest, {
+        ...cliIo(),
+        interrupted: new Promise<void>((resolve) => process.once('SIGINT', () => resolve())),
+      });
     default:
       console.error(`unknown command: ${command}\n\n${USAGE}`);
       return 2;
   }
+}
+
+function cliIo() {
+  return {
+    out: (text: string) => console.log(text),
+    err: (text: string) => console.error(text),
+    env: process.env,
+  };
 }
 
 /** Decoding loose hex: no session context, so allow extended messages and 4-octet ASes. */

@@ -55,6 +55,7 @@ export async function runSpeaker(file: string, options: RunOptions = {}): Promis
       setLogLevel: (level) => {
         logger.level = level;
       },
+      peerEdits: (edit) => store.editPeer(edit),
     });
   } catch (e) {
     logger.fatal({ error: (e as Error).message }, 'the speaker could not start');

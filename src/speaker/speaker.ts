@@ -3,19 +3,24 @@
 // and no routing rule lives here.
 import { networkInterfaces } from 'node:os';
 import {
+  type ApiRouteView,
   ControlError,
   type ControlServer,
   type MetricsServer,
   type NeighborDetail,
   type OvnView,
+  type PeerEditResult,
   type RibEntryView,
   type RibQuery,
+  type RouteActionResult,
   type SinkView,
   type SpeakerControl,
   SpeakerMetrics,
   type SummaryView,
   startControlServer,
   startMetricsServer,
+  type WatchSink,
+  type WatchTopic,
 } from '../api/index.js';
 import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
 import { normalizeAddress } from '../bgp/transport/index.js';
@@ -28,10 +33,11 @@ import {
   systemClock,
   systemScheduler,
 } from '../components/index.js';
-import type { Config, LogLevel, PeerConfig, ReloadOutcome } from '../config/index.js';
+import type { Config, LogLevel, PeerConfig, PeerEdit, ReloadOutcome } from '../config/index.js';
 import { formatProblem } from '../config/index.js';
 import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
 import { type InterfaceTable, LocalOrigin, originateAll, RouteFlow } from '../routing/index.js';
+import { ApiRoutes } from './api-routes.js';
 import {
   advertisedView,
   neighborDetail,
@@ -48,6 +54,7 @@ import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './po
 import { applyReloadPlan, type ReloadHost } from './reload.js';
 import { sessionPeerInit } from './session-init.js';
 import { sinkTargets } from './sink-targets.js';
+import { WatchHub } from './watch-hub.js';
 
 /** The few things a speaker takes from its surroundings; each has a real default. */
 export interface SpeakerComponents {
@@ -61,6 +68,11 @@ export interface SpeakerComponents {
   readonly clock?: Scheduler;
   /** Builds each configured sink's target; default the real kernel, zebra and OVN NB ones. */
   readonly sinkTargets?: SinkTargetFactory;
+  /**
+   * Checks a run-time peer change against the running configuration (ConfigStore.editPeer);
+   * without it, the control API cannot add, change or remove peers.
+   */
+  readonly peerEdits?: (edit: PeerEdit) => ReloadOutcome;
 }
 
 /** A clock as the parts that take plain functions want it. */
@@ -90,9 +102,11 @@ export class Speaker implements SpeakerControl {
   readonly #sessions: Sessions;
   readonly #bindings = new Map<string, PeerBinding>();
   readonly #log: Logger;
-  readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets'>> &
-    Pick<SpeakerComponents, 'setLogLevel'>;
+  readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets' | 'peerEdits'>> &
+    Pick<SpeakerComponents, 'setLogLevel' | 'peerEdits'>;
   readonly #forwarding: Forwarding;
+  readonly #apiRoutes: ApiRoutes;
+  readonly #watch: WatchHub;
   /** The `ovn` origin's routes; they outlive a reload's new watcher. */
   #ovnOrigin: LocalOrigin | undefined;
   #ovn: OvnPublishing | undefined;
@@ -115,6 +129,7 @@ export class Speaker implements SpeakerControl {
       interfaces: components.interfaces ?? networkInterfaces,
       clock: components.clock ?? { ...systemClock, defer: systemScheduler.defer },
       setLogLevel: components.setLogLevel,
+      peerEdits: components.peerEdits,
     };
     this.#log = this.#components.logger;
     this.#rib = new Rib({
@@ -140,6 +155,10 @@ export class Speaker implements SpeakerControl {
         for (const b of this.#bindings.values()) b.kick();
       },
     });
+    this.#apiRoutes = new ApiRoutes(this.#rib, this.#flow);
+    this.#watch = new WatchHub(this.#flow, this.#rib, () =>
+      [...this.#bindings.values()].map((b) => ({ name: b.name, state: b.peer.state })),
+    );
     this.#policies = compileConfigPolicies(config);
     this.#forwarding = new Forwarding({
       flow: this.#flow,
@@ -238,6 +257,7 @@ export class Speaker implements SpeakerControl {
    */
   close(message?: string): Promise<void> {
     this.#closing ??= (async () => {
+      this.#watch.close();
       this.#flow.close();
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
       await this.#sessions.close(message);
@@ -300,6 +320,41 @@ export class Speaker implements SpeakerControl {
 
   ovn(): OvnView | null {
     return this.#ovn?.view() ?? null;
+  }
+
+  announceRoute(route: unknown): RouteActionResult {
+    return this.#apiRoutes.announce(route, this.#config);
+  }
+
+  withdrawRoute(prefix: string): RouteActionResult {
+    return this.#apiRoutes.withdraw(prefix);
+  }
+
+  apiRoutes(): ApiRouteView[] {
+    return this.#apiRoutes.list();
+  }
+
+  /** A peer added, changed or removed as if the file said so, then applied as a reload would. */
+  async editPeer(edit: PeerEdit): Promise<PeerEditResult> {
+    const edits = this.#components.peerEdits;
+    if (!edits) {
+      throw new ControlError('unsupported', 'this speaker was started without a configuration store');
+    }
+    const outcome = edits(edit);
+    const name = edit.op === 'remove' ? edit.name : String((edit.peer as { name?: unknown })?.name);
+    if (!outcome.ok) {
+      const unknown = edit.op === 'remove' && !this.#bindings.has(edit.name);
+      const message = outcome.error.problems.map((p) => formatProblem(p)).join('; ');
+      throw new ControlError(unknown ? 'unknown-peer' : 'bad-request', message);
+    }
+    this.#log.info({ peer: name, op: edit.op }, 'peer changed through the control API');
+    await this.reload(outcome);
+    const action = ({ add: 'added', change: 'changed', remove: 'removed' } as const)[edit.op];
+    return { peer: name, action, changes: outcome.summary };
+  }
+
+  watch(topics: readonly WatchTopic[], sink: WatchSink): () => void {
+    return this.#watch.subscribe(topics, sink);
   }
 
   /** Watches OVN per the configuration (a new watcher after a change); without ovn, its routes go. */
@@ -393,6 +448,7 @@ export class Speaker implements SpeakerControl {
   #newPeer(config: PeerConfig): Peer {
     const peer = this.#sessions.addPeer(sessionPeerInit(config));
     this.#tap(peer);
+    peer.on('state', (change) => this.#watch.session(config.name, change));
     return peer;
   }
 

@@ -298,6 +298,30 @@ export function fakeControl(overrides: Partial<SpeakerControl> = {}): FakeContro
     refreshNeighbor: action('refreshNeighbor'),
     sinks: () => SINKS,
     ovn: () => OVN,
+    announceRoute: (route) => {
+      calls.push(['announceRoute', route]);
+      return { prefix: String((route as { prefix?: unknown }).prefix), action: 'announced' };
+    },
+    withdrawRoute: (prefix) => {
+      calls.push(['withdrawRoute', prefix]);
+      return { prefix, action: 'withdrawn' };
+    },
+    apiRoutes: () => [],
+    editPeer: async (edit) => {
+      calls.push(['editPeer', edit]);
+      const name = edit.op === 'remove' ? edit.name : String((edit.peer as { name?: unknown }).name);
+      return {
+        peer: name,
+        action: edit.op === 'add' ? 'added' : edit.op === 'change' ? 'changed' : 'removed',
+        changes: [],
+      };
+    },
+    watch: (topics, sink) => {
+      calls.push(['watch', topics]);
+      sink.push({ type: 'session', peer: 'spine1', state: 'Established' });
+      sink.push({ type: 'synced' });
+      return () => calls.push(['unwatch']);
+    },
     ...overrides,
   };
 }
