@@ -46,6 +46,11 @@ export class WatchStream {
     socket.setTimeout(0);
     socket.write(encodeResponse({ id, result }));
     socket.once('close', () => this.close());
+    // The client is done (the socket is half-open): so is the stream.
+    socket.once('end', () => {
+      this.close();
+      socket.end();
+    });
     this.#unsubscribe = control.watch(topics, { push: (item) => this.#push(item) });
     void this.#drain();
   }
