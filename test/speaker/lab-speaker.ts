@@ -93,6 +93,11 @@ export class LabSpeaker {
     return s;
   }
 
+  /** The speaker process (`ip netns exec` runs it in place). */
+  get pid(): number {
+    return this.#record.pid;
+  }
+
   /** Rewrites the file and sends SIGHUP; resolves once the speaker logged the outcome. */
   async reload(doc: Record<string, unknown>): Promise<LogLine> {
     const seen = this.logLines().length;
