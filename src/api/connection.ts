@@ -16,6 +16,7 @@ import {
   isResponse,
   parseRequest,
 } from './protocol.js';
+import { drained, yieldToEventLoop } from './socket-wait.js';
 import { ControlError, type SpeakerControl, type WatchTopic } from './types.js';
 import { type WatchLimits, WatchStream } from './watch-stream.js';
 
@@ -28,8 +29,6 @@ export interface ConnectionLimits {
   readonly responseSliceEntries: number;
   readonly watch: WatchLimits;
 }
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class ControlConnection {
   readonly #socket: Socket;
@@ -126,7 +125,7 @@ export class ControlConnection {
       for (const piece of encodeResponsePieces(response, this.#limits.responseSliceEntries)) {
         if (this.#socket.destroyed) return;
         if (sent) await yieldToEventLoop();
-        if (!this.#socket.write(piece)) await this.#drained();
+        if (!this.#socket.write(piece)) await drained(this.#socket);
         sent = true;
       }
     } catch (e) {
@@ -168,17 +167,5 @@ export class ControlConnection {
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  #drained(): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        this.#socket.off('drain', done);
-        this.#socket.off('close', done);
-        resolve();
-      };
-      this.#socket.on('drain', done);
-      this.#socket.on('close', done);
-    });
   }
 }

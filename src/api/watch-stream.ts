@@ -7,6 +7,7 @@
  */
 import type { Socket } from 'node:net';
 import { encodeResponse, type RequestId } from './protocol.js';
+import { drained, yieldToEventLoop } from './socket-wait.js';
 import type { SpeakerControl, WatchEvent, WatchItem, WatchTopic } from './types.js';
 
 export interface WatchLimits {
@@ -14,7 +15,6 @@ export interface WatchLimits {
   readonly sliceEvents: number;
 }
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Sent items dropped from the head of the queue once this many pile up. */
 const COMPACT_AFTER = 4096;
 
@@ -101,7 +101,7 @@ export class WatchStream {
         this.#head++;
         const ok = this.#socket.write(this.#line(item));
         if (this.#head >= COMPACT_AFTER) this.#compact();
-        if (!ok) await this.#drained();
+        if (!ok) await drained(this.#socket);
         else if (++sent % this.#limits.sliceEvents === 0) await yieldToEventLoop();
       }
     } finally {
@@ -113,17 +113,5 @@ export class WatchStream {
     this.#queue = this.#queue.slice(this.#head);
     if (this.#liveFrom >= 0) this.#liveFrom = Math.max(0, this.#liveFrom - this.#head);
     this.#head = 0;
-  }
-
-  #drained(): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        this.#socket.off('drain', done);
-        this.#socket.off('close', done);
-        resolve();
-      };
-      this.#socket.on('drain', done);
-      this.#socket.on('close', done);
-    });
   }
 }

@@ -15,7 +15,7 @@ import { resolveOvn, resolveSinks } from './resolve-ovn.js';
 import { checkDuplicatePeers, type PeerScope, resolvePeer } from './resolve-peer.js';
 import { resolvePolicy } from './resolve-policy.js';
 import { DEFAULT_TIMERS, resolveTimers, type Timers } from './resolve-timers.js';
-import { routeFamilyProblems } from './route-checks.js';
+import { routeFamilyProblems, staticRoute } from './route-checks.js';
 import type { Config, ConfigPrefix, PeerConfig, SpeakerConfig, StaticRoute } from './schema.js';
 import type { RawConfig, RawRoute, RawSpeaker } from './sections.js';
 
@@ -100,14 +100,7 @@ function resolveRoutes(raw: RawConfig, scope: PeerScope): StaticRoute[] {
   };
   (raw.routes ?? []).forEach((r: RawRoute, i) => {
     if (r.prefix === undefined) return;
-    const route = {
-      nextHop: r.nextHop ?? NEXT_HOP_SELF,
-      origin: r.origin ?? 'igp',
-      med: r.med,
-      localPref: r.localPref,
-      communities: r.communities ?? [],
-      largeCommunities: r.largeCommunities ?? [],
-    } as const;
+    const { prefix: _, ...route } = staticRoute(r, r.prefix);
     add(r.prefix, ['routes', i, 'prefix'], route, ['routes', i, 'next_hop']);
   });
   (raw.networks ?? []).forEach((p, i) => {

@@ -1,7 +1,8 @@
 import { formatPrefix, versionOf } from './addresses.js';
 import { FAMILIES, type IpVersion, NEXT_HOP_SELF } from './constants.js';
 import { type Path, type Problem, problem } from './problem.js';
-import type { ConfigPrefix } from './schema.js';
+import type { ConfigPrefix, StaticRoute } from './schema.js';
+import type { RawRoute } from './sections.js';
 
 /** Where a route's prefix and next hop sit, for the problems that name them. */
 export interface RoutePaths {
@@ -33,4 +34,17 @@ export function routeFamilyProblems(
     out.push(problem(paths.nextHop, `${nextHop} is not IPv${version} like the prefix ${key}`, nextHop));
   }
   return out;
+}
+
+/** A `routes:` entry with its defaults: next hop self, ORIGIN IGP, no communities. */
+export function staticRoute(r: RawRoute, prefix: ConfigPrefix): StaticRoute {
+  return {
+    prefix,
+    nextHop: r.nextHop ?? NEXT_HOP_SELF,
+    origin: r.origin ?? 'igp',
+    med: r.med,
+    localPref: r.localPref,
+    communities: r.communities ?? [],
+    largeCommunities: r.largeCommunities ?? [],
+  };
 }

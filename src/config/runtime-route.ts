@@ -1,7 +1,6 @@
-import { NEXT_HOP_SELF } from './constants.js';
 import { type Context, INVALID } from './decoders.js';
 import type { Problem } from './problem.js';
-import { routeFamilyProblems } from './route-checks.js';
+import { routeFamilyProblems, staticRoute } from './route-checks.js';
 import type { IpVersion, StaticRoute } from './schema.js';
 import { routeSchema } from './sections.js';
 
@@ -18,15 +17,7 @@ export function decodeRoute(raw: unknown, ipVersions: readonly IpVersion[]): Rou
   const r = routeSchema.decode(raw, ['route'], ctx);
   if (r === INVALID || r.prefix === undefined || ctx.problems.length > 0)
     return { ok: false, problems: ctx.problems };
-  const route: StaticRoute = {
-    prefix: r.prefix,
-    nextHop: r.nextHop ?? NEXT_HOP_SELF,
-    origin: r.origin ?? 'igp',
-    med: r.med,
-    localPref: r.localPref,
-    communities: r.communities ?? [],
-    largeCommunities: r.largeCommunities ?? [],
-  };
+  const route = staticRoute(r, r.prefix);
   const wrong = routeFamilyProblems(r.prefix, route.nextHop, ipVersions, {
     prefix: ['route', 'prefix'],
     nextHop: ['route', 'next_hop'],

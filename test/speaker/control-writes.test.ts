@@ -111,7 +111,7 @@ describe('control API writes', () => {
       routes: [{ prefix: '198.18.140.0/24' }],
       policies,
     });
-    await until(() => a.established, 'a up');
+    await until(() => a.established && speaker.neighbors('p2')[0]?.state === 'Established', 'a up');
     const transitions = () => speaker.neighbors('p2')[0]?.establishedTransitions;
     const before = transitions();
 
