@@ -19,7 +19,7 @@ const report = await runSoak({
   seconds: Math.round(minutes * 60),
   flapsPerSecond: arg('flaps-per-second', 20),
   fipChangesPerSecond: arg('fip-changes-per-second', 2),
-  warmupSeconds: Math.min(60, Math.round(minutes * 15)),
+  warmupSeconds: Math.min(300, Math.round(minutes * 20)),
   log: (line) => console.log(line),
 });
 console.log(machineLine());

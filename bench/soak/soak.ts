@@ -35,6 +35,7 @@ export interface SoakReport {
   readonly seconds: number;
   readonly flaps: number;
   readonly fipChanges: number;
+  /** Medians of the samples in the first and the last fifth after warm-up, and the largest sample. */
   readonly rssMiB: { readonly afterWarmup: number; readonly end: number; readonly max: number };
   /** Longest gap between two BGP messages from the speaker to GoBGP, seconds. */
   readonly longestSilence: number;
@@ -294,7 +295,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     for (let i = 1; i < times.length; i++)
       longestSilence = Math.max(longestSilence, times[i]! - times[i - 1]!);
     const warm = rss.filter((s) => s.t >= o.warmupSeconds);
-    const afterWarmup = (warm[0] ?? rss[0])!.kb;
+    const fifth = Math.max(1, Math.floor(warm.length / 5));
+    const median = (list: { kb: number }[]) => {
+      const kb = list.map((x) => x.kb).sort((a, b) => a - b);
+      return kb[Math.floor(kb.length / 2)] ?? Number.NaN;
+    };
     const speakerAlive = (await speaker.summary()) !== undefined;
     const establishedTransitions = neighbor?.establishedTransitions ?? 0;
     const report: SoakReport = {
@@ -302,8 +307,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       flaps,
       fipChanges,
       rssMiB: {
-        afterWarmup: mib(afterWarmup),
-        end: mib(rss.at(-1)!.kb),
+        afterWarmup: mib(median(warm.slice(0, fifth))),
+        end: mib(median(warm.slice(-fifth))),
         max: mib(Math.max(...rss.map((s) => s.kb))),
       },
       longestSilence: Math.round(longestSilence * 100) / 100,
