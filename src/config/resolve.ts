@@ -14,7 +14,7 @@ import { type Path, problem } from './problem.js';
 import type { SecretFiles } from './resolve-auth.js';
 import { resolveOvn, resolveSinks } from './resolve-ovn.js';
 import { checkDuplicatePeers, type PeerScope, resolvePeer } from './resolve-peer.js';
-import { resolvePolicy } from './resolve-policy.js';
+import { BUILTIN_POLICY_NAMES, resolvePolicy } from './resolve-policy.js';
 import { DEFAULT_TIMERS, resolveTimers, type Timers } from './resolve-timers.js';
 import type { Config, ConfigPrefix, PeerConfig, SpeakerConfig, StaticRoute } from './schema.js';
 import type { RawConfig, RawRoute, RawSpeaker } from './sections.js';
@@ -141,7 +141,7 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
     localAs: raw.speaker?.localAs,
     ipVersions: speaker?.ipVersions ?? [...IP_VERSIONS],
     timers: speaker?.timers ?? DEFAULT_TIMERS,
-    policyNames: new Set(policy.policies.map((p) => p.name)),
+    policyNames: new Set([...policy.policies.map((p) => p.name), ...BUILTIN_POLICY_NAMES]),
   };
   const rawPeers = raw.peers ?? [];
   checkDuplicatePeers(rawPeers, ctx);

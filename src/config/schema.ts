@@ -236,6 +236,7 @@ export interface PolicyConfig {
   readonly prefixLists: readonly PrefixListConfig[];
   readonly communityLists: readonly CommunityListConfig[];
   readonly largeCommunityLists: readonly CommunityListConfig[];
+  readonly extendedCommunityLists: readonly CommunityListConfig[];
   readonly asPathLists: readonly AsPathListConfig[];
   readonly policies: readonly PolicyDefinition[];
 }

@@ -310,9 +310,9 @@ peers:
     name: 'a policy name referenced but not defined',
     text: `${PEER.replace('peers:', `${SPEAKER}peers:`)}    import: [from-tor]\n    export: [to-tor, to-tor]\n`,
     want: [
-      'config.yaml:9:14 peers[0].import[0]: no policy named "from-tor" (no policies are defined)',
+      'config.yaml:9:14 peers[0].import[0]: no policy named "from-tor" (no policies are defined; built in: accept-all, reject-all)',
       'config.yaml:10:22 peers[0].export[1]: repeats item 0 (to-tor)',
-      'config.yaml:10:14 peers[0].export[0]: no policy named "to-tor" (no policies are defined)',
+      'config.yaml:10:14 peers[0].export[0]: no policy named "to-tor" (no policies are defined; built in: accept-all, reject-all)',
     ].sort(byLineColumn),
   },
   {

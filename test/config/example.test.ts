@@ -98,7 +98,7 @@ const expected: Config = {
       extendedMessage: false,
       maxPrefixes: undefined,
       import: [],
-      export: [],
+      export: ['accept-all'],
     },
   ],
   routes: [
@@ -166,6 +166,15 @@ const expected: Config = {
       },
     ],
     largeCommunityLists: [{ name: 'tenants', entries: [{ action: 'permit', communities: ['65000:1:*'] }] }],
+    extendedCommunityLists: [
+      {
+        name: 'other-vrf',
+        entries: [
+          { action: 'permit', communities: ['rt:65000:666'] },
+          { action: 'permit', communities: ['rt:198.18.0.1:*'] },
+        ],
+      },
+    ],
     asPathLists: [
       {
         name: 'via-tor',
@@ -179,6 +188,7 @@ const expected: Config = {
       {
         name: 'from-tor',
         statements: [
+          { name: 'not-ours', match: { extendedCommunityList: 'other-vrf' }, action: 'reject' },
           {
             name: 'lab-only-v4',
             match: { prefixList: 'lab-v4', asPath: 'via-tor' },
@@ -194,7 +204,12 @@ const expected: Config = {
         statements: [
           {
             match: { communityList: 'from-customers' },
-            set: { med: '+10', asPathPrepend: { count: 2 }, communities: { remove: ['65001:*'] } },
+            set: {
+              med: '+10',
+              asPathPrepend: { count: 2 },
+              communities: { remove: ['65001:*'] },
+              extendedCommunities: { remove: ['rt:65001:*'], add: ['soo:65000:1'] },
+            },
             action: 'accept',
           },
           { match: { largeCommunityList: 'tenants' }, action: 'accept' },
@@ -267,7 +282,7 @@ describe('the annotated example', () => {
   it('its policies are what the policy compiler takes, and compile', () => {
     const defs: PolicyDefinitions = loadConfig(EXAMPLE).config.policy;
     const compiled = compilePolicies(defs, { localAs: 65000 });
-    expect([...compiled.keys()]).toEqual(['from-tor', 'to-tor']);
+    expect([...compiled.keys()]).toEqual(['from-tor', 'to-tor', 'accept-all', 'reject-all']);
   });
 });
 
@@ -297,6 +312,7 @@ describe('the smallest configuration', () => {
       prefixLists: [],
       communityLists: [],
       largeCommunityLists: [],
+      extendedCommunityLists: [],
       asPathLists: [],
       policies: [],
     });
