@@ -113,6 +113,7 @@ function resolveRoutes(raw: RawConfig, scope: PeerScope): StaticRoute[] {
       localPref: r.localPref,
       communities: r.communities ?? [],
       largeCommunities: r.largeCommunities ?? [],
+      extendedCommunities: r.extendedCommunities ?? [],
     } as const;
     add(r.prefix, ['routes', i, 'prefix'], route, ['routes', i, 'next_hop']);
   });
@@ -124,6 +125,7 @@ function resolveRoutes(raw: RawConfig, scope: PeerScope): StaticRoute[] {
       localPref: undefined,
       communities: [],
       largeCommunities: [],
+      extendedCommunities: [],
     } as const;
     add(p, ['networks', i], route);
   });

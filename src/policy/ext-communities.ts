@@ -314,9 +314,26 @@ export function applyExtCommunities(
       present = words[i] === v.hi && words[i + 1] === v.lo;
     if (!present) words.push(v.hi, v.lo);
   }
+  return fromWords(words);
+}
+
+function fromWords(words: readonly number[]): Uint8Array | undefined {
   if (words.length === 0) return undefined;
   const out = new Uint8Array(words.length * 4);
   const view = new DataView(out.buffer);
   for (let i = 0; i < words.length; i++) view.setUint32(i * 4, words[i]);
   return out;
+}
+
+/** The EXTENDED_COMMUNITIES value of checked texts (a static route's), undefined for none. */
+export function encodeExtCommunities(
+  texts: readonly string[],
+  path = 'extended communities',
+): Uint8Array | undefined {
+  return fromWords(
+    texts.flatMap((t, i) => {
+      const p = parseExtCommunity(t, `${path}[${i}]`);
+      return [p.hi, p.lo];
+    }),
+  );
 }

@@ -38,6 +38,7 @@ export {
   compileExtCommunityList,
   EXT_COMMUNITY_EXPECTED,
   type ExtCommunityPattern,
+  encodeExtCommunities,
   formatExtCommunity,
   parseExtCommunity,
   parseExtCommunityPattern,

@@ -111,6 +111,7 @@ const expected: Config = {
       // 65000:100 and NO_EXPORT (RFC 1997).
       communities: [65000 * 2 ** 16 + 100, 0xffffff01],
       largeCommunities: [[65000, 1, 2]],
+      extendedCommunities: ['rt:65000:100'],
     },
     {
       prefix: { afi: 2, addr: '2001:db8:100::', len: 48 },
@@ -120,6 +121,7 @@ const expected: Config = {
       localPref: 200,
       communities: [],
       largeCommunities: [],
+      extendedCommunities: [],
     },
     {
       prefix: { afi: 1, addr: '198.18.10.0', len: 24 },
@@ -129,6 +131,7 @@ const expected: Config = {
       localPref: undefined,
       communities: [],
       largeCommunities: [],
+      extendedCommunities: [],
     },
     {
       prefix: { afi: 2, addr: '2001:db8:10::', len: 48 },
@@ -138,6 +141,7 @@ const expected: Config = {
       localPref: undefined,
       communities: [],
       largeCommunities: [],
+      extendedCommunities: [],
     },
   ],
   policy: {
