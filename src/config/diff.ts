@@ -168,6 +168,7 @@ function policyFingerprints(p: PolicyConfig): Map<string, string> {
   const prefix = byName(p.prefixLists);
   const community = byName(p.communityLists);
   const large = byName(p.largeCommunityLists);
+  const ext = byName(p.extendedCommunityLists);
   const asPath = byName(p.asPathLists);
   const out = new Map<string, string>();
   for (const policy of p.policies) {
@@ -179,6 +180,8 @@ function policyFingerprints(p: PolicyConfig): Map<string, string> {
       s.match?.asPath && asPath.get(s.match.asPath),
       s.set?.communities?.deleteList && community.get(s.set.communities.deleteList),
       s.set?.largeCommunities?.deleteList && large.get(s.set.largeCommunities.deleteList),
+      s.match?.extendedCommunityList && ext.get(s.match.extendedCommunityList),
+      s.set?.extendedCommunities?.deleteList && ext.get(s.set.extendedCommunities.deleteList),
     ]);
     out.set(policy.name, JSON.stringify([policy, refs]));
   }

@@ -9,6 +9,7 @@ import {
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 import { resolveAuth, type SecretFiles } from './resolve-auth.js';
+import { BUILTIN_POLICY_NAMES } from './resolve-policy.js';
 import { resolveTimers, type Timers } from './resolve-timers.js';
 import type { PeerConfig } from './schema.js';
 import type { RawPeer } from './sections.js';
@@ -62,10 +63,10 @@ function resolveFamilies(raw: RawPeer, path: Path, scope: PeerScope): readonly F
 function checkPolicyNames(names: readonly string[] | undefined, path: Path, scope: PeerScope): void {
   names?.forEach((n, i) => {
     if (scope.policyNames.has(n)) return;
+    const own = [...scope.policyNames].filter((p) => !BUILTIN_POLICY_NAMES.includes(p));
+    const builtIn = `built in: ${BUILTIN_POLICY_NAMES.join(', ')}`;
     const defined =
-      scope.policyNames.size === 0
-        ? 'no policies are defined'
-        : `defined: ${[...scope.policyNames].join(', ')}`;
+      own.length === 0 ? `no policies are defined; ${builtIn}` : `defined: ${own.join(', ')}; ${builtIn}`;
     scope.ctx.problems.push(problem([...path, i], `no policy named ${JSON.stringify(n)} (${defined})`, n));
   });
 }

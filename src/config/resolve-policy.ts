@@ -1,3 +1,4 @@
+import { BUILTIN_POLICIES } from '../policy/index.js';
 import { IPV4_BITS, IPV6_BITS } from './constants.js';
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
@@ -96,6 +97,9 @@ function resolvePrefixList(name: string, raw: RawPrefixList, ctx: Context): Pref
   return family === undefined ? list : { ...list, family };
 }
 
+/** accept-all and reject-all: every configuration has them (src/policy/compile.ts). */
+export const BUILTIN_POLICY_NAMES: readonly string[] = BUILTIN_POLICIES.map((p) => p.name);
+
 type Lookup = (kind: string, section: string, value: string, path: Path) => void;
 
 function checkStatement(s: RawStatement, path: Path, check: Lookup): void {
@@ -111,6 +115,10 @@ function checkStatement(s: RawStatement, path: Path, check: Lookup): void {
     const at = [...path, 'match', 'large_community_list'];
     check('large community list', 'large_community_lists', m.largeCommunityList, at);
   }
+  if (m?.extendedCommunityList !== undefined) {
+    const at = [...path, 'match', 'extended_community_list'];
+    check('extended community list', 'extended_community_lists', m.extendedCommunityList, at);
+  }
   if (m?.asPath !== undefined)
     check('AS-path list', 'as_path_lists', m.asPath, [...path, 'match', 'as_path']);
   const del = s.set?.communities?.deleteList;
@@ -121,6 +129,11 @@ function checkStatement(s: RawStatement, path: Path, check: Lookup): void {
   if (delLarge !== undefined) {
     const at = [...path, 'set', 'large_communities', 'delete_list'];
     check('large community list', 'large_community_lists', delLarge, at);
+  }
+  const delExt = s.set?.extendedCommunities?.deleteList;
+  if (delExt !== undefined) {
+    const at = [...path, 'set', 'extended_communities', 'delete_list'];
+    check('extended community list', 'extended_community_lists', delExt, at);
   }
 }
 
@@ -133,6 +146,7 @@ export function resolvePolicy(raw: RawConfig, ctx: Context): PolicyConfig {
     [...(m ?? new Map<string, readonly T[]>())].map(([name, entries]) => ({ name, entries }));
   const communityLists = lists(raw.communityLists) as CommunityListConfig[];
   const largeCommunityLists = lists(raw.largeCommunityLists) as CommunityListConfig[];
+  const extendedCommunityLists = lists(raw.extendedCommunityLists) as CommunityListConfig[];
   const asPathLists = lists(raw.asPathLists) as AsPathListConfig[];
   for (const l of asPathLists) {
     l.entries.forEach((e: AsPathListEntry, i) => {
@@ -151,6 +165,7 @@ export function resolvePolicy(raw: RawConfig, ctx: Context): PolicyConfig {
     prefix_lists: new Set(prefixLists.map((l) => l.name)),
     community_lists: new Set(communityLists.map((l) => l.name)),
     large_community_lists: new Set(largeCommunityLists.map((l) => l.name)),
+    extended_community_lists: new Set(extendedCommunityLists.map((l) => l.name)),
     as_path_lists: new Set(asPathLists.map((l) => l.name)),
   };
   const check: Lookup = (kind, section, value, path) => {
@@ -161,6 +176,11 @@ export function resolvePolicy(raw: RawConfig, ctx: Context): PolicyConfig {
   };
   const policies: PolicyDefinition[] = [];
   for (const [name, p] of raw.policies ?? new Map<string, RawPolicy>()) {
+    if (BUILTIN_POLICY_NAMES.includes(name)) {
+      ctx.problems.push(
+        problem(['policies', name], `${name} is a built-in policy and cannot be redefined; use another name`),
+      );
+    }
     (p.statements ?? []).forEach((s: RawStatement, i: number) => {
       checkStatement(s, ['policies', name, 'statements', i], check);
     });
@@ -171,5 +191,5 @@ export function resolvePolicy(raw: RawConfig, ctx: Context): PolicyConfig {
         : { name, statements, defaultAction: p.defaultAction },
     );
   }
-  return { prefixLists, communityLists, largeCommunityLists, asPathLists, policies };
+  return { prefixLists, communityLists, largeCommunityLists, extendedCommunityLists, asPathLists, policies };
 }

@@ -13,7 +13,7 @@ import { type Path, problem } from './problem.js';
 import type { SecretFiles } from './resolve-auth.js';
 import { resolveOvn, resolveSinks } from './resolve-ovn.js';
 import { checkDuplicatePeers, type PeerScope, resolvePeer } from './resolve-peer.js';
-import { resolvePolicy } from './resolve-policy.js';
+import { BUILTIN_POLICY_NAMES, resolvePolicy } from './resolve-policy.js';
 import { DEFAULT_TIMERS, resolveTimers, type Timers } from './resolve-timers.js';
 import { routeFamilyProblems, staticRoute } from './route-checks.js';
 import type { Config, ConfigPrefix, PeerConfig, SpeakerConfig, StaticRoute } from './schema.js';
@@ -111,6 +111,7 @@ function resolveRoutes(raw: RawConfig, scope: PeerScope): StaticRoute[] {
       localPref: undefined,
       communities: [],
       largeCommunities: [],
+      extendedCommunities: [],
     } as const;
     add(p, ['networks', i], route);
   });
@@ -128,7 +129,7 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
     localAs: raw.speaker?.localAs,
     ipVersions: speaker?.ipVersions ?? [...IP_VERSIONS],
     timers: speaker?.timers ?? DEFAULT_TIMERS,
-    policyNames: new Set(policy.policies.map((p) => p.name)),
+    policyNames: new Set([...policy.policies.map((p) => p.name), ...BUILTIN_POLICY_NAMES]),
   };
   const rawPeers = raw.peers ?? [];
   checkDuplicatePeers(rawPeers, ctx);

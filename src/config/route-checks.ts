@@ -46,5 +46,6 @@ export function staticRoute(r: RawRoute, prefix: ConfigPrefix): StaticRoute {
     localPref: r.localPref,
     communities: r.communities ?? [],
     largeCommunities: r.largeCommunities ?? [],
+    extendedCommunities: r.extendedCommunities ?? [],
   };
 }

@@ -142,6 +142,8 @@ export interface StaticRoute {
   readonly localPref: number | undefined;
   readonly communities: readonly number[];
   readonly largeCommunities: readonly LargeCommunity[];
+  /** As written ("rt:65000:1"), already checked; encoded when the route is originated. */
+  readonly extendedCommunities: readonly string[];
 }
 
 export interface OvnConfig {
@@ -236,6 +238,7 @@ export interface PolicyConfig {
   readonly prefixLists: readonly PrefixListConfig[];
   readonly communityLists: readonly CommunityListConfig[];
   readonly largeCommunityLists: readonly CommunityListConfig[];
+  readonly extendedCommunityLists: readonly CommunityListConfig[];
   readonly asPathLists: readonly AsPathListConfig[];
   readonly policies: readonly PolicyDefinition[];
 }

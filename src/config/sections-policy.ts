@@ -29,6 +29,8 @@ import {
   asPathRegex,
   communityPattern,
   communityText,
+  extCommunityPattern,
+  extCommunityText,
   largeCommunityPattern,
   largeCommunityText,
   medAction,
@@ -121,6 +123,7 @@ const matchFields = {
   prefix_list: optional(name, 'A prefix_lists name that must permit the prefix.'),
   community_list: optional(name, 'A community_lists name that must permit the route.'),
   large_community_list: optional(name, 'A large_community_lists name that must permit the route.'),
+  extended_community_list: optional(name, 'An extended_community_lists name that must permit the route.'),
   as_path: optional(name, 'An as_path_lists name that must permit the path.'),
   next_hop: optional(name, 'A prefix_lists name that must permit the next hop.'),
   family: optional(oneOf(POLICY_FAMILIES), 'ipv4 or ipv6 routes only.'),
@@ -135,6 +138,10 @@ const setFields = {
   ),
   large_communities: optional(
     communityChange(largeCommunityText, largeCommunityPattern, 'large communities'),
+    'set, remove, delete_list, add.',
+  ),
+  extended_communities: optional(
+    communityChange(extCommunityText, extCommunityPattern, 'extended communities'),
     'set, remove, delete_list, add.',
   ),
   as_path_prepend: optional(
@@ -189,6 +196,16 @@ export const policySections = {
       }),
     ),
     'FRR bgp large-community-list standard.',
+  ),
+  extended_community_lists: optional(
+    named(
+      'extended community list',
+      list(communityListEntry(extCommunityPattern, 'extended communities'), {
+        min: 1,
+        expected: 'a list of entries',
+      }),
+    ),
+    'FRR bgp extcommunity-list standard: rt:ASN:N, soo:IPV4:N, 0xTTSS:hex.',
   ),
   as_path_lists: optional(
     named(

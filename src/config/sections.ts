@@ -54,7 +54,7 @@ import {
 import { ovnFields } from './sections-ovn.js';
 import { policySections } from './sections-policy.js';
 import { sinksFields } from './sections-sinks.js';
-import { asn, community, largeCommunity, name } from './values.js';
+import { asn, community, extCommunityText, largeCommunity, name } from './values.js';
 
 export type { RawOvn, RawOvnRoutes } from './sections-ovn.js';
 export type { RawPolicy, RawPrefixList, RawPrefixListEntry, RawStatement } from './sections-policy.js';
@@ -276,6 +276,14 @@ const routeFields = {
       expected: 'a list of large communities ("GLOBAL:LOCAL1:LOCAL2")',
     }),
     'Large communities (RFC 8092).',
+    '[]',
+  ),
+  extended_communities: optional(
+    list(extCommunityText, {
+      key: String,
+      expected: 'a list of extended communities ("rt:65000:1", "soo:...")',
+    }),
+    'Extended communities (RFC 4360), as in extended_community_lists.',
     '[]',
   ),
 } as const;

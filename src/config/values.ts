@@ -1,4 +1,10 @@
-import { translateAsPathRegex } from '../policy/index.js';
+import {
+  EXT_COMMUNITY_EXPECTED,
+  PolicyError,
+  parseExtCommunity,
+  parseExtCommunityPattern,
+  translateAsPathRegex,
+} from '../policy/index.js';
 import {
   AS_TRANS,
   ASDOT_HALF_BITS,
@@ -122,6 +128,32 @@ export const largeCommunityText: Decoder<string> = scalar(LARGE_EXPECTED, (v, ba
 export const largeCommunityPattern: Decoder<string> = scalar(
   `${LARGE_EXPECTED}, any field may be *`,
   (v, bad) => (largeFields(v, true) ? (v as string) : bad()),
+);
+
+/** An extended community checked by the policy compiler's own parser, whose reason is kept. */
+function extCommunityDecoder(expected: string, parse: (t: string, path: string) => unknown): Decoder<string> {
+  return scalar(expected, (v, bad) => {
+    if (typeof v !== 'string') return bad();
+    try {
+      parse(v, 'value');
+      return v;
+    } catch (e) {
+      if (!(e instanceof PolicyError)) throw e;
+      return bad(e.message.slice('value: '.length));
+    }
+  });
+}
+
+/** An extended community for a policy's `set`/`add`, kept as written. */
+export const extCommunityText: Decoder<string> = extCommunityDecoder(
+  EXT_COMMUNITY_EXPECTED,
+  parseExtCommunity,
+);
+
+/** As extCommunityText, with `*` where the syntax allows it: match lists and `remove`. */
+export const extCommunityPattern: Decoder<string> = extCommunityDecoder(
+  `${EXT_COMMUNITY_EXPECTED}, the local administrator or hex value may be *`,
+  parseExtCommunityPattern,
 );
 
 /** FRR's AS-path regex, translated as the policy engine does (`_` matches a delimiter). */

@@ -7,6 +7,7 @@ import {
 } from './communities.js';
 import { U32_MAX } from './constants.js';
 import { checkInteger, checkOneOf, PolicyError } from './errors.js';
+import { type CompiledExtCommunityList, compileExtCommunityList } from './ext-communities.js';
 import type {
   CompileOptions,
   ListDefinitions,
@@ -30,8 +31,24 @@ import { directiveCode, rejected } from './results.js';
 import { compileSets, nextHopDirective, type SetListLookup } from './set-actions.js';
 
 const ACTIONS: Readonly<Record<StatementAction, ActionCode>> = { accept: ACCEPT, reject: REJECT, next: NEXT };
-const MATCH_KEYS = ['prefixList', 'communityList', 'largeCommunityList', 'asPath', 'nextHop', 'family'];
-const SET_KEYS = ['localPref', 'med', 'communities', 'largeCommunities', 'asPathPrepend', 'nextHop'];
+const MATCH_KEYS = [
+  'prefixList',
+  'communityList',
+  'largeCommunityList',
+  'extendedCommunityList',
+  'asPath',
+  'nextHop',
+  'family',
+];
+const SET_KEYS = [
+  'localPref',
+  'med',
+  'communities',
+  'largeCommunities',
+  'extendedCommunities',
+  'asPathPrepend',
+  'nextHop',
+];
 const STATEMENT_KEYS = ['name', 'match', 'set', 'action'];
 
 /** The named lists, compiled once and shared by every policy that names them. */
@@ -39,6 +56,7 @@ export class CompiledLists implements SetListLookup {
   private readonly prefix: ReadonlyMap<string, CompiledPrefixList>;
   private readonly community: ReadonlyMap<string, CompiledCommunityList>;
   private readonly large: ReadonlyMap<string, CompiledLargeCommunityList>;
+  private readonly ext: ReadonlyMap<string, CompiledExtCommunityList>;
   private readonly asPath: ReadonlyMap<string, CompiledAsPathList>;
 
   constructor(defs: ListDefinitions) {
@@ -46,6 +64,9 @@ export class CompiledLists implements SetListLookup {
     this.community = byName(defs.communityLists, 'communityLists', (m, p) => compileCommunityList(m, p));
     this.large = byName(defs.largeCommunityLists, 'largeCommunityLists', (m, p) =>
       compileLargeCommunityList(m, p),
+    );
+    this.ext = byName(defs.extendedCommunityLists, 'extendedCommunityLists', (m, p) =>
+      compileExtCommunityList(m, p),
     );
     this.asPath = byName(defs.asPathLists, 'asPathLists', (m, p) => compileAsPathList(m, p));
   }
@@ -58,6 +79,9 @@ export class CompiledLists implements SetListLookup {
   }
   largeCommunityList(name: string, path: string): CompiledLargeCommunityList {
     return find(this.large, name, path, 'large community list');
+  }
+  extendedCommunityList(name: string, path: string): CompiledExtCommunityList {
+    return find(this.ext, name, path, 'extended community list');
   }
   asPathList(name: string, path: string): CompiledAsPathList {
     return find(this.asPath, name, path, 'AS path list');
@@ -99,8 +123,26 @@ export function compilePolicies(
   if (!defs || typeof defs !== 'object')
     throw new PolicyError('invalid-value', 'policy', 'expected definitions');
   const lists = compileLists(defs);
-  return byName(defs.policies, 'policies', (m, p) => compilePolicy(m, lists, options, p));
+  const policies = byName(defs.policies, 'policies', (m, p) => compilePolicy(m, lists, options, p));
+  for (const builtin of BUILTIN_POLICIES) {
+    if (policies.has(builtin.name)) {
+      const path = `policies[${builtin.name}]`;
+      throw new PolicyError('duplicate-name', path, `${builtin.name} is built in and cannot be redefined`);
+    }
+    policies.set(builtin.name, compilePolicy(builtin, lists, options));
+  }
+  return policies;
 }
+
+/**
+ * Policies every configuration has without defining them, so a lab or a small deployment
+ * need not write the same two. Peers still name them: RFC 8212's default stays deny.
+ * Redefining one is refused rather than allowed to change what the name means.
+ */
+export const BUILTIN_POLICIES: readonly PolicyModel[] = [
+  { name: 'accept-all', statements: [{ name: 'accept-all', action: 'accept' }] },
+  { name: 'reject-all', statements: [{ name: 'reject-all', action: 'reject' }] },
+];
 
 /** Compiles one policy against already compiled lists. Throws PolicyError naming the field at fault. */
 export function compilePolicy(
@@ -163,6 +205,10 @@ function compileStatement(
   if (m.largeCommunityList !== undefined) {
     const list = lists.largeCommunityList(m.largeCommunityList, at('largeCommunityList'));
     tests.push(testFor(`large:${list.name}`, () => (attrs) => list.matches(attrs.largeCommunities)));
+  }
+  if (m.extendedCommunityList !== undefined) {
+    const list = lists.extendedCommunityList(m.extendedCommunityList, at('extendedCommunityList'));
+    tests.push(testFor(`ext:${list.name}`, () => (attrs) => list.matches(attrs.extCommunities)));
   }
   if (m.asPath !== undefined) {
     const list = lists.asPathList(m.asPath, at('asPath'));

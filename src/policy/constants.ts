@@ -34,6 +34,30 @@ export const COMMUNITY_ALIASES: Readonly<Record<string, number>> = {
   INTERNET: 0,
 };
 
+/**
+ * IANA "BGP Extended Communities" type registry (RFC 7153 section 5.1), the types a policy names
+ * by keyword. The high-order type octet's bit 0x40 is RFC 4360's non-transitive bit.
+ */
+export const ExtCommunityType = {
+  TRANSITIVE_TWO_OCTET_AS: 0x00,
+  TRANSITIVE_IPV4_ADDRESS: 0x01,
+  TRANSITIVE_FOUR_OCTET_AS: 0x02,
+  TRANSITIVE_OPAQUE: 0x03,
+  NON_TRANSITIVE_TWO_OCTET_AS: 0x40,
+  NON_TRANSITIVE_IPV4_ADDRESS: 0x41,
+  NON_TRANSITIVE_FOUR_OCTET_AS: 0x42,
+  NON_TRANSITIVE_OPAQUE: 0x43,
+} as const;
+
+/** Sub-types shared by the AS- and IPv4-specific types (RFC 4360 sections 5-6, RFC 5668 section 3). */
+export const ExtCommunitySubType = {
+  ROUTE_TARGET: 0x02,
+  ROUTE_ORIGIN: 0x03,
+} as const;
+
+/** An extended community is 8 octets (RFC 4360 section 2), handled as two 32-bit words. */
+export const EXT_COMMUNITY_BYTES = 8;
+
 /** A standard community is two 16-bit halves (RFC 1997 section 3: AS number, value). */
 export const COMMUNITY_HALF_MAX = 0xffff;
 export const COMMUNITY_HALF_BITS = 16;

@@ -9,6 +9,7 @@ export type PolicyErrorKind =
   | 'unknown-list'
   | 'invalid-community'
   | 'invalid-large-community'
+  | 'invalid-extended-community'
   | 'invalid-regex'
   | 'invalid-number'
   | 'invalid-value';

@@ -17,9 +17,11 @@ export {
   parseCommunity,
   parseLargeCommunity,
 } from './communities.js';
-export { CompiledLists, compileLists, compilePolicies, compilePolicy } from './compile.js';
+export { BUILTIN_POLICIES, CompiledLists, compileLists, compilePolicies, compilePolicy } from './compile.js';
 export {
   DEFAULT_WARNING_THRESHOLD_PERCENT,
+  ExtCommunitySubType,
+  ExtCommunityType,
   WellKnownCommunity,
   wellKnownCommunityName,
 } from './constants.js';
@@ -31,6 +33,16 @@ export {
   rfc8212Reason,
 } from './effective.js';
 export { PolicyError, type PolicyErrorKind } from './errors.js';
+export {
+  CompiledExtCommunityList,
+  compileExtCommunityList,
+  EXT_COMMUNITY_EXPECTED,
+  type ExtCommunityPattern,
+  encodeExtCommunities,
+  formatExtCommunity,
+  parseExtCommunity,
+  parseExtCommunityPattern,
+} from './ext-communities.js';
 export {
   checkMaxPrefixConfig,
   INITIAL_MAX_PREFIX_STATE,

@@ -65,6 +65,24 @@ export interface LargeCommunityListModel {
 }
 
 /**
+ * One `bgp extcommunity-list standard NAME permit|deny ...` line: it matches a route that
+ * carries every listed extended community (RFC 4360). Each is "rt:ASN:N", "rt:IPV4:N",
+ * "soo:ASN:N", "soo:IPV4:N" (FRR's "rt 65000:1" too; an AS above 65535, or one written with
+ * a trailing L, is the four-octet AS form of RFC 5668), or "0xTTSS:VVVVVVVVVVVV" for any type
+ * (RFC 7153 registry) in hex. In patterns the local administrator may be `*`, and in the hex
+ * form the sub-type `**` and the value `*`.
+ */
+export interface ExtCommunityListEntryModel {
+  readonly action: ListAction;
+  readonly communities: readonly string[];
+}
+
+export interface ExtCommunityListModel {
+  readonly name: string;
+  readonly entries: readonly ExtCommunityListEntryModel[];
+}
+
+/**
  * One `bgp as-path access-list NAME permit|deny REGEX` line, plus structured tests. The entry
  * matches when every condition given holds; an entry with none matches every path.
  */
@@ -94,6 +112,7 @@ export interface MatchModel {
   readonly prefixList?: string;
   readonly communityList?: string;
   readonly largeCommunityList?: string;
+  readonly extendedCommunityList?: string;
   readonly asPath?: string;
   /** A prefix list the next hop must be permitted by, taken as a host prefix (/32, /128). */
   readonly nextHop?: string;
@@ -118,6 +137,8 @@ export interface SetModel {
   readonly med?: number | string;
   readonly communities?: CommunitySetModel;
   readonly largeCommunities?: CommunitySetModel;
+  /** Extended communities: the same changes; `deleteList` names an extended community list. */
+  readonly extendedCommunities?: CommunitySetModel;
   /** `count` copies of `as` (default: the local AS given to the compiler) put in front of the path. */
   readonly asPathPrepend?: { readonly as?: number; readonly count: number };
   /**
@@ -157,6 +178,7 @@ export interface ListDefinitions {
   readonly prefixLists?: readonly PrefixListModel[];
   readonly communityLists?: readonly CommunityListModel[];
   readonly largeCommunityLists?: readonly LargeCommunityListModel[];
+  readonly extendedCommunityLists?: readonly ExtCommunityListModel[];
   readonly asPathLists?: readonly AsPathListModel[];
 }
 

@@ -25,6 +25,13 @@ import {
 } from './communities.js';
 import { LARGE_COMMUNITY_FIELDS, MAX_PREPEND_COUNT, MAX_SEGMENT_ASNS, U32_MAX } from './constants.js';
 import { checkInteger, PolicyError } from './errors.js';
+import {
+  applyExtCommunities,
+  type CompiledExtCommunityList,
+  type ExtCommunityOps,
+  parseExtCommunity,
+  parseExtCommunityPattern,
+} from './ext-communities.js';
 import type { CommunitySetModel, SetModel } from './model.js';
 
 /**
@@ -58,6 +65,7 @@ export interface CompiledSets {
     LargeCommunity,
     CompiledLargeCommunityList
   > | null;
+  readonly extCommunities: ExtCommunityOps | null;
   readonly prepend: { readonly asn: number; readonly count: number } | null;
   readonly nextHop: NextHopSet | null;
 }
@@ -66,6 +74,7 @@ export interface CompiledSets {
 export interface SetListLookup {
   communityList(name: string, path: string): CompiledCommunityList;
   largeCommunityList(name: string, path: string): CompiledLargeCommunityList;
+  extendedCommunityList(name: string, path: string): CompiledExtCommunityList;
 }
 
 /** Parses a set clause; null when it sets nothing. */
@@ -101,6 +110,16 @@ export function compileSets(
             parseLargeCommunityPattern,
             parseLargeCommunity,
             (n, p) => lists.largeCommunityList(n, p),
+          ),
+    extCommunities:
+      model.extendedCommunities === undefined
+        ? null
+        : compileOps(
+            model.extendedCommunities,
+            `${path}.extendedCommunities`,
+            parseExtCommunityPattern,
+            parseExtCommunity,
+            (n, p) => lists.extendedCommunityList(n, p),
           ),
     prepend: model.asPathPrepend === undefined ? null : compilePrepend(model.asPathPrepend, localAs, path),
     nextHop: model.nextHop === undefined ? null : compileNextHop(model.nextHop, `${path}.nextHop`),
@@ -186,6 +205,7 @@ export function applySets(sets: CompiledSets, attrs: PathAttributes, afi: AfiCod
     sets.med !== null ||
     sets.communities !== null ||
     sets.largeCommunities !== null ||
+    sets.extCommunities !== null ||
     sets.prepend !== null ||
     nh !== null;
   if (!changes) return attrs;
@@ -195,6 +215,8 @@ export function applySets(sets: CompiledSets, attrs: PathAttributes, afi: AfiCod
   if (sets.communities !== null) out.communities = applyCommunities(sets.communities, attrs.communities);
   if (sets.largeCommunities !== null)
     out.largeCommunities = applyLarge(sets.largeCommunities, attrs.largeCommunities);
+  if (sets.extCommunities !== null)
+    out.extCommunities = applyExtCommunities(sets.extCommunities, attrs.extCommunities);
   if (sets.prepend !== null) prepend(out, sets.prepend.asn, sets.prepend.count);
   if (nh !== null) {
     if (afi === Afi.IPV4) out.nextHop = nh.ipv4;

@@ -13,6 +13,7 @@ import {
   type ReloadPlan,
   type StaticRoute,
 } from '../config/index.js';
+import { encodeExtCommunities } from '../policy/index.js';
 import type { Rib } from '../rib/index.js';
 
 const ORIGIN_CODE: Readonly<Record<OriginName, number>> = {
@@ -42,6 +43,7 @@ export function staticAttributes(route: StaticRoute): PathAttributes {
     localPref: route.localPref,
     communities: route.communities.length > 0 ? route.communities : undefined,
     largeCommunities: route.largeCommunities.length > 0 ? route.largeCommunities.flat() : undefined,
+    extCommunities: encodeExtCommunities(route.extendedCommunities),
   });
 }
 

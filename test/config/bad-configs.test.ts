@@ -310,9 +310,9 @@ peers:
     name: 'a policy name referenced but not defined',
     text: `${PEER.replace('peers:', `${SPEAKER}peers:`)}    import: [from-tor]\n    export: [to-tor, to-tor]\n`,
     want: [
-      'config.yaml:9:14 peers[0].import[0]: no policy named "from-tor" (no policies are defined)',
+      'config.yaml:9:14 peers[0].import[0]: no policy named "from-tor" (no policies are defined; built in: accept-all, reject-all)',
       'config.yaml:10:22 peers[0].export[1]: repeats item 0 (to-tor)',
-      'config.yaml:10:14 peers[0].export[0]: no policy named "to-tor" (no policies are defined)',
+      'config.yaml:10:14 peers[0].export[0]: no policy named "to-tor" (no policies are defined; built in: accept-all, reject-all)',
     ].sort(byLineColumn),
   },
   {
@@ -332,6 +332,37 @@ policies:
       'config.yaml:10:82 policies.p.statements[0].match.as_path: no AS-path list named "ap" (as_path_lists is empty)',
       'config.yaml:10:95 policies.p.statements[0].match.next_hop: no prefix list named "nh" (prefix_lists is empty)',
       'config.yaml:11:31 policies.p.statements[0].set.communities.delete_list: no community list named "gone" (defined: cl)',
+    ],
+  },
+  {
+    name: 'extended communities: the value and why it is refused, and lists named',
+    text: `${SPEAKER}extended_community_lists:
+  el: [{ action: permit, communities: ["rt:65000:1", "rt:198.18.0.1:70000", "color:1"] }]
+policies:
+  p:
+    statements:
+      - match: { extended_community_list: nope }
+        set: { extended_communities: { add: ["rt:65000:*"], delete_list: gone } }
+        action: accept
+`,
+    want: [
+      'config.yaml:6:54 extended_community_lists.el[0].communities[1]: "rt:198.18.0.1:70000": local administrator 70000 is more than 65535 with an IPv4 address',
+      'config.yaml:6:77 extended_community_lists.el[0].communities[2]: "color:1": expected an extended community: rt:ASN:N, rt:IPV4:N, soo:ASN:N, soo:IPV4:N ("rt 65000:1" too), or 0xTTSS:VVVVVVVVVVVV (type, sub-type and 6 value octets in hex)',
+      'config.yaml:10:18 policies.p.statements[0].match.extended_community_list: no extended community list named "nope" (defined: el)',
+      'config.yaml:11:46 policies.p.statements[0].set.extended_communities.add[0]: a wildcard cannot be set: rt:65000:*',
+      'config.yaml:11:61 policies.p.statements[0].set.extended_communities.delete_list: no extended community list named "gone" (defined: el)',
+    ],
+  },
+  {
+    name: 'a policy may not take a built-in name, and peers may name the built-ins',
+    text: `${PEER.replace('peers:', `${SPEAKER}peers:`)}    import: [accept-all]
+    export: [reject-all]
+policies:
+  accept-all:
+    statements: [{ action: reject }]
+`,
+    want: [
+      'config.yaml:12:3 policies.accept-all: accept-all is a built-in policy and cannot be redefined; use another name',
     ],
   },
   {

@@ -98,7 +98,7 @@ const expected: Config = {
       extendedMessage: false,
       maxPrefixes: undefined,
       import: [],
-      export: [],
+      export: ['accept-all'],
     },
   ],
   routes: [
@@ -111,6 +111,7 @@ const expected: Config = {
       // 65000:100 and NO_EXPORT (RFC 1997).
       communities: [65000 * 2 ** 16 + 100, 0xffffff01],
       largeCommunities: [[65000, 1, 2]],
+      extendedCommunities: ['rt:65000:100'],
     },
     {
       prefix: { afi: 2, addr: '2001:db8:100::', len: 48 },
@@ -120,6 +121,7 @@ const expected: Config = {
       localPref: 200,
       communities: [],
       largeCommunities: [],
+      extendedCommunities: [],
     },
     {
       prefix: { afi: 1, addr: '198.18.10.0', len: 24 },
@@ -129,6 +131,7 @@ const expected: Config = {
       localPref: undefined,
       communities: [],
       largeCommunities: [],
+      extendedCommunities: [],
     },
     {
       prefix: { afi: 2, addr: '2001:db8:10::', len: 48 },
@@ -138,6 +141,7 @@ const expected: Config = {
       localPref: undefined,
       communities: [],
       largeCommunities: [],
+      extendedCommunities: [],
     },
   ],
   policy: {
@@ -166,6 +170,15 @@ const expected: Config = {
       },
     ],
     largeCommunityLists: [{ name: 'tenants', entries: [{ action: 'permit', communities: ['65000:1:*'] }] }],
+    extendedCommunityLists: [
+      {
+        name: 'other-vrf',
+        entries: [
+          { action: 'permit', communities: ['rt:65000:666'] },
+          { action: 'permit', communities: ['rt:198.18.0.1:*'] },
+        ],
+      },
+    ],
     asPathLists: [
       {
         name: 'via-tor',
@@ -179,6 +192,7 @@ const expected: Config = {
       {
         name: 'from-tor',
         statements: [
+          { name: 'not-ours', match: { extendedCommunityList: 'other-vrf' }, action: 'reject' },
           {
             name: 'lab-only-v4',
             match: { prefixList: 'lab-v4', asPath: 'via-tor' },
@@ -194,7 +208,12 @@ const expected: Config = {
         statements: [
           {
             match: { communityList: 'from-customers' },
-            set: { med: '+10', asPathPrepend: { count: 2 }, communities: { remove: ['65001:*'] } },
+            set: {
+              med: '+10',
+              asPathPrepend: { count: 2 },
+              communities: { remove: ['65001:*'] },
+              extendedCommunities: { remove: ['rt:65001:*'], add: ['soo:65000:1'] },
+            },
             action: 'accept',
           },
           { match: { largeCommunityList: 'tenants' }, action: 'accept' },
@@ -267,7 +286,7 @@ describe('the annotated example', () => {
   it('its policies are what the policy compiler takes, and compile', () => {
     const defs: PolicyDefinitions = loadConfig(EXAMPLE).config.policy;
     const compiled = compilePolicies(defs, { localAs: 65000 });
-    expect([...compiled.keys()]).toEqual(['from-tor', 'to-tor']);
+    expect([...compiled.keys()]).toEqual(['from-tor', 'to-tor', 'accept-all', 'reject-all']);
   });
 });
 
@@ -297,6 +316,7 @@ describe('the smallest configuration', () => {
       prefixLists: [],
       communityLists: [],
       largeCommunityLists: [],
+      extendedCommunityLists: [],
       asPathLists: [],
       policies: [],
     });

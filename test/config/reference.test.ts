@@ -10,6 +10,7 @@ const NAMED = new Set([
   'prefix_lists',
   'community_lists',
   'large_community_lists',
+  'extended_community_lists',
   'as_path_lists',
   'policies',
   'ovn.chassis_next_hops',

@@ -371,7 +371,7 @@ describe('compiling', () => {
       },
       { localAs: 65000 },
     );
-    expect([...policies.keys()]).toEqual(['TO-FABRIC', 'FROM-FABRIC']);
+    expect([...policies.keys()]).toEqual(['TO-FABRIC', 'FROM-FABRIC', 'accept-all', 'reject-all']);
     const out = policies.get('TO-FABRIC')!;
     expect(accepted(run(out, '198.18.16.5/32', attrs({ path: [] }))).asPath).toEqual([
       { type: 2, asns: [65000] },

@@ -31,6 +31,7 @@ const config = configFrom({
       prefix: '198.18.100.0/24',
       communities: ['65000:100', 'no-export'],
       large_communities: ['65000:1:2'],
+      extended_communities: ['rt:65000:1', 'soo 198.18.0.1:7'],
       med: 10,
     },
     { prefix: '2001:db8:100::/48', next_hop: '2001:db8:1::1', origin: 'incomplete', local_pref: 200 },
@@ -56,6 +57,15 @@ describe('staticAttributes', () => {
     expect(Buffer.from(v6given!.mpReach!.nextHop).toString('hex')).toBe('20010db8000100000000000000000001');
     expect(v4given!.nextHop).toBe(parseIpv4('198.18.1.9'));
     expect(network).toMatchObject({ origin: Origin.IGP, mpReach: undefined, communities: undefined });
+    expect(network!.extCommunities).toBeUndefined();
+  });
+
+  it('encodes extended communities as RFC 4360 lays them out: type, sub-type, value', () => {
+    const [v4self] = config.routes.map(staticAttributes);
+    // rt:65000:1 is 0x00 0x02 AS(2) local(4); soo 198.18.0.1:7 is 0x01 0x03 address(4) local(2).
+    expect(Buffer.from(v4self!.extCommunities!).toString('hex')).toBe(
+      '0002fde800000001' + '0103c61200010007',
+    );
   });
 });
 
