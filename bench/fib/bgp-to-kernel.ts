@@ -1,15 +1,20 @@
 /**
  * BGP to kernel: one table over one eBGP session into a receiver that installs it in the Linux
  * kernel, our speaker (`run` with `sinks.kernel`, table 254) next to FRR 8.4 (bgpd + zebra, with
- * its RIB: no `bgp no-rib`). Each receiver gets two fresh namespaces (bk-feed, bk-rx) and a veth:
+ * its RIB: no `bgp no-rib`), one after the other in the same run. Each receiver gets two fresh
+ * namespaces (fb2-feed, fb2-rx) and a veth, per table:
  *
- *   sudo npx tsx bench/fib/bgp-to-kernel.ts [--routes 100000] [--runs 1] [--only ours|frr]
+ *   sudo npx tsx bench/fib/bgp-to-kernel.ts [--tables v4-all,v6,v6-big] [--runs 1] [--only ours|frr]
+ *       [--v4 261632] [--v6 100000] [--v6-big 1000000] [--wait 300000]
  *
+ * The tables (bgp-tables.ts): every prefix of 198.18.0.0/15 at /15../32 (the largest IPv4 table
+ * the lab range allows), 100k IPv6 /64s, and 1M IPv6 /64s, which stand in for 1M IPv4 routes.
  * Needs `npm run build` first (our speaker runs from dist/). Measured: from Established (as the
- * feeder saw it) until `ip -4 route show table 254 proto 186` in the receiver's namespace counts
+ * feeder saw it) until `ip route show table 254 proto 186` in the receiver's namespace counts
  * all routes (polled every 250 ms; the time is when the dump that saw them all returned, so an
- * upper bound), then from the first withdrawal queued until it counts none. The feeder reports
- * the longest silence of the receiver (hold 9 s, keepalive 3 s) during the install.
+ * upper bound, its length shown), then from the first withdrawal queued until it counts none.
+ * The feeder reports the longest silence of the receiver (hold 9 s, keepalive 3 s) during the
+ * install and over the whole run: ours, or bgpd's.
  */
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,40 +23,35 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { createNamespace, createVeth, deleteNamespace, FrrDaemon, run } from '../../frr-interop/lab/index.js';
-import { Afi } from '../../src/bgp/wire/constants.js';
-import { PrefixList, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
-import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
-import { Writer } from '../../src/bgp/wire/writer.js';
+import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
 import { machineLine, rate, table } from '../support/report.js';
 import type { ChildEvent } from '../throughput/child-io.js';
 import { sleep, wallClock } from '../throughput/clock.js';
 import type { FeederConfig, FeederStream } from './bgp-feeder.js';
+import { allIpv4Prefixes, encodeStreams, ipv6Slash64s, LINK, type TableSpec } from './bgp-tables.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const EXT = extname(SELF);
 const HERE = dirname(SELF);
 const REPO = resolve(HERE, EXT === '.ts' ? '../..' : '../../..');
 const CLI = join(REPO, 'dist/src/cli/main.js');
-const DIR = '/tmp/bk-bgp-kernel';
+const DIR = '/tmp/fb2-bgp-kernel';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 }
 
-/** /32s from 198.18.0.0 up; the link takes the last /24 of 198.18.0.0/15, so the routes never cover it. */
-const MAX_ROUTES = (1 << 17) - 256;
-const ROUTES = Math.min(Number(arg('routes', '100000')), MAX_ROUTES);
 const RUNS = Number(arg('runs', '1'));
 const ONLY = arg('only', '');
 const WAIT = Number(arg('wait', '300000'));
+const TABLES = arg('tables', 'v4-all,v6,v6-big').split(',');
 
 const FEEDER_AS = 64700;
 const RECEIVER_AS = 64701;
 const HOLD_TIME_SECONDS = 9;
 const KEEPALIVE_SECONDS = 3;
-const LINK = { feedIf: 'bk-to-rx', rxIf: 'bk-to-feed', feed: '198.19.255.1', rx: '198.19.255.2', len: 24 };
-const NS = { feed: 'bk-feed', rx: 'bk-rx' };
+const NS = { feed: 'fb2-feed', rx: 'fb2-rx' };
 const RTPROT_BGP = 186;
 const POLL = 250;
 const ESTABLISH_TIMEOUT = 60_000;
@@ -61,28 +61,6 @@ const LOG_TAIL = 2000;
 
 type Receiver = 'ours' | 'frr';
 const LABEL: Record<Receiver, string> = { ours: 'ovn-bgp-speaker', frr: 'FRR bgpd + zebra' };
-
-/** The announcements (one attribute set, as a feeder of host routes would send) and the withdrawals. */
-function encodeStreams(): { announce: Uint8Array; withdraw: Uint8Array } {
-  const list = new PrefixList(Afi.IPV4, false, ROUTES);
-  const base = parseIpv4('198.18.0.0');
-  for (let i = 0; i < ROUTES; i++) {
-    const at = list.grow();
-    list.lens[at] = 32;
-    list.words[at] = (base + i) >>> 0;
-  }
-  const packer = new UpdatePacker({ as4: true });
-  const attrs = packer.prepare({
-    origin: 0,
-    asPath: [{ type: 2, asns: [FEEDER_AS] }],
-    nextHop: parseIpv4(LINK.feed),
-  });
-  const a = new Writer(1 << 22);
-  packer.announce(a, attrs, list);
-  const w = new Writer(1 << 22);
-  packer.withdraw(w, list);
-  return { announce: a.finish().slice(), withdraw: w.finish().slice() };
-}
 
 /** The feeder child (bgp-feeder.ts) in the feeder namespace: JSON events in, commands out. */
 class Feeder {
@@ -162,7 +140,7 @@ interface Running {
   diagnostics(): string;
 }
 
-async function startOurs(dir: string): Promise<Running> {
+async function startOurs(dir: string, afi: AfiCode): Promise<Running> {
   const config = join(dir, 'config.yaml');
   const log = join(dir, 'speaker.log');
   const peer = {
@@ -170,7 +148,7 @@ async function startOurs(dir: string): Promise<Running> {
     peer_ip: LINK.feed,
     remote_as: FEEDER_AS,
     passive: true,
-    families: ['ipv4-unicast'],
+    families: [afi === Afi.IPV4 ? 'ipv4-unicast' : 'ipv6-unicast'],
     import: ['all'],
   };
   const yaml = {
@@ -178,7 +156,7 @@ async function startOurs(dir: string): Promise<Running> {
       name: 'bgp-to-kernel',
       local_as: RECEIVER_AS,
       router_id: LINK.rx,
-      ip_versions: [4],
+      ip_versions: [4, 6],
       listen: { address: '::', port: 179 },
       hold_time: HOLD_TIME_SECONDS,
       keepalive_time: KEEPALIVE_SECONDS,
@@ -204,9 +182,9 @@ async function startOurs(dir: string): Promise<Running> {
   return { stop: () => stopChild(child, () => child.kill('SIGTERM')), diagnostics };
 }
 
-async function startFrr(dir: string): Promise<Running> {
+async function startFrr(dir: string, afi: AfiCode): Promise<Running> {
   const frr = new FrrDaemon(
-    { name: 'bk-frr', ns: NS.rx, dir },
+    { name: 'fb2-frr', ns: NS.rx, dir },
     {
       routerId: LINK.rx,
       as: RECEIVER_AS,
@@ -214,7 +192,7 @@ async function startFrr(dir: string): Promise<Running> {
         {
           address: LINK.feed,
           remoteAs: FEEDER_AS,
-          families: ['ipv4'],
+          families: [afi === Afi.IPV4 ? 'ipv4' : 'ipv6'],
           passive: true,
           holdTime: HOLD_TIME_SECONDS,
           keepalive: KEEPALIVE_SECONDS,
@@ -226,22 +204,25 @@ async function startFrr(dir: string): Promise<Running> {
   return { stop: () => frr.stop(), diagnostics: () => `FRR files: ${dir}` };
 }
 
-async function kernelCount(): Promise<number> {
+const FAMILY_FLAG: Record<AfiCode, string> = { [Afi.IPV4]: '-4', [Afi.IPV6]: '-6' };
+
+async function kernelCount(afi: AfiCode): Promise<number> {
   const out = await run(
-    ['bash', '-c', `ip -n ${NS.rx} -4 route show table 254 proto ${RTPROT_BGP} | wc -l`],
+    ['bash', '-c', `ip -n ${NS.rx} ${FAMILY_FLAG[afi]} route show table 254 proto ${RTPROT_BGP} | wc -l`],
     { timeoutMs: 60_000 },
   );
   return Number(out.trim());
 }
 
-/** Polls until the kernel count is `want`; returns when the dump that saw it returned. */
-async function untilCount(want: number, what: string): Promise<number> {
+/** Polls until the kernel count is `want`; returns when the dump that saw it returned, and how long it took. */
+async function untilCount(afi: AfiCode, want: number, what: string): Promise<{ t: number; dumpMs: number }> {
   const deadline = wallClock() + WAIT;
   let last = -1;
   for (;;) {
-    last = await kernelCount();
+    const start = wallClock();
+    last = await kernelCount(afi);
     const t = wallClock();
-    if (last === want) return t;
+    if (last === want) return { t, dumpMs: t - start };
     if (t > deadline) throw new Error(`${what}: kernel holds ${last} of ${want} after ${WAIT} ms`);
     await sleep(POLL);
   }
@@ -250,13 +231,21 @@ async function untilCount(want: number, what: string): Promise<number> {
 interface Result {
   readonly installMs: number;
   readonly withdrawMs: number;
+  /** How long the dump that saw the last route (or none) took: the count's resolution. */
+  readonly dumpMs: number;
   readonly silenceInstallMs: number;
   readonly silenceAllMs: number;
   readonly state: string;
 }
 
-async function measure(receiver: Receiver, files: { announce: string; withdraw: string }): Promise<Result> {
+interface Files {
+  readonly announce: string;
+  readonly withdraw: string;
+}
+
+async function measure(receiver: Receiver, spec: TableSpec, files: Files): Promise<Result> {
   const dir = join(DIR, receiver);
+  const routes = spec.prefixes.count;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   await deleteNamespace(NS.feed);
@@ -267,16 +256,22 @@ async function measure(receiver: Receiver, files: { announce: string; withdraw: 
     await createNamespace(NS.feed);
     await createNamespace(NS.rx);
     await createVeth(
-      { ns: NS.feed, ifname: LINK.feedIf, ipv4: `${LINK.feed}/${LINK.len}` },
-      { ns: NS.rx, ifname: LINK.rxIf, ipv4: `${LINK.rx}/${LINK.len}` },
+      {
+        ns: NS.feed,
+        ifname: LINK.feedIf,
+        ipv4: `${LINK.feed}/${LINK.len}`,
+        ipv6: `${LINK.feed6}/${LINK.len6}`,
+      },
+      { ns: NS.rx, ifname: LINK.rxIf, ipv4: `${LINK.rx}/${LINK.len}`, ipv6: `${LINK.rx6}/${LINK.len6}` },
     );
-    rx = receiver === 'ours' ? await startOurs(dir) : await startFrr(dir);
+    rx = receiver === 'ours' ? await startOurs(dir, spec.afi) : await startFrr(dir, spec.afi);
     feeder = new Feeder({
       host: LINK.rx,
       localAddress: LINK.feed,
       localAs: FEEDER_AS,
       routerId: LINK.feed,
       holdTimeSeconds: HOLD_TIME_SECONDS,
+      afi: spec.afi,
       announceFile: files.announce,
       withdrawFile: files.withdraw,
       connectTimeoutMs: ESTABLISH_TIMEOUT,
@@ -284,15 +279,16 @@ async function measure(receiver: Receiver, files: { announce: string; withdraw: 
     const est = await feeder.waitFor((e) => e.ev === 'established', 'Established', ESTABLISH_TIMEOUT);
     const t0 = est.t as number;
     await feeder.send('announce');
-    const tInstalled = await untilCount(ROUTES, `${receiver} install`);
+    const installed = await untilCount(spec.afi, routes, `${receiver} install`);
     const s1 = await feeder.stats();
     const t1 = wallClock();
     await feeder.send('withdraw');
-    const tEmpty = await untilCount(0, `${receiver} withdraw`);
+    const empty = await untilCount(spec.afi, 0, `${receiver} withdraw`);
     const s2 = await feeder.stats();
     return {
-      installMs: tInstalled - t0,
-      withdrawMs: tEmpty - t1,
+      installMs: installed.t - t0,
+      withdrawMs: empty.t - t1,
+      dumpMs: installed.dumpMs,
       silenceInstallMs: s1.maxSilenceMs as number,
       silenceAllMs: s2.maxSilenceMs as number,
       state: s2.state as string,
@@ -308,58 +304,107 @@ async function measure(receiver: Receiver, files: { announce: string; withdraw: 
   }
 }
 
+const V4_ALL = 261_632;
+
+/** The tables by name; sizes can be lowered (a quick check) with --v4, --v6, --v6-big. */
+function tableSpec(name: string): TableSpec {
+  switch (name) {
+    case 'v4-all': {
+      const prefixes = allIpv4Prefixes(Number(arg('v4', String(V4_ALL))));
+      return {
+        name,
+        afi: Afi.IPV4,
+        prefixes,
+        describe: `${prefixes.count.toLocaleString('en')} IPv4 prefixes /15../32 of 198.18.0.0/15 (all it holds but the link's /24)`,
+      };
+    }
+    case 'v6':
+    case 'v6-big': {
+      const n = Number(arg(name, name === 'v6' ? '100000' : '1000000'));
+      const note = name === 'v6-big' ? ' (stands in for 1M IPv4: 198.18.0.0/15 holds 262,143 prefixes)' : '';
+      return {
+        name,
+        afi: Afi.IPV6,
+        prefixes: ipv6Slash64s(n),
+        describe: `${n.toLocaleString('en')} IPv6 /64 of 2001:db8::/32${note}`,
+      };
+    }
+    default:
+      throw new Error(`--tables: v4-all, v6 or v6-big, not ${name}`);
+  }
+}
+
+function loadLine(): string {
+  return loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('needs root (namespaces, FRR as user frr)');
   if (ONLY && !(ONLY in LABEL)) throw new Error(`--only: ours or frr, not ${ONLY}`);
   const receivers: Receiver[] = ONLY ? [ONLY as Receiver] : ['ours', 'frr'];
+  const specs = TABLES.map(tableSpec);
   mkdirSync(DIR, { recursive: true });
-  const streams = encodeStreams();
-  const files = { announce: join(DIR, 'announce.bin'), withdraw: join(DIR, 'withdraw.bin') };
-  writeFileSync(files.announce, streams.announce);
-  writeFileSync(files.withdraw, streams.withdraw);
   console.log(`machine: ${machineLine()}`);
+  console.log(`load average before: ${loadLine()}`);
   console.log(
-    `load average before: ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
-  console.log(
-    `${ROUTES} IPv4 /32 from 198.18.0.0, ${(streams.announce.length / 1024).toFixed(0)} KiB of UPDATEs, ` +
-      `withdrawals ${(streams.withdraw.length / 1024).toFixed(0)} KiB; hold ${HOLD_TIME_SECONDS} s, keepalive ${KEEPALIVE_SECONDS} s`,
+    `one eBGP session per receiver, hold ${HOLD_TIME_SECONDS} s, keepalive ${KEEPALIVE_SECONDS} s; ` +
+      `${RUNS} run(s) of each table, ours and FRR in turn`,
   );
   const rows: string[][] = [
     [
+      'table',
       'receiver',
       'run',
       'install',
       'routes/s',
       'withdraw',
       'routes/s',
+      'count dump',
       'longest silence (install / all)',
       'session',
     ],
   ];
-  for (let r = 1; r <= RUNS; r++) {
-    for (const receiver of receivers) {
-      const m = await measure(receiver, files);
-      rows.push([
-        LABEL[receiver],
-        String(r),
-        `${(m.installMs / 1000).toFixed(2)} s`,
-        rate((ROUTES / m.installMs) * 1000),
-        `${(m.withdrawMs / 1000).toFixed(2)} s`,
-        rate((ROUTES / m.withdrawMs) * 1000),
-        `${(m.silenceInstallMs / 1000).toFixed(2)} s / ${(m.silenceAllMs / 1000).toFixed(2)} s`,
-        m.state,
-      ]);
+  for (const spec of specs) {
+    const streams = encodeStreams(spec, FEEDER_AS);
+    const files = {
+      announce: join(DIR, `${spec.name}-announce.bin`),
+      withdraw: join(DIR, `${spec.name}-withdraw.bin`),
+    };
+    writeFileSync(files.announce, streams.announce);
+    writeFileSync(files.withdraw, streams.withdraw);
+    console.log(
+      `${spec.name}: ${spec.describe}; ${(streams.announce.length / 1024).toFixed(0)} KiB of UPDATEs, ` +
+        `withdrawals ${(streams.withdraw.length / 1024).toFixed(0)} KiB`,
+    );
+    const routes = spec.prefixes.count;
+    for (let r = 1; r <= RUNS; r++) {
+      for (const receiver of receivers) {
+        const m = await measure(receiver, spec, files);
+        const row = [
+          spec.name,
+          LABEL[receiver],
+          String(r),
+          seconds(m.installMs),
+          rate((routes / m.installMs) * 1000),
+          seconds(m.withdrawMs),
+          rate((routes / m.withdrawMs) * 1000),
+          seconds(m.dumpMs),
+          `${seconds(m.silenceInstallMs)} / ${seconds(m.silenceAllMs)}`,
+          m.state,
+        ];
+        console.log(`  ${row.join(' | ')} (load ${loadLine()})`);
+        rows.push(row);
+      }
     }
   }
   console.log(`\n${table(rows)}`);
-  console.log(
-    `\nload average after: ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(`\nload average after: ${loadLine()}`);
 }
 
 main().catch((err) => {
