@@ -89,6 +89,8 @@ export interface KernelStatus {
   readonly monitor: {
     readonly on: boolean;
     readonly events: number;
+    /** Notifications of other tables, skipped. */
+    readonly otherTables: number;
     readonly overruns: number;
     readonly dropped: number;
     readonly tuned: readonly string[];
@@ -259,6 +261,7 @@ export class KernelTarget implements FibTarget {
       monitor: {
         on: this.#monitor !== undefined,
         events: this.#monitor?.events ?? 0,
+        otherTables: this.#monitor?.otherTables ?? 0,
         overruns: this.#monitor?.overruns ?? 0,
         dropped: this.#monitor?.dropped ?? 0,
         tuned: this.#monitor?.tuned ?? [],
