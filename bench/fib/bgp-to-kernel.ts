@@ -10,13 +10,14 @@
  * The tables (bgp-tables.ts): every prefix of 198.18.0.0/15 at /15../32 (the largest IPv4 table
  * the lab range allows), 100k IPv6 /64s, and 1M IPv6 /64s, which stand in for 1M IPv4 routes.
  * Needs `npm run build` first (our speaker runs from dist/). Measured: from Established (as the
- * feeder saw it) until `ip route show table 254 proto 186` in the receiver's namespace counts
- * all routes (polled every 250 ms; the time is when the dump that saw them all returned, so an
- * upper bound, its length shown), then from the first withdrawal queued until it counts none.
+ * feeder saw it) until the receiver's kernel holds all routes in table 254 with protocol 186,
+ * then from the first withdrawal queued until it holds none. A counter in the receiver's
+ * namespace (route-counter.ts) times both from the kernel's route notifications, and a dump
+ * (`ip route show`, untimed) confirms each count.
  * The feeder reports the longest silence of the receiver (hold 9 s, keepalive 3 s) during the
  * install and over the whole run: ours, or bgpd's.
  */
-import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
@@ -26,9 +27,11 @@ import { createNamespace, createVeth, deleteNamespace, FrrDaemon, run } from '..
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
 import { machineLine, rate, table } from '../support/report.js';
 import type { ChildEvent } from '../throughput/child-io.js';
-import { sleep, wallClock } from '../throughput/clock.js';
+import { wallClock } from '../throughput/clock.js';
 import type { FeederConfig, FeederStream } from './bgp-feeder.js';
 import { allIpv4Prefixes, encodeStreams, ipv6Slash64s, LINK, type TableSpec } from './bgp-tables.js';
+import { LabChild, stopChild } from './lab-child.js';
+import type { CounterConfig } from './route-counter.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const EXT = extname(SELF);
@@ -53,85 +56,64 @@ const HOLD_TIME_SECONDS = 9;
 const KEEPALIVE_SECONDS = 3;
 const NS = { feed: 'fb2-feed', rx: 'fb2-rx' };
 const RTPROT_BGP = 186;
-const POLL = 250;
+const DUMP_TIMEOUT = 300_000;
 const ESTABLISH_TIMEOUT = 60_000;
-const STOP_WAIT = 5_000;
 const STATS_TIMEOUT = 10_000;
 const LOG_TAIL = 2000;
 
 type Receiver = 'ours' | 'frr';
 const LABEL: Record<Receiver, string> = { ours: 'ovn-bgp-speaker', frr: 'FRR bgpd + zebra' };
 
-/** The feeder child (bgp-feeder.ts) in the feeder namespace: JSON events in, commands out. */
+/** The feeder child (bgp-feeder.ts) in the feeder namespace. */
 class Feeder {
-  readonly events: ChildEvent[] = [];
-  readonly #child: ChildProcessWithoutNullStreams;
-  #stderr = '';
-  #nextId = 1;
+  readonly #child: LabChild;
 
   constructor(config: FeederConfig) {
-    const loader = EXT === '.ts' ? ['--import', 'tsx'] : [];
-    const file = join(HERE, `bgp-feeder${EXT}`);
-    this.#child = spawn(
-      'ip',
-      ['netns', 'exec', NS.feed, process.execPath, ...loader, file, JSON.stringify(config)],
-      { cwd: REPO },
-    );
-    let partial = '';
-    this.#child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) this.events.push(JSON.parse(line) as ChildEvent);
-    });
-    this.#child.stderr.setEncoding('utf8').on('data', (s: string) => {
-      this.#stderr = (this.#stderr + s).slice(-LOG_TAIL);
-    });
+    this.#child = new LabChild('bgp-feeder', NS.feed, config, REPO);
   }
 
-  /** Bounded wait for an event; a fatal event or a closed session ends it early. */
-  async waitFor(match: (e: ChildEvent) => boolean, what: string, timeoutMs: number): Promise<ChildEvent> {
-    const deadline = wallClock() + timeoutMs;
-    for (;;) {
-      const e = this.events.find(match);
-      if (e) return e;
-      const bad = this.events.find((x) => x.ev === 'fatal' || x.ev === 'closed');
-      if (bad) throw new Error(`feeder: ${what}: ${JSON.stringify(bad)}\n${this.#stderr}`);
-      if (this.#child.exitCode !== null || wallClock() > deadline)
-        throw new Error(`feeder: no ${what} within ${timeoutMs} ms\n${this.#stderr}`);
-      await sleep(20);
-    }
-  }
-
-  command(cmd: string, extra: Record<string, unknown> = {}): number {
-    const id = this.#nextId++;
-    this.#child.stdin.write(`${JSON.stringify({ id, cmd, ...extra })}\n`);
-    return id;
+  established(): Promise<ChildEvent> {
+    return this.#child.waitFor((e) => e.ev === 'established', 'Established', ESTABLISH_TIMEOUT);
   }
 
   async send(stream: FeederStream): Promise<void> {
-    const id = this.command('send', { stream });
-    const e = await this.waitFor((x) => x.ev === 'sent' && x.id === id, `${stream} sent`, WAIT);
+    const e = await this.#child.ask('send', 'sent', WAIT, { stream });
     if (!e.ok) throw new Error(`feeder: session lost while sending the ${stream} stream`);
   }
 
-  async stats(): Promise<ChildEvent> {
-    const id = this.command('stats');
-    return this.waitFor((x) => x.ev === 'stats' && x.id === id, 'stats', STATS_TIMEOUT);
+  stats(): Promise<ChildEvent> {
+    return this.#child.ask('stats', 'stats', STATS_TIMEOUT);
   }
 
-  /** Closes stdin (the feeder sends Cease and exits), then SIGKILL by PID if it lingers. */
-  async stop(): Promise<void> {
-    await stopChild(this.#child, () => this.#child.stdin.end());
+  /** Closes stdin: the feeder sends Cease and exits. */
+  stop(): Promise<void> {
+    return this.#child.stop();
   }
 }
 
-async function stopChild(child: ChildProcess, ask: () => void): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  ask();
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_WAIT);
-  await exited;
-  clearTimeout(timer);
+/** The route counter (route-counter.ts) in the receiver's namespace, started before the receiver. */
+class Counter {
+  readonly #child: LabChild;
+
+  constructor(afi: AfiCode) {
+    const config: CounterConfig = { afi, table: 254, protocol: RTPROT_BGP };
+    this.#child = new LabChild('route-counter', NS.rx, config, REPO);
+  }
+
+  ready(): Promise<ChildEvent> {
+    return this.#child.waitFor((e) => e.ev === 'ready', 'ready', ESTABLISH_TIMEOUT);
+  }
+
+  /** When the count reached `want` (the notification that made it so), by the wall clock. */
+  async until(want: number, what: string): Promise<number> {
+    const e = await this.#child.ask('until', 'reached', WAIT + STATS_TIMEOUT, { want, timeoutMs: WAIT });
+    if (!e.ok) throw new Error(`${what}: counted ${e.n} of ${want} after ${WAIT} ms ${e.lost}`);
+    return e.t as number;
+  }
+
+  stop(): Promise<void> {
+    return this.#child.stop();
+  }
 }
 
 /** A receiver started in NS.rx; stop() ends only what it started. */
@@ -206,33 +188,23 @@ async function startFrr(dir: string, afi: AfiCode): Promise<Running> {
 
 const FAMILY_FLAG: Record<AfiCode, string> = { [Afi.IPV4]: '-4', [Afi.IPV6]: '-6' };
 
+/** Our routes in the receiver's table 254 by a full dump: the check on the counter, never timed. */
 async function kernelCount(afi: AfiCode): Promise<number> {
   const out = await run(
     ['bash', '-c', `ip -n ${NS.rx} ${FAMILY_FLAG[afi]} route show table 254 proto ${RTPROT_BGP} | wc -l`],
-    { timeoutMs: 60_000 },
+    { timeoutMs: DUMP_TIMEOUT },
   );
   return Number(out.trim());
 }
 
-/** Polls until the kernel count is `want`; returns when the dump that saw it returned, and how long it took. */
-async function untilCount(afi: AfiCode, want: number, what: string): Promise<{ t: number; dumpMs: number }> {
-  const deadline = wallClock() + WAIT;
-  let last = -1;
-  for (;;) {
-    const start = wallClock();
-    last = await kernelCount(afi);
-    const t = wallClock();
-    if (last === want) return { t, dumpMs: t - start };
-    if (t > deadline) throw new Error(`${what}: kernel holds ${last} of ${want} after ${WAIT} ms`);
-    await sleep(POLL);
-  }
+async function checkCount(afi: AfiCode, want: number, what: string): Promise<void> {
+  const n = await kernelCount(afi);
+  if (n !== want) throw new Error(`${what}: the counter saw ${want}, a dump shows ${n}`);
 }
 
 interface Result {
   readonly installMs: number;
   readonly withdrawMs: number;
-  /** How long the dump that saw the last route (or none) took: the count's resolution. */
-  readonly dumpMs: number;
   readonly silenceInstallMs: number;
   readonly silenceAllMs: number;
   readonly state: string;
@@ -252,6 +224,7 @@ async function measure(receiver: Receiver, spec: TableSpec, files: Files): Promi
   await deleteNamespace(NS.rx);
   let rx: Running | null = null;
   let feeder: Feeder | null = null;
+  let counter: Counter | null = null;
   try {
     await createNamespace(NS.feed);
     await createNamespace(NS.rx);
@@ -264,6 +237,8 @@ async function measure(receiver: Receiver, spec: TableSpec, files: Files): Promi
       },
       { ns: NS.rx, ifname: LINK.rxIf, ipv4: `${LINK.rx}/${LINK.len}`, ipv6: `${LINK.rx6}/${LINK.len6}` },
     );
+    counter = new Counter(spec.afi);
+    await counter.ready();
     rx = receiver === 'ours' ? await startOurs(dir, spec.afi) : await startFrr(dir, spec.afi);
     feeder = new Feeder({
       host: LINK.rx,
@@ -276,19 +251,20 @@ async function measure(receiver: Receiver, spec: TableSpec, files: Files): Promi
       withdrawFile: files.withdraw,
       connectTimeoutMs: ESTABLISH_TIMEOUT,
     });
-    const est = await feeder.waitFor((e) => e.ev === 'established', 'Established', ESTABLISH_TIMEOUT);
+    const est = await feeder.established();
     const t0 = est.t as number;
     await feeder.send('announce');
-    const installed = await untilCount(spec.afi, routes, `${receiver} install`);
+    const installed = await counter.until(routes, `${receiver} install`);
     const s1 = await feeder.stats();
+    await checkCount(spec.afi, routes, `${receiver} install`);
     const t1 = wallClock();
     await feeder.send('withdraw');
-    const empty = await untilCount(spec.afi, 0, `${receiver} withdraw`);
+    const empty = await counter.until(0, `${receiver} withdraw`);
     const s2 = await feeder.stats();
+    await checkCount(spec.afi, 0, `${receiver} withdraw`);
     return {
-      installMs: installed.t - t0,
-      withdrawMs: empty.t - t1,
-      dumpMs: installed.dumpMs,
+      installMs: installed - t0,
+      withdrawMs: empty - t1,
       silenceInstallMs: s1.maxSilenceMs as number,
       silenceAllMs: s2.maxSilenceMs as number,
       state: s2.state as string,
@@ -299,6 +275,7 @@ async function measure(receiver: Receiver, spec: TableSpec, files: Files): Promi
   } finally {
     await feeder?.stop().catch(() => {});
     await rx?.stop().catch(() => {});
+    await counter?.stop().catch(() => {});
     await deleteNamespace(NS.feed).catch(() => {});
     await deleteNamespace(NS.rx).catch(() => {});
   }
@@ -365,7 +342,6 @@ async function main(): Promise<void> {
       'routes/s',
       'withdraw',
       'routes/s',
-      'count dump',
       'longest silence (install / all)',
       'session',
     ],
@@ -394,7 +370,6 @@ async function main(): Promise<void> {
           rate((routes / m.installMs) * 1000),
           seconds(m.withdrawMs),
           rate((routes / m.withdrawMs) * 1000),
-          seconds(m.dumpMs),
           `${seconds(m.silenceInstallMs)} / ${seconds(m.silenceAllMs)}`,
           m.state,
         ];
