@@ -342,6 +342,24 @@ describe('the monitor puts back what others take', () => {
     expect(target.status().monitor.otherTables).toBe(2);
   });
 
+  it('details count what show sinks prints: conflicts and routes put back', async () => {
+    const { kernel, target } = setup();
+    kernel.externalAdd(foreign('198.19.9.0/24', 4));
+    await target.reconcile([route('198.19.1.0/24', '198.18.40.2'), route('198.19.9.0/24', '198.18.40.2')]);
+    kernel.externalDelete(254, '198.19.1.0/24', 20);
+    await until('put back', () => kernel.show().length === 1);
+    const d = Object.fromEntries(target.details().map((x) => [x.name, x.value]));
+    expect(d).toMatchObject({
+      table: 254,
+      routes: 1,
+      conflicts: 1,
+      failed: 0,
+      'put back': 1,
+      'gave up': 0,
+      monitor: 'on',
+    });
+  });
+
   it('ignores our own writes even when the socket filter is missing (port check)', async () => {
     const kernel = new FakeKernel();
     kernel.filters = false;
