@@ -5,7 +5,7 @@
  * namespaces (fb2-feed, fb2-rx) and a veth, per table:
  *
  *   sudo npx tsx bench/fib/bgp-to-kernel.ts [--tables v4-all,v6,v6-big] [--runs 1] [--only ours|frr]
- *       [--v4 261632] [--v6 100000] [--v6-big 1000000] [--wait 300000]
+ *       [--v4 261632] [--v6 100000] [--v6-big 1000000] [--wait 300000] [--cpu-prof DIR]
  *
  * The tables (bgp-tables.ts): every prefix of 198.18.0.0/15 at /15../32 (the largest IPv4 table
  * the lab range allows), 100k IPv6 /64s, and 1M IPv6 /64s, which stand in for 1M IPv4 routes.
@@ -49,6 +49,7 @@ const RUNS = Number(arg('runs', '1'));
 const ONLY = arg('only', '');
 const WAIT = Number(arg('wait', '300000'));
 const TABLES = arg('tables', 'v4-all,v6,v6-big').split(',');
+const CPU_PROF = arg('cpu-prof', '');
 
 const FEEDER_AS = 64700;
 const RECEIVER_AS = 64701;
@@ -153,7 +154,9 @@ async function startOurs(dir: string, afi: AfiCode): Promise<Running> {
   const out = openSync(log, 'a');
   let child: ChildProcess;
   try {
-    child = spawn('ip', ['netns', 'exec', NS.rx, process.execPath, CLI, 'run', '--config', config], {
+    // --cpu-prof DIR: our speaker writes a V8 CPU profile there when it stops (where its time goes).
+    const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
+    child = spawn('ip', ['netns', 'exec', NS.rx, process.execPath, ...prof, CLI, 'run', '--config', config], {
       cwd: REPO,
       stdio: ['ignore', out, out],
     });
