@@ -34,7 +34,8 @@ const LAB_BENCHES: readonly { name: string; title: string; path: string; args: r
   },
   {
     name: 'bgp-to-kernel',
-    title: 'BGP to kernel: 100k routes over eBGP into our speaker (kernel sink) and FRR bgpd + zebra',
+    title:
+      'BGP to kernel over eBGP, our speaker (kernel sink) beside FRR bgpd + zebra: all of 198.18.0.0/15 (/15-/32), 100k and 1M IPv6 /64',
     path: 'fib/bgp-to-kernel',
     args: ['--runs', '1'],
   },

@@ -1,14 +1,15 @@
 /**
  * The feeder of the BGP-to-kernel bench: one eBGP session to the receiver under test (the
- * throughput bench's RawSession: KEEPALIVEs, hold timer, longest silence of the peer), and two
- * pre-encoded streams read from files before connecting, so nothing is encoded on the clock:
- * the table's announcements (then End-of-RIB) and its withdrawals. Each is written on command.
+ * throughput bench's RawSession: KEEPALIVEs, hold timer, longest silence of the peer) for one
+ * family (IPv4 or IPv6 unicast), and two pre-encoded streams read from files before connecting,
+ * so nothing is encoded on the clock: the table's announcements (then that family's End-of-RIB)
+ * and its withdrawals. Each is written on command.
  *
  *   ip netns exec NS node bgp-feeder.js '{"host":..., "announceFile":..., ...}'
  *   stdin: {"id":1,"cmd":"send","stream":"announce"} | {"id":2,"cmd":"stats"}
  */
 import { readFileSync } from 'node:fs';
-import { Afi, BGP_PORT, CeaseSubcode, ErrorCode } from '../../src/bgp/wire/constants.js';
+import { type AfiCode, BGP_PORT, CeaseSubcode, ErrorCode } from '../../src/bgp/wire/constants.js';
 import { encodeMessageBytes } from '../../src/bgp/wire/message.js';
 import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { endOfRibInput } from '../../src/bgp/wire/update.js';
@@ -25,6 +26,8 @@ export interface FeederConfig {
   readonly localAs: number;
   readonly routerId: string;
   readonly holdTimeSeconds: number;
+  /** The one family negotiated (multiprotocol), whose End-of-RIB closes the announcements. */
+  readonly afi: AfiCode;
   /** Files of whole UPDATE messages back to back. */
   readonly announceFile: string;
   readonly withdrawFile: string;
@@ -67,7 +70,8 @@ async function send(s: RawSession, which: FeederStream): Promise<boolean> {
     }
   }
   if (s.state !== 'Established') return false;
-  if (which === 'announce') socket.write(encodeMessageBytes({ type: 'update', ...endOfRibInput(Afi.IPV4) }));
+  if (which === 'announce')
+    socket.write(encodeMessageBytes({ type: 'update', ...endOfRibInput(config.afi) }));
   return true;
 }
 
@@ -82,7 +86,7 @@ async function main(): Promise<void> {
       localAs: config.localAs,
       bgpId: parseIpv4(config.routerId),
       holdTimeSeconds: config.holdTimeSeconds,
-      afis: [Afi.IPV4],
+      afis: [config.afi],
     },
     {
       established: (t) => emit({ ev: 'established', t }),

@@ -1,159 +1,120 @@
 /**
  * BGP to kernel: one table over one eBGP session into a receiver that installs it in the Linux
  * kernel, our speaker (`run` with `sinks.kernel`, table 254) next to FRR 8.4 (bgpd + zebra, with
- * its RIB: no `bgp no-rib`). Each receiver gets two fresh namespaces (bk-feed, bk-rx) and a veth:
+ * its RIB: no `bgp no-rib`), one after the other in the same run. Each receiver gets two fresh
+ * namespaces (fb2-feed, fb2-rx) and a veth, per table:
  *
- *   sudo npx tsx bench/fib/bgp-to-kernel.ts [--routes 100000] [--runs 1] [--only ours|frr]
+ *   sudo npx tsx bench/fib/bgp-to-kernel.ts [--tables v4-all,v6,v6-big] [--runs 1] [--only ours|frr]
+ *       [--v4 261632] [--v6 100000] [--v6-big 1000000] [--wait 300000] [--cpu-prof DIR]
  *
+ * The tables (bgp-tables.ts): every prefix of 198.18.0.0/15 at /15../32 (the largest IPv4 table
+ * the lab range allows), 100k IPv6 /64s, and 1M IPv6 /64s, which stand in for 1M IPv4 routes.
  * Needs `npm run build` first (our speaker runs from dist/). Measured: from Established (as the
- * feeder saw it) until `ip -4 route show table 254 proto 186` in the receiver's namespace counts
- * all routes (polled every 250 ms; the time is when the dump that saw them all returned, so an
- * upper bound), then from the first withdrawal queued until it counts none. The feeder reports
- * the longest silence of the receiver (hold 9 s, keepalive 3 s) during the install.
+ * feeder saw it) until the receiver's kernel holds all routes in table 254 with protocol 186,
+ * then from the first withdrawal queued until it holds none. A counter in the receiver's
+ * namespace (route-counter.ts) times both from the kernel's route notifications, and a dump
+ * (`ip route show`, untimed) confirms each count.
+ * The feeder reports the longest silence of the receiver (hold 9 s, keepalive 3 s) during the
+ * install and over the whole run: ours, or bgpd's.
  */
-import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { createNamespace, createVeth, deleteNamespace, FrrDaemon, run } from '../../frr-interop/lab/index.js';
-import { Afi } from '../../src/bgp/wire/constants.js';
-import { PrefixList, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
-import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
-import { Writer } from '../../src/bgp/wire/writer.js';
+import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
 import { machineLine, rate, table } from '../support/report.js';
 import type { ChildEvent } from '../throughput/child-io.js';
-import { sleep, wallClock } from '../throughput/clock.js';
+import { wallClock } from '../throughput/clock.js';
 import type { FeederConfig, FeederStream } from './bgp-feeder.js';
+import { allIpv4Prefixes, encodeStreams, ipv6Slash64s, LINK, type TableSpec } from './bgp-tables.js';
+import { LabChild, stopChild } from './lab-child.js';
+import type { CounterConfig } from './route-counter.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const EXT = extname(SELF);
 const HERE = dirname(SELF);
 const REPO = resolve(HERE, EXT === '.ts' ? '../..' : '../../..');
 const CLI = join(REPO, 'dist/src/cli/main.js');
-const DIR = '/tmp/bk-bgp-kernel';
+const DIR = '/tmp/fb2-bgp-kernel';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 }
 
-/** /32s from 198.18.0.0 up; the link takes the last /24 of 198.18.0.0/15, so the routes never cover it. */
-const MAX_ROUTES = (1 << 17) - 256;
-const ROUTES = Math.min(Number(arg('routes', '100000')), MAX_ROUTES);
 const RUNS = Number(arg('runs', '1'));
 const ONLY = arg('only', '');
 const WAIT = Number(arg('wait', '300000'));
+const TABLES = arg('tables', 'v4-all,v6,v6-big').split(',');
+const CPU_PROF = arg('cpu-prof', '');
 
 const FEEDER_AS = 64700;
 const RECEIVER_AS = 64701;
 const HOLD_TIME_SECONDS = 9;
 const KEEPALIVE_SECONDS = 3;
-const LINK = { feedIf: 'bk-to-rx', rxIf: 'bk-to-feed', feed: '198.19.255.1', rx: '198.19.255.2', len: 24 };
-const NS = { feed: 'bk-feed', rx: 'bk-rx' };
+const NS = { feed: 'fb2-feed', rx: 'fb2-rx' };
 const RTPROT_BGP = 186;
-const POLL = 250;
+const DUMP_TIMEOUT = 300_000;
 const ESTABLISH_TIMEOUT = 60_000;
-const STOP_WAIT = 5_000;
 const STATS_TIMEOUT = 10_000;
 const LOG_TAIL = 2000;
 
 type Receiver = 'ours' | 'frr';
 const LABEL: Record<Receiver, string> = { ours: 'ovn-bgp-speaker', frr: 'FRR bgpd + zebra' };
 
-/** The announcements (one attribute set, as a feeder of host routes would send) and the withdrawals. */
-function encodeStreams(): { announce: Uint8Array; withdraw: Uint8Array } {
-  const list = new PrefixList(Afi.IPV4, false, ROUTES);
-  const base = parseIpv4('198.18.0.0');
-  for (let i = 0; i < ROUTES; i++) {
-    const at = list.grow();
-    list.lens[at] = 32;
-    list.words[at] = (base + i) >>> 0;
-  }
-  const packer = new UpdatePacker({ as4: true });
-  const attrs = packer.prepare({
-    origin: 0,
-    asPath: [{ type: 2, asns: [FEEDER_AS] }],
-    nextHop: parseIpv4(LINK.feed),
-  });
-  const a = new Writer(1 << 22);
-  packer.announce(a, attrs, list);
-  const w = new Writer(1 << 22);
-  packer.withdraw(w, list);
-  return { announce: a.finish().slice(), withdraw: w.finish().slice() };
-}
-
-/** The feeder child (bgp-feeder.ts) in the feeder namespace: JSON events in, commands out. */
+/** The feeder child (bgp-feeder.ts) in the feeder namespace. */
 class Feeder {
-  readonly events: ChildEvent[] = [];
-  readonly #child: ChildProcessWithoutNullStreams;
-  #stderr = '';
-  #nextId = 1;
+  readonly #child: LabChild;
 
   constructor(config: FeederConfig) {
-    const loader = EXT === '.ts' ? ['--import', 'tsx'] : [];
-    const file = join(HERE, `bgp-feeder${EXT}`);
-    this.#child = spawn(
-      'ip',
-      ['netns', 'exec', NS.feed, process.execPath, ...loader, file, JSON.stringify(config)],
-      { cwd: REPO },
-    );
-    let partial = '';
-    this.#child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) this.events.push(JSON.parse(line) as ChildEvent);
-    });
-    this.#child.stderr.setEncoding('utf8').on('data', (s: string) => {
-      this.#stderr = (this.#stderr + s).slice(-LOG_TAIL);
-    });
+    this.#child = new LabChild('bgp-feeder', NS.feed, config, REPO);
   }
 
-  /** Bounded wait for an event; a fatal event or a closed session ends it early. */
-  async waitFor(match: (e: ChildEvent) => boolean, what: string, timeoutMs: number): Promise<ChildEvent> {
-    const deadline = wallClock() + timeoutMs;
-    for (;;) {
-      const e = this.events.find(match);
-      if (e) return e;
-      const bad = this.events.find((x) => x.ev === 'fatal' || x.ev === 'closed');
-      if (bad) throw new Error(`feeder: ${what}: ${JSON.stringify(bad)}\n${this.#stderr}`);
-      if (this.#child.exitCode !== null || wallClock() > deadline)
-        throw new Error(`feeder: no ${what} within ${timeoutMs} ms\n${this.#stderr}`);
-      await sleep(20);
-    }
-  }
-
-  command(cmd: string, extra: Record<string, unknown> = {}): number {
-    const id = this.#nextId++;
-    this.#child.stdin.write(`${JSON.stringify({ id, cmd, ...extra })}\n`);
-    return id;
+  established(): Promise<ChildEvent> {
+    return this.#child.waitFor((e) => e.ev === 'established', 'Established', ESTABLISH_TIMEOUT);
   }
 
   async send(stream: FeederStream): Promise<void> {
-    const id = this.command('send', { stream });
-    const e = await this.waitFor((x) => x.ev === 'sent' && x.id === id, `${stream} sent`, WAIT);
+    const e = await this.#child.ask('send', 'sent', WAIT, { stream });
     if (!e.ok) throw new Error(`feeder: session lost while sending the ${stream} stream`);
   }
 
-  async stats(): Promise<ChildEvent> {
-    const id = this.command('stats');
-    return this.waitFor((x) => x.ev === 'stats' && x.id === id, 'stats', STATS_TIMEOUT);
+  stats(): Promise<ChildEvent> {
+    return this.#child.ask('stats', 'stats', STATS_TIMEOUT);
   }
 
-  /** Closes stdin (the feeder sends Cease and exits), then SIGKILL by PID if it lingers. */
-  async stop(): Promise<void> {
-    await stopChild(this.#child, () => this.#child.stdin.end());
+  /** Closes stdin: the feeder sends Cease and exits. */
+  stop(): Promise<void> {
+    return this.#child.stop();
   }
 }
 
-async function stopChild(child: ChildProcess, ask: () => void): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  ask();
-  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_WAIT);
-  await exited;
-  clearTimeout(timer);
+/** The route counter (route-counter.ts) in the receiver's namespace, started before the receiver. */
+class Counter {
+  readonly #child: LabChild;
+
+  constructor(afi: AfiCode) {
+    const config: CounterConfig = { afi, table: 254, protocol: RTPROT_BGP };
+    this.#child = new LabChild('route-counter', NS.rx, config, REPO);
+  }
+
+  ready(): Promise<ChildEvent> {
+    return this.#child.waitFor((e) => e.ev === 'ready', 'ready', ESTABLISH_TIMEOUT);
+  }
+
+  /** When the count reached `want` (the notification that made it so), by the wall clock. */
+  async until(want: number, what: string): Promise<number> {
+    const e = await this.#child.ask('until', 'reached', WAIT + STATS_TIMEOUT, { want, timeoutMs: WAIT });
+    if (!e.ok) throw new Error(`${what}: counted ${e.n} of ${want} after ${WAIT} ms ${e.lost}`);
+    return e.t as number;
+  }
+
+  stop(): Promise<void> {
+    return this.#child.stop();
+  }
 }
 
 /** A receiver started in NS.rx; stop() ends only what it started. */
@@ -162,7 +123,7 @@ interface Running {
   diagnostics(): string;
 }
 
-async function startOurs(dir: string): Promise<Running> {
+async function startOurs(dir: string, afi: AfiCode): Promise<Running> {
   const config = join(dir, 'config.yaml');
   const log = join(dir, 'speaker.log');
   const peer = {
@@ -170,7 +131,7 @@ async function startOurs(dir: string): Promise<Running> {
     peer_ip: LINK.feed,
     remote_as: FEEDER_AS,
     passive: true,
-    families: ['ipv4-unicast'],
+    families: [afi === Afi.IPV4 ? 'ipv4-unicast' : 'ipv6-unicast'],
     import: ['all'],
   };
   const yaml = {
@@ -178,7 +139,7 @@ async function startOurs(dir: string): Promise<Running> {
       name: 'bgp-to-kernel',
       local_as: RECEIVER_AS,
       router_id: LINK.rx,
-      ip_versions: [4],
+      ip_versions: [4, 6],
       listen: { address: '::', port: 179 },
       hold_time: HOLD_TIME_SECONDS,
       keepalive_time: KEEPALIVE_SECONDS,
@@ -193,7 +154,9 @@ async function startOurs(dir: string): Promise<Running> {
   const out = openSync(log, 'a');
   let child: ChildProcess;
   try {
-    child = spawn('ip', ['netns', 'exec', NS.rx, process.execPath, CLI, 'run', '--config', config], {
+    // --cpu-prof DIR: our speaker writes a V8 CPU profile there when it stops (where its time goes).
+    const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
+    child = spawn('ip', ['netns', 'exec', NS.rx, process.execPath, ...prof, CLI, 'run', '--config', config], {
       cwd: REPO,
       stdio: ['ignore', out, out],
     });
@@ -204,9 +167,9 @@ async function startOurs(dir: string): Promise<Running> {
   return { stop: () => stopChild(child, () => child.kill('SIGTERM')), diagnostics };
 }
 
-async function startFrr(dir: string): Promise<Running> {
+async function startFrr(dir: string, afi: AfiCode): Promise<Running> {
   const frr = new FrrDaemon(
-    { name: 'bk-frr', ns: NS.rx, dir },
+    { name: 'fb2-frr', ns: NS.rx, dir },
     {
       routerId: LINK.rx,
       as: RECEIVER_AS,
@@ -214,7 +177,7 @@ async function startFrr(dir: string): Promise<Running> {
         {
           address: LINK.feed,
           remoteAs: FEEDER_AS,
-          families: ['ipv4'],
+          families: [afi === Afi.IPV4 ? 'ipv4' : 'ipv6'],
           passive: true,
           holdTime: HOLD_TIME_SECONDS,
           keepalive: KEEPALIVE_SECONDS,
@@ -226,25 +189,20 @@ async function startFrr(dir: string): Promise<Running> {
   return { stop: () => frr.stop(), diagnostics: () => `FRR files: ${dir}` };
 }
 
-async function kernelCount(): Promise<number> {
+const FAMILY_FLAG: Record<AfiCode, string> = { [Afi.IPV4]: '-4', [Afi.IPV6]: '-6' };
+
+/** Our routes in the receiver's table 254 by a full dump: the check on the counter, never timed. */
+async function kernelCount(afi: AfiCode): Promise<number> {
   const out = await run(
-    ['bash', '-c', `ip -n ${NS.rx} -4 route show table 254 proto ${RTPROT_BGP} | wc -l`],
-    { timeoutMs: 60_000 },
+    ['bash', '-c', `ip -n ${NS.rx} ${FAMILY_FLAG[afi]} route show table 254 proto ${RTPROT_BGP} | wc -l`],
+    { timeoutMs: DUMP_TIMEOUT },
   );
   return Number(out.trim());
 }
 
-/** Polls until the kernel count is `want`; returns when the dump that saw it returned. */
-async function untilCount(want: number, what: string): Promise<number> {
-  const deadline = wallClock() + WAIT;
-  let last = -1;
-  for (;;) {
-    last = await kernelCount();
-    const t = wallClock();
-    if (last === want) return t;
-    if (t > deadline) throw new Error(`${what}: kernel holds ${last} of ${want} after ${WAIT} ms`);
-    await sleep(POLL);
-  }
+async function checkCount(afi: AfiCode, want: number, what: string): Promise<void> {
+  const n = await kernelCount(afi);
+  if (n !== want) throw new Error(`${what}: the counter saw ${want}, a dump shows ${n}`);
 }
 
 interface Result {
@@ -255,44 +213,61 @@ interface Result {
   readonly state: string;
 }
 
-async function measure(receiver: Receiver, files: { announce: string; withdraw: string }): Promise<Result> {
+interface Files {
+  readonly announce: string;
+  readonly withdraw: string;
+}
+
+async function measure(receiver: Receiver, spec: TableSpec, files: Files): Promise<Result> {
   const dir = join(DIR, receiver);
+  const routes = spec.prefixes.count;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   await deleteNamespace(NS.feed);
   await deleteNamespace(NS.rx);
   let rx: Running | null = null;
   let feeder: Feeder | null = null;
+  let counter: Counter | null = null;
   try {
     await createNamespace(NS.feed);
     await createNamespace(NS.rx);
     await createVeth(
-      { ns: NS.feed, ifname: LINK.feedIf, ipv4: `${LINK.feed}/${LINK.len}` },
-      { ns: NS.rx, ifname: LINK.rxIf, ipv4: `${LINK.rx}/${LINK.len}` },
+      {
+        ns: NS.feed,
+        ifname: LINK.feedIf,
+        ipv4: `${LINK.feed}/${LINK.len}`,
+        ipv6: `${LINK.feed6}/${LINK.len6}`,
+      },
+      { ns: NS.rx, ifname: LINK.rxIf, ipv4: `${LINK.rx}/${LINK.len}`, ipv6: `${LINK.rx6}/${LINK.len6}` },
     );
-    rx = receiver === 'ours' ? await startOurs(dir) : await startFrr(dir);
+    counter = new Counter(spec.afi);
+    await counter.ready();
+    rx = receiver === 'ours' ? await startOurs(dir, spec.afi) : await startFrr(dir, spec.afi);
     feeder = new Feeder({
       host: LINK.rx,
       localAddress: LINK.feed,
       localAs: FEEDER_AS,
       routerId: LINK.feed,
       holdTimeSeconds: HOLD_TIME_SECONDS,
+      afi: spec.afi,
       announceFile: files.announce,
       withdrawFile: files.withdraw,
       connectTimeoutMs: ESTABLISH_TIMEOUT,
     });
-    const est = await feeder.waitFor((e) => e.ev === 'established', 'Established', ESTABLISH_TIMEOUT);
+    const est = await feeder.established();
     const t0 = est.t as number;
     await feeder.send('announce');
-    const tInstalled = await untilCount(ROUTES, `${receiver} install`);
+    const installed = await counter.until(routes, `${receiver} install`);
     const s1 = await feeder.stats();
+    await checkCount(spec.afi, routes, `${receiver} install`);
     const t1 = wallClock();
     await feeder.send('withdraw');
-    const tEmpty = await untilCount(0, `${receiver} withdraw`);
+    const empty = await counter.until(0, `${receiver} withdraw`);
     const s2 = await feeder.stats();
+    await checkCount(spec.afi, 0, `${receiver} withdraw`);
     return {
-      installMs: tInstalled - t0,
-      withdrawMs: tEmpty - t1,
+      installMs: installed - t0,
+      withdrawMs: empty - t1,
       silenceInstallMs: s1.maxSilenceMs as number,
       silenceAllMs: s2.maxSilenceMs as number,
       state: s2.state as string,
@@ -303,32 +278,67 @@ async function measure(receiver: Receiver, files: { announce: string; withdraw: 
   } finally {
     await feeder?.stop().catch(() => {});
     await rx?.stop().catch(() => {});
+    await counter?.stop().catch(() => {});
     await deleteNamespace(NS.feed).catch(() => {});
     await deleteNamespace(NS.rx).catch(() => {});
   }
+}
+
+const V4_ALL = 261_632;
+
+/** The tables by name; sizes can be lowered (a quick check) with --v4, --v6, --v6-big. */
+function tableSpec(name: string): TableSpec {
+  switch (name) {
+    case 'v4-all': {
+      const prefixes = allIpv4Prefixes(Number(arg('v4', String(V4_ALL))));
+      return {
+        name,
+        afi: Afi.IPV4,
+        prefixes,
+        describe: `${prefixes.count.toLocaleString('en')} IPv4 prefixes /15../32 of 198.18.0.0/15 (all it holds but the link's /24)`,
+      };
+    }
+    case 'v6':
+    case 'v6-big': {
+      const n = Number(arg(name, name === 'v6' ? '100000' : '1000000'));
+      const note = name === 'v6-big' ? ' (stands in for 1M IPv4: 198.18.0.0/15 holds 262,143 prefixes)' : '';
+      return {
+        name,
+        afi: Afi.IPV6,
+        prefixes: ipv6Slash64s(n),
+        describe: `${n.toLocaleString('en')} IPv6 /64 of 2001:db8::/32${note}`,
+      };
+    }
+    default:
+      throw new Error(`--tables: v4-all, v6 or v6-big, not ${name}`);
+  }
+}
+
+function loadLine(): string {
+  return loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
 }
 
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('needs root (namespaces, FRR as user frr)');
   if (ONLY && !(ONLY in LABEL)) throw new Error(`--only: ours or frr, not ${ONLY}`);
   const receivers: Receiver[] = ONLY ? [ONLY as Receiver] : ['ours', 'frr'];
+  const specs = TABLES.map(tableSpec);
   mkdirSync(DIR, { recursive: true });
-  const streams = encodeStreams();
-  const files = { announce: join(DIR, 'announce.bin'), withdraw: join(DIR, 'withdraw.bin') };
-  writeFileSync(files.announce, streams.announce);
-  writeFileSync(files.withdraw, streams.withdraw);
   console.log(`machine: ${machineLine()}`);
+  console.log(`load average before: ${loadLine()}`);
   console.log(
-    `load average before: ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
-  console.log(
-    `${ROUTES} IPv4 /32 from 198.18.0.0, ${(streams.announce.length / 1024).toFixed(0)} KiB of UPDATEs, ` +
-      `withdrawals ${(streams.withdraw.length / 1024).toFixed(0)} KiB; hold ${HOLD_TIME_SECONDS} s, keepalive ${KEEPALIVE_SECONDS} s`,
+    `one eBGP session per receiver, hold ${HOLD_TIME_SECONDS} s, keepalive ${KEEPALIVE_SECONDS} s; ` +
+      `${RUNS} run(s) of each table, ours and FRR in turn`,
   );
   const rows: string[][] = [
     [
+      'table',
       'receiver',
       'run',
       'install',
@@ -339,27 +349,40 @@ async function main(): Promise<void> {
       'session',
     ],
   ];
-  for (let r = 1; r <= RUNS; r++) {
-    for (const receiver of receivers) {
-      const m = await measure(receiver, files);
-      rows.push([
-        LABEL[receiver],
-        String(r),
-        `${(m.installMs / 1000).toFixed(2)} s`,
-        rate((ROUTES / m.installMs) * 1000),
-        `${(m.withdrawMs / 1000).toFixed(2)} s`,
-        rate((ROUTES / m.withdrawMs) * 1000),
-        `${(m.silenceInstallMs / 1000).toFixed(2)} s / ${(m.silenceAllMs / 1000).toFixed(2)} s`,
-        m.state,
-      ]);
+  for (const spec of specs) {
+    const streams = encodeStreams(spec, FEEDER_AS);
+    const files = {
+      announce: join(DIR, `${spec.name}-announce.bin`),
+      withdraw: join(DIR, `${spec.name}-withdraw.bin`),
+    };
+    writeFileSync(files.announce, streams.announce);
+    writeFileSync(files.withdraw, streams.withdraw);
+    console.log(
+      `${spec.name}: ${spec.describe}; ${(streams.announce.length / 1024).toFixed(0)} KiB of UPDATEs, ` +
+        `withdrawals ${(streams.withdraw.length / 1024).toFixed(0)} KiB`,
+    );
+    const routes = spec.prefixes.count;
+    for (let r = 1; r <= RUNS; r++) {
+      for (const receiver of receivers) {
+        const m = await measure(receiver, spec, files);
+        const row = [
+          spec.name,
+          LABEL[receiver],
+          String(r),
+          seconds(m.installMs),
+          rate((routes / m.installMs) * 1000),
+          seconds(m.withdrawMs),
+          rate((routes / m.withdrawMs) * 1000),
+          `${seconds(m.silenceInstallMs)} / ${seconds(m.silenceAllMs)}`,
+          m.state,
+        ];
+        console.log(`  ${row.join(' | ')} (load ${loadLine()})`);
+        rows.push(row);
+      }
     }
   }
   console.log(`\n${table(rows)}`);
-  console.log(
-    `\nload average after: ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(`\nload average after: ${loadLine()}`);
 }
 
 main().catch((err) => {

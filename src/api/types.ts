@@ -139,6 +139,8 @@ export interface SinkView {
   readonly lastSuccess?: string;
   /** Wanted prefixes the plane does not hold, with why (the first few). */
   readonly notInstalled?: readonly { readonly prefix: string; readonly reason: string }[];
+  /** The plane's own counters (the kernel's: routes, conflicts, routes put back, ...), in order. */
+  readonly details?: readonly { readonly name: string; readonly value: number | string }[];
 }
 
 /** Where an OVN-derived route came from. */

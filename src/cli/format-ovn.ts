@@ -74,6 +74,10 @@ export function formatSinks(list: readonly SinkView[]): string {
     ]),
   );
   for (const s of list) {
+    if (!s.details?.length) continue;
+    lines.push('', `${s.name}: ${s.details.map((d) => `${d.name} ${d.value}`).join(', ')}`);
+  }
+  for (const s of list) {
     if (!s.notInstalled?.length) continue;
     lines.push('', `Not installed by ${s.name}:`);
     for (const n of s.notInstalled) lines.push(`  ${n.prefix}  ${n.reason}`);

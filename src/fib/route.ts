@@ -34,6 +34,13 @@ export interface FibTarget {
   close(): Promise<void>;
   /** Wanted prefixes the plane does not hold, each with why (the first `limit`); for `show sinks`. */
   notInstalled?(limit: number): readonly NotInstalled[];
+  /** The target's own counters beyond the driver's (conflicts, routes put back, ...); for `show sinks`. */
+  details?(): readonly SinkDetail[];
+}
+
+export interface SinkDetail {
+  readonly name: string;
+  readonly value: number | string;
 }
 
 export interface NotInstalled {

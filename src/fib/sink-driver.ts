@@ -161,12 +161,7 @@ export class SinkDriver implements RouteConsumer {
   }
 
   async #applyPending(): Promise<void> {
-    const batch: FibChange[] = [];
-    for (const c of this.#pending.values()) {
-      batch.push(c);
-      if (batch.length >= this.#maxBatch) break;
-    }
-    for (const c of batch) this.#pending.delete(prefixOf(c).key());
+    const batch = this.#takeBatch();
     try {
       await this.#target.apply(batch);
     } catch (error) {
@@ -181,6 +176,22 @@ export class SinkDriver implements RouteConsumer {
       throw error;
     }
     this.#applied += batch.length;
+  }
+
+  /** The oldest pending changes, at most maxBatch; all of them (the usual case) without re-keying any. */
+  #takeBatch(): FibChange[] {
+    const pending = this.#pending;
+    if (pending.size <= this.#maxBatch) {
+      this.#pending = new Map();
+      return [...pending.values()];
+    }
+    const batch: FibChange[] = [];
+    for (const [key, c] of pending) {
+      batch.push(c);
+      pending.delete(key);
+      if (batch.length >= this.#maxBatch) break;
+    }
+    return batch;
   }
 
   #succeeded(): void {

@@ -115,6 +115,8 @@ export class RibPrefix implements Prefix {
   readonly w2: number;
   readonly w3: number;
   private text: string | undefined;
+  /** The IPv6 key, built on first use: a sink keys each prefix several times per change. */
+  #keyText: string | undefined;
 
   constructor(afi: AfiCode, len: number, w0: number, w1 = 0, w2 = 0, w3 = 0) {
     this.afi = afi;
@@ -153,9 +155,9 @@ export class RibPrefix implements Prefix {
   }
 
   key(): number | string {
-    return this.afi === Afi.IPV4
-      ? this.w0 * IPV4_KEY_LEN_SPAN + this.len
-      : ipv6Key(this.words(), 0, this.len);
+    if (this.afi === Afi.IPV4) return this.w0 * IPV4_KEY_LEN_SPAN + this.len;
+    this.#keyText ??= ipv6Key(this.words(), 0, this.len);
+    return this.#keyText;
   }
 
   equals(o: RibPrefix): boolean {

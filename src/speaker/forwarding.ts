@@ -102,6 +102,7 @@ export class Forwarding {
     return [...this.#sinks.values()].map(({ driver, target }) => {
       const s = driver.status();
       const notInstalled = target.notInstalled?.(NOT_INSTALLED_SHOWN) ?? [];
+      const details = target.details?.() ?? [];
       return {
         name: s.name,
         state: s.state,
@@ -111,6 +112,7 @@ export class Forwarding {
         ...(s.lastError !== undefined && { lastError: s.lastError }),
         ...(s.lastSuccessAt !== undefined && { lastSuccess: new Date(s.lastSuccessAt).toISOString() }),
         ...(notInstalled.length > 0 && { notInstalled }),
+        ...(details.length > 0 && { details }),
       };
     });
   }

@@ -319,6 +319,22 @@ describe('show ovn, show ovn problems, show sinks', () => {
     expect(formatSinks([])).toBe('No sinks configured: best paths are not installed anywhere');
   });
 
+  it("sinks show their target's own counters, one line each, in its order", () => {
+    const kernel = {
+      ...SINKS[0],
+      details: [
+        { name: 'routes', value: 1204 },
+        { name: 'conflicts', value: 1 },
+        { name: 'put back', value: 3 },
+        { name: 'monitor', value: 'on' },
+      ],
+    };
+    expect(formatSinks([kernel, SINKS[1]]).split('\n').slice(3)).toEqual([
+      '',
+      'kernel: routes 1204, conflicts 1, put back 3, monitor on',
+    ]);
+  });
+
   it('sinks list the prefixes they could not install, with why', () => {
     const kernel = {
       ...SINKS[0],

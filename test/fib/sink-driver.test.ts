@@ -10,6 +10,8 @@ class MemoryTarget implements FibTarget {
   readonly name = 'memory';
   readonly routes = new Map<string, string[]>();
   readonly calls: string[] = [];
+  /** Prefixes of every applied change, in the order they were handed over. */
+  readonly order: string[] = [];
   failNext = 0;
   /** Resolves the current apply only when released (a slow target). */
   hold: (() => void) | null = null;
@@ -23,6 +25,7 @@ class MemoryTarget implements FibTarget {
       throw new Error('target unavailable');
     }
     for (const c of changes) {
+      this.order.push((c.kind === 'add' ? c.route.prefix : c.prefix).toString());
       if (c.kind === 'add')
         this.routes.set(
           c.route.prefix.toString(),
@@ -49,25 +52,21 @@ class MemoryTarget implements FibTarget {
   async close(): Promise<void> {}
 }
 
-function setup(decision = {}) {
+function setup(decision = {}, init: { maxBatch?: number } = {}) {
   const rib = new Rib({ localAs: LOCAL_AS, routerId: ROUTER_ID, decision });
   const flow = new RouteFlow(rib, (fn) => setImmediate(fn));
   const target = new MemoryTarget();
   const timers: (() => void)[] = [];
   const logs: string[] = [];
   const log = { ...silentLogger, warn: (_o: unknown, m?: string) => void logs.push(String(m)) };
-  const driver = new SinkDriver(
-    target,
-    {},
-    {
-      log,
-      replay: (into) => flow.replay(into),
-      setTimer: (fn) => timers.push(fn),
-      clearTimer: () => {},
-      now: () => 0,
-      random: () => 0.5,
-    },
-  );
+  const driver = new SinkDriver(target, init, {
+    log,
+    replay: (into) => flow.replay(into),
+    setTimer: (fn) => timers.push(fn),
+    clearTimer: () => {},
+    now: () => 0,
+    random: () => 0.5,
+  });
   flow.addConsumer(driver);
   return { rib, flow, target, driver, timers, logs };
 }
@@ -116,6 +115,29 @@ describe('SinkDriver', () => {
     await settle();
     expect(target.calls.slice(1)).toEqual(['apply 1', 'apply 1']);
     expect(target.routes.get('198.18.20.0/24')).toEqual(['198.18.0.9']);
+  });
+
+  it('hands over at most maxBatch changes per apply, oldest first, until none waits', async () => {
+    const { rib, flow, target, driver } = setup({}, { maxBatch: 2 });
+    driver.start();
+    await settle();
+    const a = rib.addPeer(EBGP_A);
+    target.holding = true;
+    rib.announce(a, v4('198.18.30.0/24'), attrs([65001], {}, '198.18.0.2'));
+    flow.flush();
+    await settle();
+    const later = ['198.18.31.0/24', '198.18.32.0/24', '198.18.33.0/24', '198.18.34.0/24', '198.18.35.0/24'];
+    for (const p of later) {
+      rib.announce(a, v4(p), attrs([65001], {}, '198.18.0.2'));
+      flow.flush();
+    }
+    expect(driver.status().pending).toBe(5);
+    target.holding = false;
+    target.hold!();
+    await settle();
+    expect(target.calls.slice(1)).toEqual(['apply 1', 'apply 2', 'apply 2', 'apply 1']);
+    expect(target.order).toEqual(['198.18.30.0/24', ...later]);
+    expect(driver.status()).toMatchObject({ pending: 0, state: 'in-sync' });
   });
 
   it('a failed apply is retried after a back-off, logged once, and loses nothing', async () => {

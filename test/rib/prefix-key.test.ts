@@ -39,6 +39,19 @@ describe('prefix keys', () => {
     );
   });
 
+  it('an IPv6 RibPrefix keys the same on every call (built once) as ipv6Key does, and objects stay equal', () => {
+    const p = parsePrefix('2001:db8:7:1::/64');
+    const fresh = parsePrefix('2001:db8:7:1::/64');
+    const first = p.key();
+    expect(first).toBe(ipv6Key(p.words(), 0, 64));
+    expect(p.key()).toBe(first);
+    expect(parsePrefix('2001:db8:7:1::/63').key()).not.toBe(first);
+    // The cached key is not part of what a prefix is (a private field: equality never sees it).
+    expect(p.equals(fresh)).toBe(true);
+    expect(p).toEqual(fresh);
+    expect(fresh.key()).toBe(first);
+  });
+
   it('gives different keys to the same address with different lengths', () => {
     expect(ipv4Key(0, 0)).not.toBe(ipv4Key(0, 1));
     expect(ipv4Key(parseIpv4('10.0.0.0'), 8)).not.toBe(ipv4Key(parseIpv4('10.0.0.0'), 16));

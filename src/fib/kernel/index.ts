@@ -11,7 +11,13 @@ export * from './constants.js';
 export { decodeAck, decodeDone, type NlAck, writeAck } from './control.js';
 export { encodeOps, type RouteMark } from './encode-ops.js';
 export { KernelError, type KernelErrorKind, rejectionText } from './errors.js';
-export { MONITOR_GROUPS, type RouteEvent, RouteMonitor, type RouteMonitorInit } from './monitor.js';
+export {
+  MONITOR_GROUPS,
+  type RouteEvent,
+  RouteMonitor,
+  type RouteMonitorInit,
+  routeTableOf,
+} from './monitor.js';
 export { canonicalNexthops, type NexthopSet, NexthopSets } from './nexthop-set.js';
 export { forEachAttr, type NlMessage, NlView, NlWriter, nlAlign, splitMessages } from './nl-buffer.js';
 export { type Found, planReconcile, type ReconcilePlan, type RouteOp, type Wanted } from './plan.js';

@@ -1,7 +1,7 @@
 import type { Timers } from './client.js';
-import { Errno, NlmsgType, RtnlGroup } from './constants.js';
+import { Errno, NlmsgType, RTA_HDRLEN, RTMSG_LEN, Rta, RtnlGroup } from './constants.js';
 import { KernelError } from './errors.js';
-import { NlView, splitMessages } from './nl-buffer.js';
+import { type NlMessage, NlView, nlAlign, splitMessages } from './nl-buffer.js';
 import { decodeRoute, type KernelRoute } from './route-message.js';
 import type { RtnlSocket } from './rtnl-socket.js';
 
@@ -29,6 +29,23 @@ export interface RouteMonitorInit {
   readonly dropCheckMs: number;
 }
 
+/**
+ * The table of a route message: RTA_TABLE when present (ids above 255 live only there), else
+ * rtm_table. Reads nothing else, so it costs a few loads per notification; -1 when the message
+ * is too short or its attributes overrun (the caller cannot tell whose it is).
+ */
+export function routeTableOf(v: NlView, m: NlMessage): number {
+  const b = m.body;
+  if (b + RTMSG_LEN > m.end || m.end > v.length) return -1;
+  for (let off = b + RTMSG_LEN; off + RTA_HDRLEN <= m.end; ) {
+    const len = v.u16(off);
+    if (len < RTA_HDRLEN || off + len > m.end) return -1;
+    if ((v.u16(off + 2) & 0x3fff) === Rta.TABLE) return len >= RTA_HDRLEN + 4 ? v.u32(off + RTA_HDRLEN) : -1;
+    off += nlAlign(len);
+  }
+  return v.u8(b + 4);
+}
+
 /** The groups the monitor joins. */
 export const MONITOR_GROUPS: readonly number[] = [RtnlGroup.IPV4_ROUTE, RtnlGroup.IPV6_ROUTE];
 
@@ -47,6 +64,8 @@ export class RouteMonitor {
   #drops: number;
   #closed = false;
   events = 0;
+  /** Notifications of other tables, skipped unread past their table. */
+  otherTables = 0;
   /** Times notifications were lost, and how many in all. */
   overruns = 0;
   dropped = 0;
@@ -116,6 +135,13 @@ export class RouteMonitor {
       splitMessages(v, (m) => {
         if (m.type !== NlmsgType.NEWROUTE && m.type !== NlmsgType.DELROUTE) return;
         if (m.pid === this.#init.ownPort) return;
+        // Other tables' churn (a full table in a VRF, zebra's routes) is read no further than its
+        // table: not decoded, and a route there we could not decode is no reason to recheck ours.
+        const table = routeTableOf(v, m);
+        if (table >= 0 && table !== this.#init.table) {
+          this.otherTables++;
+          return;
+        }
         const route = decodeRoute(v, m);
         if (route.table !== this.#init.table) return;
         this.events++;

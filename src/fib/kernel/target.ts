@@ -3,7 +3,7 @@
 // piece would need that mirror and the exclusive lock handed to it.
 import type { Logger } from '../../components/index.js';
 import type { RibPrefix } from '../../rib/index.js';
-import type { FibChange, FibRoute, FibTarget } from '../route.js';
+import type { FibChange, FibRoute, FibTarget, SinkDetail } from '../route.js';
 import { RtnlClient, systemTimers, type Timers } from './client.js';
 import {
   AddressFamily,
@@ -89,6 +89,8 @@ export interface KernelStatus {
   readonly monitor: {
     readonly on: boolean;
     readonly events: number;
+    /** Notifications of other tables, skipped. */
+    readonly otherTables: number;
     readonly overruns: number;
     readonly dropped: number;
     readonly tuned: readonly string[];
@@ -259,6 +261,7 @@ export class KernelTarget implements FibTarget {
       monitor: {
         on: this.#monitor !== undefined,
         events: this.#monitor?.events ?? 0,
+        otherTables: this.#monitor?.otherTables ?? 0,
         overruns: this.#monitor?.overruns ?? 0,
         dropped: this.#monitor?.dropped ?? 0,
         tuned: this.#monitor?.tuned ?? [],
@@ -277,6 +280,22 @@ export class KernelTarget implements FibTarget {
     return this.status()
       .problemSample.slice(0, limit)
       .map((p) => ({ prefix: p.prefix, reason: `${p.problem}: ${p.reason}` }));
+  }
+
+  /** The counters an operator asks about first, in the order `show sinks` prints them. */
+  details(): SinkDetail[] {
+    const s = this.status();
+    return [
+      { name: 'table', value: s.table },
+      { name: 'routes', value: s.routes },
+      { name: 'failed', value: s.problems.failed },
+      { name: 'conflicts', value: s.problems.conflict },
+      { name: 'displaced', value: s.problems.displaced },
+      { name: 'put back', value: s.repairs },
+      { name: 'gave up', value: s.gaveUp },
+      { name: 'monitor', value: s.monitor.on ? 'on' : 'off' },
+      { name: 'monitor overruns', value: s.monitor.overruns },
+    ];
   }
 
   problemOf(prefix: RibPrefix): Problem | undefined {

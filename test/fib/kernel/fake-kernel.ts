@@ -150,6 +150,11 @@ export class FakeKernel {
     return r;
   }
 
+  /** A datagram as it is, to every socket in a route group (a notification the codec would not write). */
+  notifyRaw(datagram: Uint8Array): void {
+    for (const s of this.sockets) if (s.groups.length > 0) s.deliver(datagram);
+  }
+
   /** Notifications dropped on every socket in a route group (the monitor), as NO_ENOBUFS counts them. */
   overrunMonitors(dropped = 10): void {
     for (const s of this.sockets) if (s.groups.length > 0) s.dropCount += dropped;

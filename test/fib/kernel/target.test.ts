@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { Afi } from '../../../src/bgp/wire/index.js';
 import {
+  AddressFamily,
   KernelError,
   type KernelRoute,
   KernelTarget,
   type KernelTargetInit,
   NlmFlag,
+  NlmsgType,
+  Rta,
 } from '../../../src/fib/kernel/index.js';
 import type { FibChange, FibRoute } from '../../../src/fib/route.js';
 import { parsePrefix } from '../../../src/rib/index.js';
@@ -31,6 +34,31 @@ function foreign(prefix: string, protocol: number, priority = 20, gateway = '198
     priority,
     nexthops: [{ gateway, ifindex: 3, weight: 1, flags: 0 }],
   };
+}
+
+/**
+ * An RTM_NEWROUTE from someone else in `table` whose RTA_MULTIPATH holds an rtnexthop of length
+ * 2 (malformed); with `rtaTable` the table goes in RTA_TABLE and rtm_table says RT_TABLE_UNSPEC.
+ */
+function brokenMultipathRoute(table: number, rtaTable = false): Uint8Array {
+  const tableAttr = rtaTable ? 8 : 0;
+  const len = 16 + 12 + tableAttr + 12;
+  const b = new Uint8Array(len);
+  const d = new DataView(b.buffer);
+  d.setUint32(0, len, true);
+  d.setUint16(4, NlmsgType.NEWROUTE, true);
+  d.setUint32(12, 4242, true); // nlmsg_pid: not ours
+  b.set([AddressFamily.INET, 24, 0, 0, rtaTable ? 0 : table, 4, 0, 1], 16);
+  if (rtaTable) {
+    d.setUint16(28, 8, true);
+    d.setUint16(30, Rta.TABLE, true);
+    d.setUint32(32, table, true);
+  }
+  const mp = 28 + tableAttr;
+  d.setUint16(mp, 12, true);
+  d.setUint16(mp + 2, Rta.MULTIPATH, true);
+  d.setUint16(mp + 4, 2, true); // rtnh_len 2: shorter than an rtnexthop
+  return b;
 }
 
 interface Setup {
@@ -297,6 +325,39 @@ describe('the monitor puts back what others take', () => {
     kernel.overrunMonitors();
     await until('restored', () => kernel.show().length === 1);
     expect(target.status().monitor).toMatchObject({ overruns: 1, dropped: 10 });
+  });
+
+  it('skips other tables unread: a route there it could not decode costs no compare with the kernel', async () => {
+    const { kernel, target } = setup();
+    await target.reconcile([route('198.19.1.0/24', '198.18.40.2')]);
+    const before = kernel.routeRequests;
+    kernel.notifyRaw(brokenMultipathRoute(100));
+    kernel.notifyRaw(brokenMultipathRoute(1000, true));
+    await settle(10);
+    expect(target.status().monitor).toMatchObject({ otherTables: 2, overruns: 0, events: 0 });
+    expect(kernel.routeRequests).toBe(before);
+    // The same message in our own table cannot be read, so the monitor says it lost track.
+    kernel.notifyRaw(brokenMultipathRoute(254));
+    await until('lost', () => target.status().monitor.overruns === 1);
+    expect(target.status().monitor.otherTables).toBe(2);
+  });
+
+  it('details count what show sinks prints: conflicts and routes put back', async () => {
+    const { kernel, target } = setup();
+    kernel.externalAdd(foreign('198.19.9.0/24', 4));
+    await target.reconcile([route('198.19.1.0/24', '198.18.40.2'), route('198.19.9.0/24', '198.18.40.2')]);
+    kernel.externalDelete(254, '198.19.1.0/24', 20);
+    await until('put back', () => kernel.show().length === 1);
+    const d = Object.fromEntries(target.details().map((x) => [x.name, x.value]));
+    expect(d).toMatchObject({
+      table: 254,
+      routes: 1,
+      conflicts: 1,
+      failed: 0,
+      'put back': 1,
+      'gave up': 0,
+      monitor: 'on',
+    });
   });
 
   it('ignores our own writes even when the socket filter is missing (port check)', async () => {
