@@ -4,49 +4,25 @@
  * and printed; formatting lives in the format-*.ts modules.
  */
 import { parseArgs } from 'node:util';
+// The client, constants and types only: the API's index also loads the server and metrics.
+import { type CallOptions, ControlClientError, callControl } from '../api/client.js';
+import { DEFAULT_SOCKET_PATH, SOCKET_PATH_ENV } from '../api/constants.js';
 import {
-  type CallOptions,
-  ControlClientError,
   ControlError,
   type ControlMethod,
   type ControlParams,
   type ControlResult,
-  callControl,
-  DEFAULT_SOCKET_PATH,
   type NeighborActionResult,
   type RibQuery,
-  SOCKET_PATH_ENV,
-} from '../api/index.js';
-import { KindedError } from '../components/index.js';
+} from '../api/types.js';
+import { KindedError } from '../components/errors.js';
 import { formatNeighbors } from './format-neighbor.js';
 import { formatOvn, formatOvnProblems, formatSinks } from './format-ovn.js';
 import { formatAdjRib, formatRibDetail, formatRibTable } from './format-rib.js';
 import { formatSummary } from './format-summary.js';
+import { CONTROL_OPTIONS, CONTROL_USAGE } from './usage.js';
 
 const SHOW_TOPICS = 'summary, neighbors, rib, advertised, received, ovn, sinks';
-
-/** The lines of the commands below, for the CLI's usage text. */
-export const CONTROL_USAGE = `  ovn-bgp-speaker show summary             sessions and prefix counts (\`show bgp summary\`)
-  ovn-bgp-speaker show neighbors [PEER]    session details (\`show bgp neighbors\`)
-  ovn-bgp-speaker show rib [PREFIX] [--afi 4|6] [--limit N]
-                                           the Loc-RIB; with a PREFIX or an address, every
-                                           path and the best path selection reason
-  ovn-bgp-speaker show advertised PEER [PREFIX] [--afi 4|6] [--limit N]
-  ovn-bgp-speaker show received PEER [PREFIX] [--afi 4|6] [--limit N]
-                                           what was sent to / accepted from one neighbor
-  ovn-bgp-speaker show ovn [problems]      routes derived from OVN, each with its OVN row
-                                           and why its next hop; or what could not be
-  ovn-bgp-speaker show sinks               the forwarding planes routes are installed into
-  ovn-bgp-speaker neighbor PEER reset      close the session and start it again
-  ovn-bgp-speaker neighbor PEER shutdown [--message TEXT]
-                                           shut the session down (RFC 9003 message)
-  ovn-bgp-speaker neighbor PEER enable     undo shutdown
-  ovn-bgp-speaker neighbor PEER refresh    ask for the routes again (ROUTE-REFRESH)`;
-
-export const CONTROL_OPTIONS = `Options of show and neighbor (PEER is a neighbor's name or address):
-  --socket PATH   the control socket; default $${SOCKET_PATH_ENV}, else
-                  ${DEFAULT_SOCKET_PATH}
-  --json          print the speaker's answer as JSON, as the control socket returned it`;
 
 export const EXIT = { OK: 0, FAILED: 1, USAGE: 2 } as const;
 
