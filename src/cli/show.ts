@@ -13,6 +13,8 @@ import {
   type ControlParams,
   type ControlResult,
   type NeighborActionResult,
+  type PathView,
+  type RibEntryView,
   type RibQuery,
 } from '../api/types.js';
 import { KindedError } from '../components/errors.js';
@@ -23,6 +25,19 @@ import { formatSummary } from './format-summary.js';
 import { CONTROL_OPTIONS, CONTROL_USAGE } from './usage.js';
 
 const SHOW_TOPICS = 'summary, neighbors, rib, advertised, received, ovn, sinks';
+
+/**
+ * `--json` of show rib, advertised and received, keyed by prefix as FRR's `show bgp ... json`
+ * is: `{"routes": {"198.18.1.0/24": [path, ...]}}`, prefixes in address order, each path a
+ * PathView. Scripts index it by prefix; this shape is part of the CLI's interface.
+ */
+export function routesJson(entries: readonly RibEntryView[]): {
+  routes: Record<string, readonly PathView[]>;
+} {
+  const routes: Record<string, readonly PathView[]> = {};
+  for (const e of entries) routes[e.prefix] = e.paths;
+  return { routes };
+}
 
 export const EXIT = { OK: 0, FAILED: 1, USAGE: 2 } as const;
 
@@ -39,6 +54,8 @@ export interface Invocation {
   readonly method: ControlMethod;
   readonly params: object;
   format(result: unknown): string;
+  /** What `--json` prints: the answer, or for route tables the shape keyed by prefix. */
+  toJson(result: unknown): unknown;
   /** The exit status the answer calls for: a prefix that is not in the table is a failure. */
   status(result: unknown): number;
 }
@@ -98,6 +115,7 @@ function invocation<M extends ControlMethod>(
   params: ControlParams<M>,
   format: (result: ControlResult<M>) => string,
   status: (result: ControlResult<M>) => number = () => EXIT.OK,
+  toJson: (result: ControlResult<M>) => unknown = (r) => r,
 ): Invocation {
   return {
     ...common,
@@ -105,6 +123,7 @@ function invocation<M extends ControlMethod>(
     params,
     format: (r) => format(r as ControlResult<M>),
     status: (r) => status(r as ControlResult<M>),
+    toJson: (r) => toJson(r as ControlResult<M>),
   };
 }
 
@@ -169,8 +188,15 @@ export function parseControlCommand(
       allowOnly('show rib', values, ['afi', 'limit']);
       const query = ribQuery(values, more[0]);
       if (query.prefix === undefined)
-        return invocation(common, 'rib', query, (r) => formatRibTable(r, query.limit));
-      return invocation(common, 'rib', query, formatRibDetail, (r) => (r.length ? EXIT.OK : EXIT.FAILED));
+        return invocation(common, 'rib', query, (r) => formatRibTable(r, query.limit), undefined, routesJson);
+      return invocation(
+        common,
+        'rib',
+        query,
+        formatRibDetail,
+        (r) => (r.length ? EXIT.OK : EXIT.FAILED),
+        routesJson,
+      );
     }
     case 'advertised':
     case 'received': {
@@ -178,7 +204,14 @@ export function parseControlCommand(
       allowOnly(`show ${what}`, values, ['afi', 'limit']);
       const [peer, prefix] = more;
       const query = ribQuery(values, prefix);
-      return invocation(common, what, { peer, ...query }, (r) => formatAdjRib(r, what, peer, query.limit));
+      return invocation(
+        common,
+        what,
+        { peer, ...query },
+        (r) => formatAdjRib(r, what, peer, query.limit),
+        undefined,
+        routesJson,
+      );
     }
     case 'ovn': {
       positionals('show ovn', more, 0, 1);
@@ -230,6 +263,6 @@ export async function runControlCommand(
     }
     throw e;
   }
-  io.out(call.json ? JSON.stringify(result, null, 2) : call.format(result));
+  io.out(call.json ? JSON.stringify(call.toJson(result), null, 2) : call.format(result));
   return call.status(result);
 }
