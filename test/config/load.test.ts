@@ -8,6 +8,7 @@ import {
   checkConfigFile,
   formatProblem,
   loadConfig,
+  notActedOnWarnings,
   validateConfig,
 } from '../../src/config/index.js';
 import { filePathOf, policyCompileProblem } from '../../src/config/policy-compile.js';
@@ -193,6 +194,22 @@ describe('check-config', () => {
       `warning: ${path}:6:5 peers[0].export: eBGP peer without export policy: no routes are sent to it (RFC 8212)`,
       `${path}: ok (speaker s1, 1 peer, 0 routes)`,
     ]);
+  });
+
+  it('warns about graceful_restart, which is accepted but not acted on yet', () => {
+    const out: string[] = [];
+    const path = write(
+      'gr.yaml',
+      `${SPEAKER}  graceful_restart: true\npeers:\n  - { name: a, peer_ip: 198.18.1.2, remote_as: 65000 }\n`,
+    );
+    expect(checkConfigFile(path, (l) => out.push(l))).toBe(CheckStatus.OK);
+    expect(out).toEqual([
+      `warning: ${path}: ${notActedOnWarnings(loadConfig(path).config)[0]}`,
+      `${path}: ok (speaker s1, 1 peer, 0 routes)`,
+    ]);
+    expect(out[0]).toMatch(
+      /graceful_restart is not supported yet: the capability \(RFC 4724\) is not advertised/,
+    );
   });
 
   it('exits non-zero with one line per problem for a bad file', () => {
