@@ -231,7 +231,10 @@ const peerFields = {
     text({ expected: 'a non-empty string' }),
     'MD5 password (at most 80 bytes); exactly one of password and password_file with md5.',
   ),
-  password_file: optional(filePath, 'File holding the MD5 password (one trailing newline is dropped).'),
+  password_file: optional(
+    filePath,
+    'File holding the MD5 password (one trailing newline is dropped); only its owner may have access (mode 0600 or 0400).',
+  ),
   ...timers,
   passive: optional(boolean, 'Never connect; wait for the peer to connect.', 'false'),
   shutdown: optional(boolean, 'Administratively down: configured but never connected.', 'false'),
