@@ -10,15 +10,17 @@
 #
 # Needs root (network namespaces). Files in /tmp/obs-ovn-demo, namespaces obs-ovn-*; OVN is
 # reached over unix sockets only, so no TCP port on the host is taken. Every wait is bounded.
+# DEMO_LAB and DEMO_NS_PREFIX name another directory and namespace prefix, so that a second
+# demo can run beside the first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-LAB=/tmp/obs-ovn-demo
-NS_FRR=obs-ovn-frr
-NS_SPEAKER=obs-ovn-speaker
-CHASSIS_NS_PREFIX=obs-ovn-
+LAB=${DEMO_LAB:-/tmp/obs-ovn-demo}
+CHASSIS_NS_PREFIX=${DEMO_NS_PREFIX:-obs-ovn-}
+NS_FRR=${CHASSIS_NS_PREFIX}frr
+NS_SPEAKER=${CHASSIS_NS_PREFIX}speaker
 # Every namespace the demo may make; `down` deletes those that exist.
-NAMESPACES=("$NS_FRR" "$NS_SPEAKER" obs-ovn-hv1 obs-ovn-hv2 obs-ovn-nodea)
+NAMESPACES=("$NS_FRR" "$NS_SPEAKER" "${CHASSIS_NS_PREFIX}hv1" "${CHASSIS_NS_PREFIX}hv2" "${CHASSIS_NS_PREFIX}nodea")
 WAIT_S=30          # bound of every wait for a daemon or a database
 STOP_GRACE_S=5     # SIGTERM, then SIGKILL after this long (FRR takes about 2 s to exit)
 ROUTES_WAIT_S=60   # sessions up and every OVN route at FRR
@@ -157,7 +159,7 @@ leftovers() {
 }
 
 if [ "$command" = down ]; then
-  if leftovers; then teardown; else echo "nothing to remove: no $LAB, no obs-ovn-* namespaces"; fi
+  if leftovers; then teardown; else echo "nothing to remove: no $LAB, no ${CHASSIS_NS_PREFIX}* namespaces"; fi
   exit 0
 fi
 
@@ -197,6 +199,12 @@ cleanup_on_failure() {
   local status=$?
   if [ $status -ne 0 ] && [ "$once" = 1 ]; then
     echo "demo-ovn: failed (status $status); removing everything" >&2
+    # The logs go with the lab: what they say of the failure goes to stderr first.
+    for log in "$LAB/speaker.log" "$LAB/frr/bgpd.log"; do
+      [ -f "$log" ] || continue
+      echo "--- last lines of $log" >&2
+      tail -n 80 "$log" >&2 || true
+    done
     teardown >&2 || true
   elif [ $status -ne 0 ]; then
     echo "demo-ovn: failed (status $status); logs are in $LAB, remove it all with: bash scripts/demo-ovn.sh down" >&2
@@ -548,7 +556,7 @@ OVN (add --wait=sb to an ovn-nbctl command to wait for ovn-northd) and a chassis
   ovn-nbctl --db=unix:$LAB/nb.sock show
   ovn-sbctl --db=unix:$LAB/sb.sock show
   ovs-vsctl --db=unix:$LAB/hv1/db.sock show
-  ip netns exec obs-ovn-hv1 ip -br link
+  ip netns exec ${CHASSIS_NS_PREFIX}hv1 ip -br link
 Things to change, then look at FRR again:
   # gateway failover: gw2 takes over router1's gateway; centralized FIPs and the LB VIP move
   ovn-sbctl --db=unix:$LAB/sb.sock lsp-unbind cr-lrp-public -- lsp-bind cr-lrp-public gw2

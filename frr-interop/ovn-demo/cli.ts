@@ -95,6 +95,8 @@ interface Look {
   readonly ovn: OvnView | null;
   readonly frrNeighbors: ReturnType<typeof parseFrrNeighbors>;
   readonly joined: Joined | undefined;
+  /** Every path FRR holds, whoever sent it: what a missing route looks like at FRR. */
+  readonly frr: readonly ReceivedRoute[];
   readonly ready: boolean;
 }
 
@@ -124,7 +126,7 @@ async function look(opts: Options): Promise<Look> {
     ovn.routes.length > 0 &&
     joined !== undefined &&
     joined.missing.length === 0;
-  return { summary, ovn, frrNeighbors, joined, ready };
+  return { summary, ovn, frrNeighbors, joined, frr, ready };
 }
 
 async function routesCommand(opts: Options): Promise<number> {
@@ -162,8 +164,26 @@ async function routesCommand(opts: Options): Promise<number> {
   for (const p of ovn.problems)
     console.log(`not advertised: ${p.kind} ${p.origin.table} ${p.origin.name}: ${p.message}`);
   if (!last.ready) {
-    console.log(`NOT READY after ${opts.timeoutMs / 1000} s; OVN routes FRR does not hold:`);
-    for (const m of joined.missing) console.log(`  ${m.prefix} via ${m.nextHop} (${m.kind})`);
+    console.log(`NOT READY after ${opts.timeoutMs / 1000} s`);
+    // What each side counts: whether the speaker believes it sent the routes, and FRR took them.
+    for (const n of summary.neighbors)
+      console.log(
+        `  speaker ${n.name}: ${JSON.stringify(n.prefixes)}; sent ${JSON.stringify(n.messages.sent)}`,
+      );
+    for (const n of frrNeighbors)
+      console.log(
+        `  FRR ${n.address}: accepted ${JSON.stringify(n.prefixesReceived)}${n.lastError ? `; last error ${n.lastError}` : ''}`,
+      );
+    console.log('OVN routes FRR does not hold:');
+    for (const m of joined.missing) {
+      console.log(`  ${m.prefix} via ${m.nextHop} (${m.kind})`);
+      const paths = last.frr.filter((r) => r.prefix === m.prefix);
+      if (paths.length === 0) console.log('    FRR has no path for it');
+      for (const r of paths)
+        console.log(
+          `    FRR has a path from ${r.from} via ${r.nextHops.join(' ')}${r.best ? ', best' : ', not best'}`,
+        );
+    }
     return 1;
   }
   console.log(`Every OVN route is at FRR, next hops as the speaker chose them (${seconds(t0)} s wait)`);

@@ -12,8 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const IS_ROOT = process.getuid?.() === 0;
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const LAB = '/tmp/obs-ovn-demo';
-const NAMESPACE_PREFIX = 'obs-ovn-';
+// The script's defaults; DEMO_LAB and DEMO_NS_PREFIX move a run beside another one.
+const LAB = process.env.DEMO_LAB ?? '/tmp/obs-ovn-demo';
+const NAMESPACE_PREFIX = process.env.DEMO_NS_PREFIX ?? 'obs-ovn-';
 /** The script installs, builds and runs; this bounds it on a slow machine. */
 const SCRIPT_TIMEOUT_MS = 240_000;
 const DOWN_TIMEOUT_MS = 60_000;
@@ -214,7 +215,7 @@ describe.skipIf(!IS_ROOT)('npm run demo (scripts/demo-ovn.sh --once)', () => {
   });
 
   it('registers the hypervisors and the Kubernetes node with ovn-controller, which claims their ports', () => {
-    for (const ns of ['obs-ovn-hv1', 'obs-ovn-hv2', 'obs-ovn-nodea'])
+    for (const ns of ['hv1', 'hv2', 'nodea'].map((n) => NAMESPACE_PREFIX + n))
       expect(output).toMatch(
         new RegExp(`ovn-controller \\+ ovs-vswitchd \\(\\w+ datapath\\) in namespace ${ns}`),
       );
@@ -270,7 +271,7 @@ describe.skipIf(!IS_ROOT)('npm run demo (scripts/demo-ovn.sh --once)', () => {
   });
 
   it('removes everything: processes, namespaces, files', () => {
-    expect(output).toMatch(/stopped 15 process\(es\), deleted 5 namespace\(s\), removed \/tmp\/obs-ovn-demo/);
+    expect(output).toContain(`stopped 15 process(es), deleted 5 namespace(s), removed ${LAB}`);
     expect(existsSync(LAB)).toBe(false);
     expect(demoNamespaces()).toEqual([]);
     expect(demoProcesses()).toEqual([]);
