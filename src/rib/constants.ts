@@ -36,6 +36,7 @@ export const LEARNED_PREFERENCE = 255;
  */
 export const BestPathReason = {
   FIRST: 'First path received',
+  STALE: 'Not stale',
   WEIGHT: 'Weight',
   LOCAL_PREF: 'Local Pref',
   LOCAL_ROUTE: 'Local Route',

@@ -42,6 +42,7 @@ export {
   comparePaths,
   comparePeerType,
   compareRouterId,
+  compareStale,
   compareWeight,
   DECISION_STEPS,
   DEFAULT_DECISION,

@@ -33,6 +33,8 @@ export interface LocRibContext {
 export interface PathView extends RoutePath {
   /** Next hop usable (the only per-path eligibility test left after import). */
   readonly eligible: boolean;
+  /** Kept from a session that ended gracefully, not announced again yet (RFC 4724). */
+  readonly stale: boolean;
   readonly best: boolean;
   readonly multipath: boolean;
 }
@@ -58,7 +60,7 @@ export interface EntryView {
  * Storage is struct-of-arrays: prefixes in a PrefixTable with per-entry columns, paths in a
  * pool of typed arrays chained per prefix.
  *
- *   entry e:  head[e] ──► path p: peer | attr | pathId | arrival | denied | next ──► ... ──► -1
+ *   entry e:  head[e] ──► path p: peer | attr | pathId | arrival | denied | stale | next ──► ... ──► -1
  *             sel*[e]: what was last reported (peer, path id, attribute id held) + reason
  *   pool:     pPeer[p] = NONE marks a free path; a peer's paths are found by walking the pool
  *             (pEntry[p] = its prefix entry), which only a session's end and `show` need
@@ -88,14 +90,19 @@ export class LocRib {
   private pArrival = new Uint32Array(64);
   private pEntry = new Int32Array(64);
   private pDenied = new Uint8Array(64);
+  /** Kept from a peer's session that ended gracefully and not announced since (RFC 4724 4.2). */
+  private pStale = new Uint8Array(64);
   private pFree = NONE;
   private pEnd = 0;
   private arrivals = 0;
   // Per peer index: first path, paths held, paths denied.
   /** Where a peer's unfinished drain goes on in the pool. */
   private readonly drainFrom = new Map<number, number>();
+  /** Where a peer's unfinished sweep of stale paths goes on in the pool. */
+  private readonly sweepFrom = new Map<number, number>();
   private peerPaths = new Int32Array(8);
   private peerDenied = new Int32Array(8);
+  private peerStale = new Int32Array(8);
   /** Candidate paths held (not denied). */
   paths = 0;
   /** Scratch for building one route object at a time. */
@@ -125,6 +132,11 @@ export class LocRib {
     return peer < this.peerPaths.length ? this.peerPaths[peer] : 0;
   }
 
+  /** Paths of one peer marked stale and not announced again since. */
+  staleFrom(peer: number): number {
+    return peer < this.peerStale.length ? this.peerStale[peer] : 0;
+  }
+
   /**
    * Adds or replaces the path (peer, pathId) of a prefix; `denied` keeps it out of the
    * decision (a loop). Returns false when nothing changed (a duplicate).
@@ -149,7 +161,13 @@ export class LocRib {
     for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) {
       if (this.pPeer[p] !== peer || this.pPathId.get(p) !== pathId) continue;
       const prev = this.pAttr[p];
-      if (prev === attrId && this.pDenied[p] === deny) return false;
+      // Announced again after a graceful restart: fresh, and it may win again (RFC 4724 4.2).
+      const wasStale = this.setStale(p, peer, 0);
+      if (prev === attrId && this.pDenied[p] === deny) {
+        if (!wasStale) return false;
+        this.markDirty(e);
+        return true;
+      }
       this.ctx.attrs.ref(attrId);
       this.pAttr[p] = attrId;
       this.ctx.attrs.unref(prev);
@@ -166,6 +184,7 @@ export class LocRib {
     this.pArrival[p] = this.nextArrival();
     this.pEntry[p] = e;
     this.pDenied[p] = 0;
+    this.pStale[p] = 0;
     this.pNext[p] = this.head[e];
     this.head[e] = p;
     this.ctx.attrs.ref(attrId);
@@ -209,6 +228,49 @@ export class LocRib {
     }
     if (this.peerPaths[peer] > 0) this.drainFrom.set(peer, p);
     else this.drainFrom.delete(peer);
+    return removed;
+  }
+
+  /**
+   * Marks every path of a peer stale (its session ended gracefully, RFC 4724 section 4.2): the
+   * paths stay, but lose to any path that is not stale, and `sweepStale` removes those not
+   * announced again. Returns how many paths became stale.
+   */
+  markStale(peer: number): number {
+    if (this.receivedFrom(peer) === 0) return 0;
+    let marked = 0;
+    for (let p = 0; p < this.pEnd; p++) {
+      if (this.pPeer[p] !== peer || !this.setStale(p, peer, 1)) continue;
+      marked++;
+      // The decision can change only where another path competes.
+      const e = this.pEntry[p];
+      if (this.head[e] !== p || this.pNext[p] !== NONE) this.markDirty(e);
+    }
+    this.sweepFrom.delete(peer);
+    return marked;
+  }
+
+  /**
+   * Removes up to `budget` of a peer's stale paths (End-of-RIB came, or its restart or stale
+   * timer ran out), going on from where the last call stopped. Returns how many it removed.
+   */
+  sweepStale(peer: number, budget: number): number {
+    if (this.staleFrom(peer) === 0) return 0;
+    let removed = 0;
+    let p = this.sweepFrom.get(peer) ?? 0;
+    for (let wrapped = false; removed < budget && this.peerStale[peer] > 0; p++) {
+      if (p >= this.pEnd) {
+        if (wrapped) break;
+        wrapped = true;
+        p = -1;
+        continue;
+      }
+      if (this.pPeer[p] !== peer || this.pStale[p] === 0) continue;
+      this.dropPath(p);
+      removed++;
+    }
+    if (this.peerStale[peer] > 0) this.sweepFrom.set(peer, p);
+    else this.sweepFrom.delete(peer);
     return removed;
   }
 
@@ -303,6 +365,7 @@ export class LocRib {
       (p): PathView => ({
         ...this.routePath(this.pPeer[p], this.pPathId.get(p), this.pAttr[p]),
         eligible: this.eligible(p),
+        stale: this.pStale[p] === 1,
         best: p === bestPath,
         multipath: multi.has(p),
       }),
@@ -326,7 +389,8 @@ export class LocRib {
       this.pNext.byteLength +
       this.pArrival.byteLength +
       this.pEntry.byteLength +
-      this.pDenied.byteLength;
+      this.pDenied.byteLength +
+      this.pStale.byteLength;
     return this.table.byteLength + columns + pool;
   }
 
@@ -488,6 +552,7 @@ export class LocRib {
       peerAs: peer.source.asn,
       pathId: this.pPathId.get(p),
       attrs: attrs.get(id),
+      stale: this.pStale[p] === 1,
     };
   }
 
@@ -508,6 +573,7 @@ export class LocRib {
       this.pNext[q] = this.pNext[p];
     }
     this.setDenied(p, peer, 0);
+    this.setStale(p, peer, 0);
     this.countPath(peer, -1);
     this.ctx.attrs.unref(this.pAttr[p]);
     this.freePath(p);
@@ -523,6 +589,14 @@ export class LocRib {
     this.paths -= delta;
   }
 
+  /** Sets a path's stale mark, keeping the peer's count in step; true when it changed. */
+  private setStale(p: number, peer: number, stale: number): boolean {
+    if (this.pStale[p] === stale) return false;
+    this.pStale[p] = stale;
+    this.peerStale[peer] += stale ? 1 : -1;
+    return true;
+  }
+
   private countPath(peer: number, delta: number): void {
     this.ensurePeer(peer);
     this.peerPaths[peer] += delta;
@@ -534,6 +608,7 @@ export class LocRib {
     const cap = Math.max(peer + 1, this.peerPaths.length * 2);
     this.peerPaths = grown(this.peerPaths, cap);
     this.peerDenied = grown(this.peerDenied, cap);
+    this.peerStale = grown(this.peerStale, cap);
   }
 
   private nextArrival(): number {
@@ -574,6 +649,7 @@ export class LocRib {
     this.pArrival = grown(this.pArrival, cap);
     this.pEntry = grown(this.pEntry, cap);
     this.pDenied = grown(this.pDenied, cap);
+    this.pStale = grown(this.pStale, cap);
   }
 
   private growEntries(cap: number): void {
