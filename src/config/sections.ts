@@ -98,17 +98,17 @@ const listen = object('a mapping with address and port', {
 const gracefulRestartFields = object('a mapping of graceful restart settings', {
   enabled: optional(
     boolean,
-    "Accepted but not acted on yet: the capability is not advertised and a restarting peer's routes are withdrawn at once (check-config and run warn).",
+    "Advertise the capability to every peer (with RFC 8538's N bit) and keep a restarting peer's routes, stale, until it is back.",
     'true',
   ),
   restart_time: optional(
     seconds(1, MAX_RESTART_TIME),
-    'Not used yet (no capability is advertised); meant as the Restart Time peers keep our routes for.',
+    'The Restart Time we advertise: how long peers keep our routes while we restart.',
     String(GRACEFUL_RESTART_DEFAULTS.restartTime),
   ),
   stale_routes_time: optional(
     seconds(1, MAX_STALE_ROUTES_TIME),
-    "Not used yet; meant as how long we keep a restarting peer's routes.",
+    'How long a restarted peer has to send End-of-RIB; its routes not announced again by then are withdrawn.',
     String(GRACEFUL_RESTART_DEFAULTS.staleRoutesTime),
   ),
 });
@@ -164,7 +164,7 @@ const speakerFields = {
   ...timers,
   graceful_restart: optional(
     gracefulRestart,
-    'RFC 4724 graceful restart: accepted, not acted on yet (neither advertised nor honoured).',
+    'RFC 4724 graceful restart with RFC 8538 (see docs/graceful-restart.md).',
     'false',
   ),
   bestpath: optional(bestpath, 'Decision process options: multipath (ECMP sets for the sinks) and MED.'),

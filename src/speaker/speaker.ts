@@ -22,7 +22,7 @@ import {
   type WatchSink,
   type WatchTopic,
 } from '../api/index.js';
-import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
+import { type GracefulRestartState, type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
 import { normalizeAddress } from '../bgp/transport/index.js';
 import { AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
 import {
@@ -176,6 +176,8 @@ export class Speaker implements SpeakerControl {
   static async start(config: Config, components: SpeakerComponents = {}): Promise<Speaker> {
     const logger = components.logger ?? silentLogger;
     components.setLogLevel?.(config.speaker.log.level);
+    // Each new connection's OPEN asks the speaker, which exists by the time any connects.
+    let built: Speaker | undefined;
     const sessions = await Sessions.create(
       {
         localAs: config.speaker.localAs,
@@ -183,11 +185,17 @@ export class Speaker implements SpeakerControl {
         listen: { host: config.speaker.listen.address, port: config.speaker.listen.port },
       },
       // The RIB applies each UPDATE before the next is decoded: its prefix lists can be reused.
-      { logger, interner: new AttrInterner(), reuseUpdateLists: true },
+      {
+        logger,
+        interner: new AttrInterner(),
+        reuseUpdateLists: true,
+        gracefulRestart: () => (built ? built.#gracefulRestartState() : null),
+      },
     );
     let speaker: Speaker;
     try {
       speaker = new Speaker(config, sessions, components);
+      built = speaker;
     } catch (error) {
       await sessions.close();
       throw error;
@@ -389,6 +397,16 @@ export class Speaker implements SpeakerControl {
     throw new ControlError('unknown-peer', `no neighbor named ${peer}`);
   }
 
+  /**
+   * RFC 4724 as our OPENs advertise it (null: graceful restart off). Read per connection, so a
+   * reload's new restart time reaches the next session.
+   */
+  #gracefulRestartState(): GracefulRestartState | null {
+    const gr = this.#config.speaker.gracefulRestart;
+    if (!gr.enabled) return null;
+    return { restartTime: gr.restartTime, restarting: false, forwarding: new Set() };
+  }
+
   /** Settings this version reads but does not act on yet: say so rather than ignore them quietly. */
   #warnUnused(config: Config): void {
     for (const warning of notActedOnWarnings(config)) this.#log.warn({}, warning);
@@ -440,6 +458,7 @@ export class Speaker implements SpeakerControl {
       onSessionEnded: (peer) => {
         if (this.#pendingRebuild.delete(peer)) void this.#rebuild(peer, undefined);
       },
+      staleRoutesTime: () => this.#config.speaker.gracefulRestart.staleRoutesTime,
     };
   }
 

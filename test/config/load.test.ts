@@ -224,20 +224,15 @@ describe('check-config', () => {
     ]);
   });
 
-  it('warns about graceful_restart, which is accepted but not acted on yet', () => {
+  it('no longer warns about graceful_restart: it is acted on', () => {
     const out: string[] = [];
     const path = write(
       'gr.yaml',
       `${SPEAKER}  graceful_restart: true\npeers:\n  - { name: a, peer_ip: 198.18.1.2, remote_as: 65000 }\n`,
     );
     expect(checkConfigFile(path, (l) => out.push(l))).toBe(CheckStatus.OK);
-    expect(out).toEqual([
-      `warning: ${path}: ${notActedOnWarnings(loadConfig(path).config)[0]}`,
-      `${path}: ok (speaker s1, 1 peer, 0 routes)`,
-    ]);
-    expect(out[0]).toMatch(
-      /graceful_restart is not supported yet: the capability \(RFC 4724\) is not advertised/,
-    );
+    expect(notActedOnWarnings(loadConfig(path).config)).toEqual([]);
+    expect(out).toEqual([`${path}: ok (speaker s1, 1 peer, 0 routes)`]);
   });
 
   it('exits non-zero with one line per problem for a bad file', () => {
