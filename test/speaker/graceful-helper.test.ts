@@ -80,6 +80,9 @@ async function setup(opts: { speakerGr: boolean; probeGr: GracefulRestartState |
   await until(() => probe.established, 'the probe Established');
   probe.announce([P1, P2]);
   probe.announce([P6]);
+  // Our own start defers the sinks until the peers' End-of-RIBs (we restart gracefully too).
+  probe.peer.sendEndOfRib(Afi.IPV4);
+  probe.peer.sendEndOfRib(Afi.IPV6);
   await until(() => kernel.routes.size === 3, 'the probe’s routes in the kernel sink');
   return {
     probe,
