@@ -41,12 +41,24 @@ function neighborToml(n: NeighborSpec, routerId: string): string[] {
       `    route-reflector-cluster-id = ${q(routerId)}`,
     );
   }
+  if (n.gracefulRestart) {
+    out.push(
+      '  [neighbors.graceful-restart.config]',
+      '    enabled = true',
+      '    notification-enabled = true',
+      ...(n.gracefulRestart.restartTime !== undefined
+        ? [`    restart-time = ${n.gracefulRestart.restartTime}`]
+        : []),
+    );
+  }
   for (const f of n.families) {
     out.push(
       '  [[neighbors.afi-safis]]',
       '    [neighbors.afi-safis.config]',
       `      afi-safi-name = ${q(GOBGP_FAMILY[f])}`,
     );
+    if (n.gracefulRestart)
+      out.push('    [neighbors.afi-safis.mp-graceful-restart.config]', '      enabled = true');
     if (n.addPath !== undefined) {
       out.push('    [neighbors.afi-safis.add-paths.config]');
       if (n.addPath !== 'send') out.push('      receive = true');
