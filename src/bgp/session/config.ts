@@ -35,7 +35,7 @@ export interface PeerInit extends Partial<FsmConfig> {
   /**
    * Advertise RFC 7313 Enhanced Route Refresh (off by default). FRR 8.4 leaves a ROUTE-REFRESH
    * unanswered when it was agreed but FRR has sent no End-of-RIB, which it sends only to
-   * peers that advertise graceful restart; we do not yet.
+   * peers that advertise graceful restart (we do with speaker.graceful_restart).
    */
   readonly enhancedRouteRefresh?: boolean;
   /** Advertise RFC 7911 ADD-PATH per family (off by default). */
