@@ -1,4 +1,4 @@
-import { MIN_HOLD_TIME } from '../bgp/wire/index.js';
+import { LONG_LIVED_STALE_TIME_MAX, MIN_HOLD_TIME } from '../bgp/wire/index.js';
 import {
   absolutePath,
   filePath,
@@ -263,6 +263,10 @@ const peerFields = {
   route_reflector_client: optional(boolean, 'Reflect iBGP routes to this iBGP peer (RFC 4456).', 'false'),
   next_hop_self: optional(boolean, 'Put our address as next hop on routes sent to this peer.', 'false'),
   extended_message: optional(boolean, 'Offer RFC 8654 messages up to 65535 bytes.', 'false'),
+  long_lived_stale_time: optional(
+    seconds(1, LONG_LIVED_STALE_TIME_MAX),
+    'RFC 9494 long-lived graceful restart with speaker.graceful_restart: how long stale routes stay after the Restart Time, least preferred and marked LLGR_STALE.',
+  ),
   max_prefixes: optional(maxPrefixes, 'A limit, or {limit, warning_only, warning_threshold, restart_after}.'),
   import: optional(policyNames, 'Policies applied, in order, to routes received (RFC 8212).', '[]'),
   export: optional(policyNames, 'Policies applied, in order, to routes sent (RFC 8212).', '[]'),

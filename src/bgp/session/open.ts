@@ -1,5 +1,5 @@
 import { type Capability, encodeCapabilities } from '../wire/capabilities.js';
-import { AddPathMode, ErrorCode, OpenSubcode } from '../wire/constants.js';
+import { AddPathMode, ErrorCode, GracefulRestartAfFlag, OpenSubcode } from '../wire/constants.js';
 import { BgpError } from '../wire/errors.js';
 import { gracefulRestartCapability } from '../wire/graceful-restart.js';
 import type { Negotiated } from '../wire/negotiate.js';
@@ -58,6 +58,17 @@ export function localCapabilities(config: PeerConfig, gr: GracefulRestartState |
         families: config.families.map((f) => ({ ...FAMILY[f], forwarding: gr.forwarding.has(f) })),
       }),
     );
+    // RFC 9494 section 3: long-lived only beside graceful restart, the same F bits.
+    if (config.longLivedStaleTime > 0) {
+      caps.push({
+        name: 'long-lived-graceful-restart',
+        families: config.families.map((f) => ({
+          ...FAMILY[f],
+          flags: gr.forwarding.has(f) ? GracefulRestartAfFlag.FORWARDING_STATE : 0,
+          staleTime: config.longLivedStaleTime,
+        })),
+      });
+    }
   }
   return caps;
 }
