@@ -72,7 +72,8 @@ export interface GracefulRestartView {
   readonly forwarding?: readonly string[];
   /** Routes kept stale from its last session, while any are left. */
   readonly stale?: {
-    readonly phase: 'restarting' | 'waiting-end-of-rib';
+    /** restarting (its Restart Time), long-lived (RFC 9494), waiting-end-of-rib (it is back). */
+    readonly phase: 'restarting' | 'long-lived' | 'waiting-end-of-rib';
     readonly 'ipv4-unicast': number;
     readonly 'ipv6-unicast': number;
     /** Until the running timer (its Restart Time, then our stale routes time) sweeps them. */
@@ -115,6 +116,8 @@ export interface PathView {
   readonly ovn?: OvnPathView;
   /** On `show rib`: kept from a peer's session that ended gracefully, not announced again yet. */
   readonly stale?: true;
+  /** ... and past its Restart Time, kept by long-lived graceful restart (RFC 9494). */
+  readonly longLivedStale?: true;
 }
 
 export type ReceivedVerdict =

@@ -38,6 +38,8 @@ export interface Candidate {
   readonly attrs: PathAttributes;
   /** Kept from a peer's graceful restart and not announced again yet (RFC 4724). */
   readonly stale?: boolean;
+  /** Kept past the Restart Time by long-lived graceful restart, or received with LLGR_STALE (RFC 9494). */
+  readonly longLivedStale?: boolean;
 }
 
 export interface DecisionOptions {
@@ -76,7 +78,12 @@ const sign = (x: number) => (x < 0 ? -1 : x > 0 ? 1 : 0);
  * until the peer is back, so any fresh path is the better guess, and LLGR (RFC 9494) makes
  * stale paths least preferred the same way).
  */
-export const compareStale: Comparator = (a, b) => (!a.stale === !b.stale ? 0 : a.stale ? 1 : -1);
+export const compareStale: Comparator = (a, b) => sign(staleRank(a) - staleRank(b));
+
+/** Fresh 0, stale 1, long-lived stale 2 (RFC 9494 section 4.3: least preferred of all). */
+function staleRank(c: Candidate): number {
+  return c.longLivedStale ? 2 : c.stale ? 1 : 0;
+}
 /** Step 0: higher weight (FRR; local routes carry 32768). */
 export const compareWeight: Comparator = (a, b) => sign(b.weight - a.weight);
 /** RFC 4271 9.1.1: higher degree of preference, LOCAL_PREF. */

@@ -4,7 +4,7 @@
 import type { AfiCode } from '../bgp/wire/index.js';
 import type { AttrTable } from './attr-table.js';
 import { ChangeBatch } from './change-batch.js';
-import { BestPathReason, type BestPathReasonText, MED_WORST } from './constants.js';
+import { BestPathReason, type BestPathReasonText, MED_WORST, WellKnownCommunity } from './constants.js';
 import { type Candidate, type DecisionOptions, selectBest } from './decision.js';
 import { EntryList } from './entry-list.js';
 import { grown } from './grow.js';
@@ -15,7 +15,15 @@ import type { RouteAdd, RoutePath } from './route-change.js';
 import { ZeroColumn } from './zero-column.js';
 
 const NONE = -1;
+/** A path's stale marks (pStale). */
+const FRESH = 0;
+const STALE = 1;
+const LONG_LIVED = 2;
 const MAX_ARRIVAL = 0xffffffff;
+/** RFC 9494 section 4.3: a route that carries LLGR_STALE is least preferred. */
+export function hasLongLivedStale(attrs: { readonly communities?: readonly number[] }): boolean {
+  return attrs.communities?.includes(WellKnownCommunity.LLGR_STALE) ?? false;
+}
 const REASONS: readonly BestPathReasonText[] = Object.values(BestPathReason);
 const reasonIndex = new Map<BestPathReasonText, number>(REASONS.map((r, i) => [r, i]));
 /** The reason of a lone eligible path, as its index in REASONS. */
@@ -35,6 +43,8 @@ export interface PathView extends RoutePath {
   readonly eligible: boolean;
   /** Kept from a session that ended gracefully, not announced again yet (RFC 4724). */
   readonly stale: boolean;
+  /** Past the Restart Time, kept by long-lived graceful restart (RFC 9494). */
+  readonly longLivedStale: boolean;
   readonly best: boolean;
   readonly multipath: boolean;
 }
@@ -90,7 +100,10 @@ export class LocRib {
   private pArrival = new Uint32Array(64);
   private pEntry = new Int32Array(64);
   private pDenied = new Uint8Array(64);
-  /** Kept from a peer's session that ended gracefully and not announced since (RFC 4724 4.2). */
+  /**
+   * Kept from a peer's session that ended gracefully and not announced since: STALE during the
+   * Restart Time (RFC 4724 4.2), LONG_LIVED after it (RFC 9494); FRESH otherwise.
+   */
   private pStale = new Uint8Array(64);
   private pFree = NONE;
   private pEnd = 0;
@@ -162,7 +175,7 @@ export class LocRib {
       if (this.pPeer[p] !== peer || this.pPathId.get(p) !== pathId) continue;
       const prev = this.pAttr[p];
       // Announced again after a graceful restart: fresh, and it may win again (RFC 4724 4.2).
-      const wasStale = this.setStale(p, peer, 0);
+      const wasStale = this.setStale(p, peer, FRESH);
       if (prev === attrId && this.pDenied[p] === deny) {
         if (!wasStale) return false;
         this.markDirty(e);
@@ -184,7 +197,7 @@ export class LocRib {
     this.pArrival[p] = this.nextArrival();
     this.pEntry[p] = e;
     this.pDenied[p] = 0;
-    this.pStale[p] = 0;
+    this.pStale[p] = FRESH;
     this.pNext[p] = this.head[e];
     this.head[e] = p;
     this.ctx.attrs.ref(attrId);
@@ -192,6 +205,31 @@ export class LocRib {
     this.setDenied(p, peer, deny);
     this.markDirty(e);
     return true;
+  }
+
+  /**
+   * Moves a peer's stale paths to long-lived stale (RFC 9494 section 4.2): each takes the
+   * attributes `relabel` gives (its own with LLGR_STALE added, held by the caller), or goes when
+   * it gives NONE (NO_LLGR). Returns how many were relabelled.
+   */
+  markLongLivedStale(peer: number, relabel: (attrId: number) => number): number {
+    if (this.staleFrom(peer) === 0) return 0;
+    let marked = 0;
+    for (let p = 0; p < this.pEnd; p++) {
+      if (this.pPeer[p] !== peer || this.pStale[p] !== STALE) continue;
+      const next = relabel(this.pAttr[p]);
+      if (next === NONE) {
+        this.dropPath(p);
+        continue;
+      }
+      this.ctx.attrs.ref(next);
+      this.ctx.attrs.unref(this.pAttr[p]);
+      this.pAttr[p] = next;
+      this.pStale[p] = LONG_LIVED;
+      marked++;
+      this.markDirty(this.pEntry[p]);
+    }
+    return marked;
   }
 
   /** Removes the path (peer, pathId) of a prefix. Returns false when it was not there. */
@@ -240,7 +278,9 @@ export class LocRib {
     if (this.receivedFrom(peer) === 0) return 0;
     let marked = 0;
     for (let p = 0; p < this.pEnd; p++) {
-      if (this.pPeer[p] !== peer || !this.setStale(p, peer, 1)) continue;
+      // Paths long-lived stale already stay so (a session lost again before they were refreshed).
+      if (this.pPeer[p] !== peer || this.pStale[p] !== FRESH) continue;
+      this.setStale(p, peer, STALE);
       marked++;
       // The decision can change only where another path competes.
       const e = this.pEntry[p];
@@ -265,7 +305,7 @@ export class LocRib {
         p = -1;
         continue;
       }
-      if (this.pPeer[p] !== peer || this.pStale[p] === 0) continue;
+      if (this.pPeer[p] !== peer || this.pStale[p] === FRESH) continue;
       this.dropPath(p);
       removed++;
     }
@@ -365,7 +405,8 @@ export class LocRib {
       (p): PathView => ({
         ...this.routePath(this.pPeer[p], this.pPathId.get(p), this.pAttr[p]),
         eligible: this.eligible(p),
-        stale: this.pStale[p] === 1,
+        stale: this.pStale[p] !== FRESH,
+        longLivedStale: this.pStale[p] === LONG_LIVED,
         best: p === bestPath,
         multipath: multi.has(p),
       }),
@@ -552,7 +593,9 @@ export class LocRib {
       peerAs: peer.source.asn,
       pathId: this.pPathId.get(p),
       attrs: attrs.get(id),
-      stale: this.pStale[p] === 1,
+      stale: this.pStale[p] !== FRESH,
+      // RFC 9494 section 4.3: least preferred, whoever marked it (a peer may pass one on).
+      longLivedStale: this.pStale[p] === LONG_LIVED || hasLongLivedStale(attrs.get(id)),
     };
   }
 
@@ -573,7 +616,7 @@ export class LocRib {
       this.pNext[q] = this.pNext[p];
     }
     this.setDenied(p, peer, 0);
-    this.setStale(p, peer, 0);
+    this.setStale(p, peer, FRESH);
     this.countPath(peer, -1);
     this.ctx.attrs.unref(this.pAttr[p]);
     this.freePath(p);
@@ -591,9 +634,10 @@ export class LocRib {
 
   /** Sets a path's stale mark, keeping the peer's count in step; true when it changed. */
   private setStale(p: number, peer: number, stale: number): boolean {
-    if (this.pStale[p] === stale) return false;
+    const was = this.pStale[p];
+    if (was === stale) return false;
     this.pStale[p] = stale;
-    this.peerStale[peer] += stale ? 1 : -1;
+    if ((was === FRESH) !== (stale === FRESH)) this.peerStale[peer] += stale === FRESH ? -1 : 1;
     return true;
   }
 

@@ -1,6 +1,7 @@
 import {
   Afi,
   type AfiCode,
+  makeAttributes,
   type PathAttributes,
   type Prefix,
   type PrefixList,
@@ -15,6 +16,7 @@ import {
   type DenyReasonText,
   LOCAL_PEER,
   type OriginName,
+  WellKnownCommunity,
 } from './constants.js';
 import { DEFAULT_DECISION, type DecisionOptions } from './decision.js';
 import { type EntryView, LocRib } from './loc-rib.js';
@@ -193,6 +195,37 @@ export class Rib {
     const loc = this.locRib(afi);
     loc.sweepStale(peer.index, budget);
     return loc.staleFrom(peer.index);
+  }
+
+  /**
+   * RFC 9494 section 4.2: the peer's Restart Time is over, its stale paths of a family stay
+   * for the long-lived stale time, with LLGR_STALE added to their communities, least preferred;
+   * those carrying NO_LLGR go now. Returns how many stay.
+   */
+  markLongLivedStale(peer: RibPeer, afi: AfiCode): number {
+    this.check(peer);
+    const table = this.attrs;
+    const relabelled = new Map<number, number>();
+    const relabel = (id: number): number => {
+      let to = relabelled.get(id);
+      if (to === undefined) {
+        const attrs = table.get(id);
+        const communities = attrs.communities ?? [];
+        if (communities.includes(WellKnownCommunity.NO_LLGR)) to = -1;
+        else {
+          // A copy, not a spread: received sets decode their fields on first read.
+          const marked = makeAttributes(attrs);
+          marked.communities = [...communities, WellKnownCommunity.LLGR_STALE];
+          to = table.intern(marked);
+          table.ref(to); // held while the paths take it
+        }
+        relabelled.set(id, to);
+      }
+      return to;
+    };
+    const marked = this.locRib(afi).markLongLivedStale(peer.index, relabel);
+    for (const id of relabelled.values()) if (id >= 0) table.unref(id);
+    return marked;
   }
 
   /** Stale paths of the peer in a family. */

@@ -21,5 +21,11 @@ export { type RouteConsumer, RouteFlow } from './route-flow.js';
 export { RouteStore, type StoredRouteVisitor } from './route-store.js';
 export { type InterfaceTable, type SessionAddresses, sessionAddresses } from './session-addresses.js';
 export { SessionExport, type SessionExportComponents } from './session-export.js';
-export { StaleRoutes, type StaleRoutesComponents, type StaleStatus } from './stale-routes.js';
+export {
+  type LongLivedNegotiated,
+  type StalePhase,
+  StaleRoutes,
+  type StaleRoutesComponents,
+  type StaleStatus,
+} from './stale-routes.js';
 export { applyRouteChanges, originateAll, staticAttributes } from './static-origin.js';

@@ -72,6 +72,7 @@ export class PeerRoutes {
       localIpv6: local.ipv6,
       nextHopSelf: init.nextHopSelf,
       ...(init.kind === 'ebgp' && { sharedSubnets: local.subnets }),
+      ...(n.longLivedGracefulRestart && { longLivedGracefulRestart: true }),
     };
     this.export = new SessionExport(
       init.name,

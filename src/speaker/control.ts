@@ -123,7 +123,9 @@ function entryView(e: EntryView, ovnPaths: () => ReadonlyMap<string, OvnPathView
         reason: e.reason,
       });
       const ovn = p.source.id === OVN_ORIGIN ? ovnPaths()?.get(prefix) : undefined;
-      const marked = p.stale ? { ...view, stale: true as const } : view;
+      const marked = p.stale
+        ? { ...view, stale: true as const, ...(p.longLivedStale && { longLivedStale: true as const }) }
+        : view;
       return ovn ? { ...marked, ovn } : marked;
     }),
   };

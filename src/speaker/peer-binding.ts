@@ -376,7 +376,11 @@ export class PeerBinding {
         address: this.#config.peerIp,
       });
       stale.peer = ribPeer;
-      stale.established(n.gracefulRestart, this.#c.staleRoutesTime?.() ?? DEFAULT_STALE_ROUTES_TIME);
+      stale.established(
+        n.gracefulRestart,
+        n.longLivedGracefulRestart,
+        this.#c.staleRoutesTime?.() ?? DEFAULT_STALE_ROUTES_TIME,
+      );
     }
     const routes = new PeerRoutes(
       this.#peer,
@@ -401,7 +405,7 @@ export class PeerBinding {
     this.#session = null;
     s.routes.close();
     const gr = s.info.negotiated.gracefulRestart;
-    if (end?.graceful && gr && gr.restartTime > 0 && this.#keepStale(s, gr)) {
+    if (end?.graceful && gr && this.#keepStale(s, gr)) {
       this.#log.info({ reason }, 'session down: keeping its routes for the peer’s graceful restart');
     } else {
       this.#log.info({ reason }, 'session down: withdrawing its routes');
@@ -418,14 +422,15 @@ export class PeerBinding {
     const negotiated = s.info.negotiated.families
       .filter((f) => f.safi === Safi.UNICAST && (f.afi === Afi.IPV4 || f.afi === Afi.IPV6))
       .map((f) => f.afi as AfiCode);
-    if (this.#stale) this.#stale.lost(gr, negotiated);
+    const llgr = s.info.negotiated.longLivedGracefulRestart;
+    if (this.#stale) this.#stale.lost(gr, llgr, negotiated);
     else
       this.#stale = new StaleRoutes(
         s.routes.ribPeer,
-        gr,
-        negotiated,
+        { gr, llgr, negotiated },
         { ...this.#c, log: this.#log },
         this.#c.now,
+        this.#config.longLivedStaleTime ?? 0,
       );
     if (this.#stale.waiting.length > 0) return true;
     this.#stale.close();

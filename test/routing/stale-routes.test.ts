@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
 import type { GracefulRestartNegotiated } from '../../src/bgp/wire/negotiate.js';
 import { silentLogger } from '../../src/components/index.js';
-import { type ChangeBatch, parsePrefix, Rib, type RibPeer } from '../../src/rib/index.js';
-import { RouteFlow, StaleRoutes } from '../../src/routing/index.js';
+import { type ChangeBatch, parsePrefix, Rib, type RibPeer, WellKnownCommunity } from '../../src/rib/index.js';
+import { type LongLivedNegotiated, RouteFlow, StaleRoutes } from '../../src/routing/index.js';
 import { FakeScheduler } from '../bgp/session/support.js';
 import { attrs, attrs6, EBGP_A, EBGP_B, LOCAL_AS, ROUTER_ID, v4, v6 } from '../rib/routes.js';
 
@@ -62,8 +62,10 @@ function setup() {
   const keep = (
     peer: RibPeer,
     g: GracefulRestartNegotiated,
-    families: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6],
-  ) => new StaleRoutes(peer, g, families, components, () => clock.now());
+    negotiated: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6],
+    llgr: LongLivedNegotiated = null,
+    longLivedMax = 0,
+  ) => new StaleRoutes(peer, { gr: g, llgr, negotiated }, components, () => clock.now(), longLivedMax);
   return { rib, flow, settle, installed, changes, clock, keep };
 }
 
@@ -136,6 +138,7 @@ describe('StaleRoutes: a peer restarting gracefully', () => {
         [Afi.IPV4, true],
         [Afi.IPV6, false],
       ]),
+      null,
       STALE_TIME,
     );
     t.settle();
@@ -161,7 +164,7 @@ describe('StaleRoutes: a peer restarting gracefully', () => {
     t.flow.flush();
     const stale = t.keep(a, gr([[Afi.IPV4, true]]));
     t.clock.advance(30_000);
-    stale.established(gr([[Afi.IPV4, true]]), STALE_TIME);
+    stale.established(gr([[Afi.IPV4, true]]), null, STALE_TIME);
     t.rib.announce(a, v4(P2), four);
     t.settle();
     expect(stale.status()?.deadline).toBe(30_000 + STALE_TIME * 1000);
@@ -182,7 +185,7 @@ describe('StaleRoutes: a peer restarting gracefully', () => {
         [Afi.IPV6, true],
       ]),
     );
-    stale.established(null, STALE_TIME);
+    stale.established(null, null, STALE_TIME);
     t.settle();
     expect(t.installed.size).toBe(0);
     expect(t.clock.pending()).toEqual([]);
@@ -210,11 +213,11 @@ describe('StaleRoutes: a peer restarting gracefully', () => {
     const { a, four } = learned(t.rib);
     t.flow.flush();
     const stale = t.keep(a, gr([[Afi.IPV4, true]]));
-    stale.established(gr([[Afi.IPV4, true]]), STALE_TIME);
+    stale.established(gr([[Afi.IPV4, true]]), null, STALE_TIME);
     t.rib.announce(a, v4(P1), four);
     t.settle();
     expect(stale.status()?.stale.ipv4).toBe(1);
-    stale.lost(gr([[Afi.IPV4, true]], 60), [Afi.IPV4]);
+    stale.lost(gr([[Afi.IPV4, true]], 60), null, [Afi.IPV4]);
     t.settle();
     expect(stale.status()).toMatchObject({ phase: 'restarting', stale: { ipv4: 2 } });
     t.clock.advance(60_000);
@@ -231,7 +234,7 @@ describe('StaleRoutes: a peer restarting gracefully', () => {
     t.rib.announce(a, v4(...prefixes), four);
     t.flow.flush();
     const stale = t.keep(a, gr([[Afi.IPV4, true]]), [Afi.IPV4]);
-    stale.established(gr([[Afi.IPV4, true]]), STALE_TIME);
+    stale.established(gr([[Afi.IPV4, true]]), null, STALE_TIME);
     stale.endOfRib(Afi.IPV4);
     // One slice (32768 routes) ran at once; the rest waits for the next turn.
     expect(t.rib.staleCount(a, Afi.IPV4)).toBe(40_000 - 32_768);
@@ -240,5 +243,101 @@ describe('StaleRoutes: a peer restarting gracefully', () => {
     expect(t.rib.staleCount(a, Afi.IPV4)).toBe(0);
     expect(t.installed.size).toBe(0);
     expect(stale.active).toBe(false);
+  });
+});
+
+describe('StaleRoutes: long-lived graceful restart (RFC 9494)', () => {
+  const llgr = (families: [afi: number, forwarding: boolean, staleTime: number][]): LongLivedNegotiated => ({
+    families: families.map(([afi, forwardingState, staleTime]) => ({
+      afi,
+      safi: 1,
+      forwardingState,
+      staleTime,
+    })),
+  });
+  const communitiesOf = (rib: Rib, prefix: string) => rib.best(parsePrefix(prefix))?.attrs.communities ?? [];
+
+  it('past the Restart Time the routes stay, LLGR_STALE added, for the long-lived time (at most ours), then go', () => {
+    const t = setup();
+    const { a } = learned(t.rib);
+    t.flow.flush();
+    // The peer offers a day, we allow ten minutes.
+    const stale = t.keep(
+      a,
+      gr([[Afi.IPV4, true]], 30),
+      [Afi.IPV4, Afi.IPV6],
+      llgr([[Afi.IPV4, true, 86400]]),
+      600,
+    );
+    t.settle();
+    expect([...t.installed.keys()].sort()).toEqual([P1, P2]);
+    t.changes.length = 0;
+    t.clock.advance(30_000);
+    t.settle();
+    // Still installed (a replace: new attributes, the same next hop), now tagged and least preferred.
+    expect([...t.installed.keys()].sort()).toEqual([P1, P2]);
+    expect(t.changes.sort()).toEqual([`+${P1}`, `+${P2}`]);
+    expect(communitiesOf(t.rib, P1)).toContain(WellKnownCommunity.LLGR_STALE);
+    expect(stale.status()).toMatchObject({ phase: 'long-lived', deadline: 30_000 + 600_000 });
+    expect(t.rib.lookup(parsePrefix(P1))!.paths[0]).toMatchObject({ stale: true, longLivedStale: true });
+    t.clock.advance(600_000 - 1);
+    t.settle();
+    expect(t.installed.size).toBe(2);
+    t.clock.advance(1);
+    t.settle();
+    expect(t.installed.size).toBe(0);
+    expect(stale.active).toBe(false);
+  });
+
+  it('routes with NO_LLGR go when the Restart Time is over; with no Restart Time the rest is long-lived at once', () => {
+    const t = setup();
+    const a = t.rib.addPeer(EBGP_A);
+    t.rib.announce(a, v4(P1), attrs([65001]));
+    t.rib.announce(a, v4(P2), attrs([65001], { communities: [WellKnownCommunity.NO_LLGR] }));
+    t.flow.flush();
+    t.keep(a, gr([[Afi.IPV4, true]], 0), [Afi.IPV4], llgr([[Afi.IPV4, true, 3600]]), 3600);
+    t.settle();
+    expect([...t.installed.keys()]).toEqual([P1]);
+    expect(communitiesOf(t.rib, P1)).toEqual([WellKnownCommunity.LLGR_STALE]);
+  });
+
+  it('a long-lived stale path loses to a stale one, which loses to a fresh one', () => {
+    const t = setup();
+    const { a } = learned(t.rib);
+    const b = t.rib.addPeer(EBGP_B);
+    // b's path is worse on AS_PATH: it wins only because a's is long-lived stale.
+    t.rib.announce(b, v4(P1), attrs([65002, 65100, 65200], {}, '198.18.0.3'));
+    t.flow.flush();
+    const longLived = t.keep(a, gr([[Afi.IPV4, true]], 0), [Afi.IPV4], llgr([[Afi.IPV4, true, 3600]]), 3600);
+    t.keep(b, gr([[Afi.IPV4, true]]), [Afi.IPV4]);
+    t.settle();
+    expect(t.installed.get(P1)).toBe('b');
+    expect(t.rib.lookup(parsePrefix(P1))!.reason).toBe('Not stale');
+    longLived.established(gr([[Afi.IPV4, true]]), llgr([[Afi.IPV4, true, 3600]]), STALE_TIME);
+    t.rib.announce(a, v4(P1), attrs([65001]));
+    t.settle();
+    expect(t.installed.get(P1)).toBe('a');
+  });
+
+  it('back during the long-lived phase: kept until End-of-RIB with the LLGR F bit, gone without it', () => {
+    for (const forwarding of [true, false]) {
+      const t = setup();
+      const { a } = learned(t.rib);
+      t.flow.flush();
+      const stale = t.keep(a, gr([[Afi.IPV4, true]], 1), [Afi.IPV4], llgr([[Afi.IPV4, true, 3600]]), 3600);
+      t.clock.advance(1000);
+      t.settle();
+      expect(stale.status()?.phase).toBe('long-lived');
+      // The GR F bit says nothing for a long-lived family: the LLGR capability's does.
+      stale.established(gr([[Afi.IPV4, true]]), llgr([[Afi.IPV4, forwarding, 3600]]), STALE_TIME);
+      t.settle();
+      const ipv4 = () => [...t.installed.keys()].filter((k) => !k.includes(':'));
+      expect(ipv4()).toHaveLength(forwarding ? 2 : 0);
+      if (forwarding) {
+        stale.endOfRib(Afi.IPV4);
+        t.settle();
+        expect(ipv4()).toEqual([]);
+      }
+    }
   });
 });
