@@ -73,6 +73,8 @@ export function renderFrrConfig(spec: DaemonSpec, opts: FrrConfigOptions): strin
   if (gr) {
     out.push(' bgp graceful-restart', ' bgp graceful-restart preserve-fw-state');
     if (gr.restartTime !== undefined) out.push(` bgp graceful-restart restart-time ${gr.restartTime}`);
+    if (gr.longLivedStaleTime !== undefined)
+      out.push(` bgp long-lived-graceful-restart stale-time ${gr.longLivedStaleTime}`);
   }
   for (const n of spec.neighbors) out.push(...frrNeighborLines(n).map((l) => ` ${l}`));
   for (const f of ['ipv4', 'ipv6'] as const) {

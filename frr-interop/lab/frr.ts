@@ -49,8 +49,10 @@ export class FrrDaemon extends DaemonBase {
    * bgpd crashes (SIGKILL: no NOTIFICATION, its sessions just close) and starts again from the
    * current configuration, zebra left running: a graceful restart as RFC 4724 means it.
    */
-  async crashAndRestartBgpd(originate?: Originate): Promise<void> {
+  async crashAndRestartBgpd(originate?: Originate, downMs = 0): Promise<void> {
     await this.kill('bgpd');
+    // Stays away this long (bounded by the caller): past a short Restart Time, say.
+    if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
     // What it announces once back (a crash is when the configuration can change unseen).
     if (originate) this.current = { ...this.current, originate };
     const conf = join(this.dir, 'bgpd.conf');

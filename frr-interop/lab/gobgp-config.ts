@@ -49,6 +49,7 @@ function neighborToml(n: NeighborSpec, routerId: string): string[] {
       ...(n.gracefulRestart.restartTime !== undefined
         ? [`    restart-time = ${n.gracefulRestart.restartTime}`]
         : []),
+      ...(n.gracefulRestart.longLivedStaleTime !== undefined ? ['    long-lived-enabled = true'] : []),
     );
   }
   for (const f of n.families) {
@@ -59,6 +60,14 @@ function neighborToml(n: NeighborSpec, routerId: string): string[] {
     );
     if (n.gracefulRestart)
       out.push('    [neighbors.afi-safis.mp-graceful-restart.config]', '      enabled = true');
+    const llst = n.gracefulRestart?.longLivedStaleTime;
+    if (llst !== undefined) {
+      out.push(
+        '    [neighbors.afi-safis.long-lived-graceful-restart.config]',
+        '      enabled = true',
+        `      restart-time = ${llst}`,
+      );
+    }
     if (n.addPath !== undefined) {
       out.push('    [neighbors.afi-safis.add-paths.config]');
       if (n.addPath !== 'send') out.push('      receive = true');

@@ -35,7 +35,11 @@ export interface NeighborSpec {
    * RFC 4724 graceful restart on this session: advertised with forwarding state kept for its
    * families (FRR: `bgp graceful-restart` and `preserve-fw-state`; GoBGP: per neighbor and family).
    */
-  readonly gracefulRestart?: { readonly restartTime?: number };
+  readonly gracefulRestart?: {
+    readonly restartTime?: number;
+    /** RFC 9494 long-lived graceful restart with this stale time (seconds). */
+    readonly longLivedStaleTime?: number;
+  };
 }
 
 /** Prefixes a daemon originates, per family. */
@@ -110,6 +114,10 @@ export function checkNeighbor(n: NeighborSpec): void {
   const grTime = n.gracefulRestart?.restartTime;
   if (grTime !== undefined && (!Number.isInteger(grTime) || grTime < 1 || grTime > 4095)) {
     throw invalid(`${what}: graceful restart time out of range: ${grTime}`);
+  }
+  const llst = n.gracefulRestart?.longLivedStaleTime;
+  if (llst !== undefined && (!Number.isInteger(llst) || llst < 1 || llst > 0xffffff)) {
+    throw invalid(`${what}: long-lived stale time out of range: ${llst}`);
   }
   if (n.localAddress !== undefined && familyOfAddress(n.localAddress) !== familyOfAddress(n.address)) {
     throw invalid(`${what}: local address ${n.localAddress} is not of the neighbor's family`);

@@ -33,8 +33,11 @@ const familyKey = (afi: number, safi: number) => `${afi}/${safi}`;
 /**
  * RFC 4724 section 4.1 for the restarting speaker (us): route selection, and with it our
  * sinks and what we send, waits until every peer has sent its End-of-RIB for every family, or
- * the deferral timer expires. Peers without graceful restart and peers that are restarting
- * themselves (R bit: they wait for ours) are not waited for. Calls `done` once.
+ * the deferral timer expires. Peers without graceful restart are not waited for. Unlike the
+ * RFC, peers with the R bit are: FRR 8.4 with `bgp graceful-restart` sets it in every OPEN,
+ * and not waiting would reconcile the kernel before its routes are back (deleting the kept
+ * ones for a moment). No deadlock comes of it: a peer that really restarts waits for no peer
+ * with the R bit, and ours is set while we wait; the timer bounds it in any case. Calls `done` once.
  */
 export class RestartDeferral {
   readonly #c: RestartDeferralComponents;
@@ -69,12 +72,11 @@ export class RestartDeferral {
     return { peers: [...this.#waiting.keys()], ovn: this.#ovn, deadline: this.#deadline };
   }
 
-  /** A peer's session came up: wait for its End-of-RIBs if it does graceful restart and is not restarting too. */
+  /** A peer's session came up: wait for its End-of-RIBs if it does graceful restart. */
   established(peer: string, n: Negotiated): void {
     if (this.#finished || !this.#waiting.has(peer)) return;
-    const gr = n.gracefulRestart;
-    if (!gr || gr.restartState) {
-      this.#peerDone(peer, gr ? 'the peer is restarting too (R bit)' : 'no graceful restart');
+    if (!n.gracefulRestart) {
+      this.#peerDone(peer, 'no graceful restart');
       return;
     }
     const families = new Set(

@@ -257,6 +257,10 @@ describe.skipIf(!IS_ROOT)('graceful restart with FRR and GoBGP, forwarding check
     const log = speaker.logLines().slice(before);
     expect(log.some((l) => /stopped for a restart/.test(l.msg))).toBe(true);
     expect(log.some((l) => /graceful restart done/.test(l.msg))).toBe(true);
+    // FRR sets the R bit in every OPEN: it is waited for all the same, until its End-of-RIB.
+    expect(log.find((l) => l.peer === 'frr' && /peer ready/.test(l.msg))?.why).toBe(
+      'End-of-RIB for every family',
+    );
     const a = await across.stop();
     const b = await toGobgp.stop();
     expect(a.lost).toEqual([]);

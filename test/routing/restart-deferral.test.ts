@@ -57,11 +57,15 @@ describe('RestartDeferral', () => {
     expect(clock.pending()).toEqual([]);
   });
 
-  it('does not wait for peers without graceful restart, or restarting themselves (R bit)', () => {
+  it('does not wait for peers without graceful restart; waits for those with the R bit too', () => {
     const { d, done } = setup(['plain', 'restarting']);
     d.established('plain', negotiated(null));
     expect(done).toEqual([]);
+    // FRR sets R in every OPEN with `bgp graceful-restart`: its routes are still to come.
     d.established('restarting', negotiated({ restartState: true }));
+    expect(done).toEqual([]);
+    d.endOfRib('restarting', 1, 1);
+    d.endOfRib('restarting', 2, 1);
     expect(done).toHaveLength(1);
   });
 
