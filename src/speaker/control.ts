@@ -295,6 +295,7 @@ function capabilities(b: PeerBinding): string[] {
   if (n.extendedNextHop.length > 0) out.push('extended-next-hop');
   if (n.extendedMessage) out.push('extended-message');
   if (n.gracefulRestart) out.push('graceful-restart');
+  if (n.longLivedGracefulRestart) out.push('long-lived-graceful-restart');
   if (n.fqdn) out.push('fqdn');
   return out;
 }

@@ -92,6 +92,8 @@ describe('long-lived graceful restart (RFC 9494) in the speaker', () => {
       () => kernel.routes.has(P1) && llgrPeer.table().has(P1) && plainPeer.table().has(P1),
       'P1 installed and passed on',
     );
+    expect(speaker.neighbors('p2')[0]!.capabilities).toContain('long-lived-graceful-restart');
+    expect(speaker.neighbors('p4')[0]!.capabilities).not.toContain('long-lived-graceful-restart');
 
     away.peer.stopForRestart();
     // Past its one second of Restart Time: long-lived.
