@@ -127,7 +127,7 @@ export class LabSpeaker {
     const parsed = JSON.parse(out);
     // Route tables print keyed by prefix (`{"routes": {PREFIX: paths}}`): back to entries.
     const routes = (parsed as { routes?: Record<string, unknown> }).routes;
-    if (routes && typeof routes === 'object' && !Array.isArray(parsed)) {
+    if (routes && typeof routes === 'object' && !Array.isArray(routes) && !Array.isArray(parsed)) {
       return Object.entries(routes).map(([prefix, paths]) => ({ prefix, paths })) as T;
     }
     return parsed as T;
