@@ -98,12 +98,12 @@ const listen = object('a mapping with address and port', {
 const gracefulRestartFields = object('a mapping of graceful restart settings', {
   enabled: optional(
     boolean,
-    "Advertise the capability to every peer (with RFC 8538's N bit) and keep a restarting peer's routes, stale, until it is back.",
+    "Advertise the capability to every peer (with RFC 8538's N bit), keep a restarting peer's routes, stale, until it is back, and make SIGTERM a stop for a restart (no Cease).",
     'true',
   ),
   restart_time: optional(
     seconds(1, MAX_RESTART_TIME),
-    'The Restart Time we advertise: how long peers keep our routes while we restart.',
+    "The Restart Time we advertise: how long peers keep our routes while we restart; also the longest our own restart waits for the peers' End-of-RIBs.",
     String(GRACEFUL_RESTART_DEFAULTS.restartTime),
   ),
   stale_routes_time: optional(
@@ -265,7 +265,7 @@ const peerFields = {
   extended_message: optional(boolean, 'Offer RFC 8654 messages up to 65535 bytes.', 'false'),
   long_lived_stale_time: optional(
     seconds(1, LONG_LIVED_STALE_TIME_MAX),
-    'RFC 9494 long-lived graceful restart with speaker.graceful_restart: how long stale routes stay after the Restart Time, least preferred and marked LLGR_STALE.',
+    'RFC 9494 long-lived graceful restart, only with speaker.graceful_restart: the Long-lived Stale Time offered to this peer (how long it keeps our routes past our Restart Time) and the longest its routes stay past its Restart Time (its own time when shorter), least preferred and marked LLGR_STALE.',
   ),
   max_prefixes: optional(maxPrefixes, 'A limit, or {limit, warning_only, warning_threshold, restart_after}.'),
   import: optional(policyNames, 'Policies applied, in order, to routes received (RFC 8212).', '[]'),
