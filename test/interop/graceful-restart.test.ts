@@ -272,6 +272,7 @@ describe.skipIf(!IS_ROOT)('graceful restart with FRR and GoBGP, forwarding check
   it('SIGKILL: the kernel keeps our routes, we come back with the F bit, no packet lost', async () => {
     await settled([OUR_NET]);
     const across = await pinging(lab.peer('frr').ns, OUR_LO, FRR_LO);
+    const toGobgp = await pinging(lab.speakerNs, GOBGP_LO);
     const before = speaker.logLines().length;
     process.kill(speaker.pid, 'SIGKILL');
     await eventually(
@@ -280,7 +281,14 @@ describe.skipIf(!IS_ROOT)('graceful restart with FRR and GoBGP, forwarding check
       FLOW_MS,
     );
     expect(await frrStale(OUR_NET)).toBe(true);
+    // GoBGP, the other helper, keeps ours too (stale) once it sees the connection gone.
+    await eventually(
+      async () => ((await gobgpStale(OUR_NET)) ? true : undefined),
+      'our route stale at GoBGP',
+      FLOW_MS,
+    );
     expect(await ourKernelRoute(FRR_NET)).toBeDefined();
+    expect(await ourKernelRoute(GOBGP_NET)).toBeDefined();
     const answeredWhileDown = across.replies().length;
     speaker = await LabSpeaker.start(lab, doc());
     await settled([OUR_NET]);
@@ -294,8 +302,16 @@ describe.skipIf(!IS_ROOT)('graceful restart with FRR and GoBGP, forwarding check
       'our route fresh at FRR',
       FLOW_MS,
     );
+    await eventually(
+      async () => ((await gobgpStale(OUR_NET)) ? undefined : true),
+      'our route fresh at GoBGP',
+      FLOW_MS,
+    );
+    expect(await gobgpHas(OUR_NET)).toBe(true);
     const a = await across.stop();
+    const b = await toGobgp.stop();
     expect(a.lost).toEqual([]);
+    expect(b.lost).toEqual([]);
     expect(a.received).toBeGreaterThan(answeredWhileDown);
   }, 180_000);
 
