@@ -235,6 +235,20 @@ describe('check-config', () => {
     expect(out).toEqual([`${path}: ok (speaker s1, 1 peer, 0 routes)`]);
   });
 
+  it('warns that long_lived_stale_time is not used without graceful_restart', () => {
+    const out: string[] = [];
+    const peers =
+      'peers:\n  - { name: a, peer_ip: 198.18.1.2, remote_as: 65000, long_lived_stale_time: 3600 }\n';
+    const off = write('llgr-off.yaml', `${SPEAKER}${peers}`);
+    expect(checkConfigFile(off, (l) => out.push(l))).toBe(CheckStatus.OK);
+    expect(out).toEqual([
+      `warning: ${off}: peers[].long_lived_stale_time is not used without speaker.graceful_restart (peers a): long-lived graceful restart (RFC 9494) is not offered and their routes are withdrawn at once`,
+      `${off}: ok (speaker s1, 1 peer, 0 routes)`,
+    ]);
+    const on = write('llgr-on.yaml', `${SPEAKER}  graceful_restart: true\n${peers}`);
+    expect(notActedOnWarnings(loadConfig(on).config)).toEqual([]);
+  });
+
   it('exits non-zero with one line per problem for a bad file', () => {
     const out: string[] = [];
     const path = write('bad.yaml', `${SPEAKER}peers:\n  - { name: a, peer_ip: 198.18.1.2 }\nnetwork: []\n`);
