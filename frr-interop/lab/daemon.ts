@@ -274,6 +274,18 @@ export abstract class DaemonBase implements BgpDaemon {
     return n;
   }
 
+  /**
+   * Kills (SIGKILL, as a crash) the processes whose name ends with `what`, waits (bounded)
+   * until they are gone and forgets them; the daemon's other processes keep running.
+   */
+  protected async kill(what: string): Promise<void> {
+    const recs = this.procs.filter((r) => r.name.endsWith(`/${what}`));
+    this.procs = this.procs.filter((r) => !recs.includes(r));
+    for (const r of recs) signalProcess(r, 'SIGKILL');
+    await stopProcesses(recs);
+    for (const r of recs) this.tracker?.stopped(r);
+  }
+
   /** Starts one process of this daemon and records it (in memory and through the tracker). */
   protected spawn(argv: readonly string[], what: string, logFile: string): SpawnedProcess {
     const p = spawnDetached(argv, `${this.impl}/${what}`, logFile);

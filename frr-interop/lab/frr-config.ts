@@ -68,6 +68,14 @@ export function renderFrrConfig(spec: DaemonSpec, opts: FrrConfigOptions): strin
     // Otherwise IPv6 neighbors get ipv4-unicast activated as well.
     ' no bgp default ipv4-unicast',
   ];
+  // RFC 4724 is a bgpd-wide mode in FRR: on when any neighbor asks for it, F bit included.
+  const gr = spec.neighbors.find((n) => n.gracefulRestart)?.gracefulRestart;
+  if (gr) {
+    out.push(' bgp graceful-restart', ' bgp graceful-restart preserve-fw-state');
+    if (gr.restartTime !== undefined) out.push(` bgp graceful-restart restart-time ${gr.restartTime}`);
+    if (gr.longLivedStaleTime !== undefined)
+      out.push(` bgp long-lived-graceful-restart stale-time ${gr.longLivedStaleTime}`);
+  }
   for (const n of spec.neighbors) out.push(...frrNeighborLines(n).map((l) => ` ${l}`));
   for (const f of ['ipv4', 'ipv6'] as const) {
     const body = [

@@ -6,7 +6,7 @@ import { LabError } from './errors.js';
 import { type RunOptions, run } from './exec.js';
 import { frrAddNeighborCommands, frrAddressFamilyCommand, renderFrrConfig } from './frr-config.js';
 import { parseFrrNeighbors, parseFrrRoutes } from './frr-parse.js';
-import type { Family, NeighborSpec } from './spec.js';
+import type { Family, NeighborSpec, Originate } from './spec.js';
 import {
   prepareFrrDir,
   writeFrrFile,
@@ -42,6 +42,26 @@ export class FrrDaemon extends DaemonBase {
     const out = join(this.dir, 'frr.out');
     this.spawn(zebraArgv(this.ns, this.dir), 'zebra', out);
     await this.waitReady(async () => (zebraReady(this.dir) ? true : undefined), 'zebra sockets', out);
+    await this.startBgpd(conf, out, logStart);
+  }
+
+  /**
+   * bgpd crashes (SIGKILL: no NOTIFICATION, its sessions just close) and starts again from the
+   * current configuration, zebra left running: a graceful restart as RFC 4724 means it.
+   */
+  async crashAndRestartBgpd(originate?: Originate, downMs = 0): Promise<void> {
+    await this.kill('bgpd');
+    // Stays away this long (bounded by the caller): past a short Restart Time, say.
+    if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
+    // What it announces once back (a crash is when the configuration can change unseen).
+    if (originate) this.current = { ...this.current, originate };
+    const conf = join(this.dir, 'bgpd.conf');
+    const logStart = existsSync(this.bgpdLog) ? statSync(this.bgpdLog).size : 0;
+    writeFrrFile(conf, renderFrrConfig(this.current, { hostname: this.name, logFile: this.bgpdLog }));
+    await this.startBgpd(conf, join(this.dir, 'frr.out'), logStart);
+  }
+
+  private async startBgpd(conf: string, out: string, logStart: number): Promise<void> {
     this.spawn(
       [
         'ip',

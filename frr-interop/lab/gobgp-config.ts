@@ -41,12 +41,33 @@ function neighborToml(n: NeighborSpec, routerId: string): string[] {
       `    route-reflector-cluster-id = ${q(routerId)}`,
     );
   }
+  if (n.gracefulRestart) {
+    out.push(
+      '  [neighbors.graceful-restart.config]',
+      '    enabled = true',
+      '    notification-enabled = true',
+      ...(n.gracefulRestart.restartTime !== undefined
+        ? [`    restart-time = ${n.gracefulRestart.restartTime}`]
+        : []),
+      ...(n.gracefulRestart.longLivedStaleTime !== undefined ? ['    long-lived-enabled = true'] : []),
+    );
+  }
   for (const f of n.families) {
     out.push(
       '  [[neighbors.afi-safis]]',
       '    [neighbors.afi-safis.config]',
       `      afi-safi-name = ${q(GOBGP_FAMILY[f])}`,
     );
+    if (n.gracefulRestart)
+      out.push('    [neighbors.afi-safis.mp-graceful-restart.config]', '      enabled = true');
+    const llst = n.gracefulRestart?.longLivedStaleTime;
+    if (llst !== undefined) {
+      out.push(
+        '    [neighbors.afi-safis.long-lived-graceful-restart.config]',
+        '      enabled = true',
+        `      restart-time = ${llst}`,
+      );
+    }
     if (n.addPath !== undefined) {
       out.push('    [neighbors.afi-safis.add-paths.config]');
       if (n.addPath !== 'send') out.push('      receive = true');

@@ -7,7 +7,7 @@ import { renderGobgpConfig } from './gobgp-config.js';
 import { parseGobgpLog, parseGobgpNeighbors, parseGobgpRib } from './gobgp-parse.js';
 import { execInNamespace } from './netns.js';
 import { signalProcess } from './process.js';
-import type { Family, NeighborSpec } from './spec.js';
+import type { Family, NeighborSpec, Originate } from './spec.js';
 import { waitFor } from './wait.js';
 
 /** Prefixes added to gobgpd's RIB at once (each `gobgp global rib add` is one process). */
@@ -25,7 +25,7 @@ export class GobgpDaemon extends DaemonBase {
     return join(this.dir, 'gobgpd.log');
   }
 
-  protected async launch(): Promise<void> {
+  protected async launch(restarting = false): Promise<void> {
     mkdirSync(this.dir, { recursive: true });
     writeFileSync(this.configFile, renderGobgpConfig(this.current));
     this.spawn(
@@ -45,6 +45,8 @@ export class GobgpDaemon extends DaemonBase {
         '--log-plain',
         '--log-level',
         'info',
+        // RFC 4724 Restart State in its OPENs: it comes back from a crash.
+        ...(restarting ? ['--graceful-restart'] : []),
       ],
       'gobgpd',
       this.logFile,
@@ -60,6 +62,13 @@ export class GobgpDaemon extends DaemonBase {
       const prefixes = this.current.originate?.[f] ?? [];
       if (prefixes.length > 0) await this.applyOriginate(f, prefixes, true);
     }
+  }
+
+  /** gobgpd crashes (SIGKILL) and starts again with --graceful-restart (the R bit), its routes added anew. */
+  async crashAndRestart(originate?: Originate): Promise<void> {
+    await this.kill('gobgpd');
+    if (originate) this.current = { ...this.current, originate };
+    await this.launch(true);
   }
 
   /** Runs the gobgp CLI against this daemon (inside its namespace) and returns stdout. */

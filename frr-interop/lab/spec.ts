@@ -31,6 +31,15 @@ export interface NeighborSpec {
   readonly extendedNextHop?: boolean;
   /** Source address of the session. */
   readonly localAddress?: string;
+  /**
+   * RFC 4724 graceful restart on this session: advertised with forwarding state kept for its
+   * families (FRR: `bgp graceful-restart` and `preserve-fw-state`; GoBGP: per neighbor and family).
+   */
+  readonly gracefulRestart?: {
+    readonly restartTime?: number;
+    /** RFC 9494 long-lived graceful restart with this stale time (seconds). */
+    readonly longLivedStaleTime?: number;
+  };
 }
 
 /** Prefixes a daemon originates, per family. */
@@ -101,6 +110,14 @@ export function checkNeighbor(n: NeighborSpec): void {
   checkSeconds(n.connectRetry, 1, `${what}: connect retry`);
   if (n.addPath !== undefined && !['send', 'receive', 'both'].includes(n.addPath)) {
     throw invalid(`${what}: unknown add-path mode ${n.addPath}`);
+  }
+  const grTime = n.gracefulRestart?.restartTime;
+  if (grTime !== undefined && (!Number.isInteger(grTime) || grTime < 1 || grTime > 4095)) {
+    throw invalid(`${what}: graceful restart time out of range: ${grTime}`);
+  }
+  const llst = n.gracefulRestart?.longLivedStaleTime;
+  if (llst !== undefined && (!Number.isInteger(llst) || llst < 1 || llst > 0xffffff)) {
+    throw invalid(`${what}: long-lived stale time out of range: ${llst}`);
   }
   if (n.localAddress !== undefined && familyOfAddress(n.localAddress) !== familyOfAddress(n.address)) {
     throw invalid(`${what}: local address ${n.localAddress} is not of the neighbor's family`);

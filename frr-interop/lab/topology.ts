@@ -35,6 +35,7 @@ export interface SessionOptions {
   readonly routeReflectorClient?: boolean;
   readonly addPath?: NeighborSpec['addPath'];
   readonly extendedNextHop?: boolean;
+  readonly gracefulRestart?: NeighborSpec['gracefulRestart'];
 }
 
 export interface SpeakerSessionOptions extends SessionOptions {

@@ -57,6 +57,28 @@ export interface NeighborDetail extends NeighborSummary {
   readonly establishedTransitions: number;
   readonly lastNotification?: NotificationView;
   readonly lastError?: string;
+  /** RFC 4724: what the peer advertised, and its routes we keep while it restarts. */
+  readonly gracefulRestart?: GracefulRestartView;
+}
+
+export interface GracefulRestartView {
+  /** From the peer's OPEN on the Established session. */
+  readonly peerRestartTime?: number;
+  /** Its R bit: the peer says it has just restarted. */
+  readonly peerRestarting?: boolean;
+  /** Both sides set the N bit (RFC 8538). */
+  readonly notification?: boolean;
+  /** Families the peer kept forwarding for (F bit). */
+  readonly forwarding?: readonly string[];
+  /** Routes kept stale from its last session, while any are left. */
+  readonly stale?: {
+    /** restarting (its Restart Time), long-lived (RFC 9494), waiting-end-of-rib (it is back). */
+    readonly phase: 'restarting' | 'long-lived' | 'waiting-end-of-rib';
+    readonly 'ipv4-unicast': number;
+    readonly 'ipv6-unicast': number;
+    /** Until the running timer (its Restart Time, then our stale routes time) sweeps them. */
+    readonly secondsLeft: number;
+  };
 }
 
 export interface MessageCounts {
@@ -92,6 +114,10 @@ export interface PathView {
   readonly verdict?: ReceivedVerdict;
   /** A path of the `ovn` origin: the OVN row it came from and why its next hop was chosen. */
   readonly ovn?: OvnPathView;
+  /** On `show rib`: kept from a peer's session that ended gracefully, not announced again yet. */
+  readonly stale?: true;
+  /** ... and past its Restart Time, kept by long-lived graceful restart (RFC 9494). */
+  readonly longLivedStale?: true;
 }
 
 export type ReceivedVerdict =

@@ -5,7 +5,8 @@
 import { DEFAULT_SOCKET_PATH, SOCKET_PATH_ENV } from '../api/constants.js';
 
 export const RUN_USAGE = `  ovn-bgp-speaker run --config FILE        run the speaker: BGP sessions, routes, control socket;
-                                           SIGHUP reloads FILE, SIGTERM/SIGINT stop it (Cease)`;
+                                           SIGHUP reloads FILE, SIGTERM/SIGINT stop it (Cease);
+                                           with graceful_restart, SIGTERM stops for a restart`;
 const DECODE_USAGE = `  ovn-bgp-speaker decode [FILE|-]          decode BGP messages given as hex (a capture, or stdin)`;
 const ROUNDTRIP_USAGE = `  ovn-bgp-speaker roundtrip [-v] PATH      decode and re-encode captured sessions (a .json file
                                            or a folder of them), compare the bytes`;

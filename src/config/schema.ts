@@ -116,6 +116,8 @@ export interface PeerConfig {
   readonly nextHopSelf: boolean;
   /** RFC 8654. */
   readonly extendedMessage: boolean;
+  /** RFC 9494 Long-lived Stale Time in seconds; undefined: off. */
+  readonly longLivedStaleTime: number | undefined;
   readonly maxPrefixes: MaxPrefixes | undefined;
   /** Policy chains; RFC 8212: for an eBGP peer an empty chain accepts and sends nothing. */
   readonly import: readonly string[];

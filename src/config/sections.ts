@@ -1,4 +1,4 @@
-import { MIN_HOLD_TIME } from '../bgp/wire/index.js';
+import { LONG_LIVED_STALE_TIME_MAX, MIN_HOLD_TIME } from '../bgp/wire/index.js';
 import {
   absolutePath,
   filePath,
@@ -98,17 +98,17 @@ const listen = object('a mapping with address and port', {
 const gracefulRestartFields = object('a mapping of graceful restart settings', {
   enabled: optional(
     boolean,
-    "Accepted but not acted on yet: the capability is not advertised and a restarting peer's routes are withdrawn at once (check-config and run warn).",
+    "Advertise the capability to every peer (with RFC 8538's N bit), keep a restarting peer's routes, stale, until it is back, and make SIGTERM a stop for a restart (no Cease).",
     'true',
   ),
   restart_time: optional(
     seconds(1, MAX_RESTART_TIME),
-    'Not used yet (no capability is advertised); meant as the Restart Time peers keep our routes for.',
+    "The Restart Time we advertise: how long peers keep our routes while we restart; also the longest our own restart waits for the peers' End-of-RIBs.",
     String(GRACEFUL_RESTART_DEFAULTS.restartTime),
   ),
   stale_routes_time: optional(
     seconds(1, MAX_STALE_ROUTES_TIME),
-    "Not used yet; meant as how long we keep a restarting peer's routes.",
+    'How long a restarted peer has to send End-of-RIB; its routes not announced again by then are withdrawn.',
     String(GRACEFUL_RESTART_DEFAULTS.staleRoutesTime),
   ),
 });
@@ -164,7 +164,7 @@ const speakerFields = {
   ...timers,
   graceful_restart: optional(
     gracefulRestart,
-    'RFC 4724 graceful restart: accepted, not acted on yet (neither advertised nor honoured).',
+    'RFC 4724 graceful restart with RFC 8538 (see docs/graceful-restart.md).',
     'false',
   ),
   bestpath: optional(bestpath, 'Decision process options: multipath (ECMP sets for the sinks) and MED.'),
@@ -263,6 +263,10 @@ const peerFields = {
   route_reflector_client: optional(boolean, 'Reflect iBGP routes to this iBGP peer (RFC 4456).', 'false'),
   next_hop_self: optional(boolean, 'Put our address as next hop on routes sent to this peer.', 'false'),
   extended_message: optional(boolean, 'Offer RFC 8654 messages up to 65535 bytes.', 'false'),
+  long_lived_stale_time: optional(
+    seconds(1, LONG_LIVED_STALE_TIME_MAX),
+    'RFC 9494 long-lived graceful restart, only with speaker.graceful_restart: the Long-lived Stale Time offered to this peer (how long it keeps our routes past our Restart Time) and the longest its routes stay past its Restart Time (its own time when shorter), least preferred and marked LLGR_STALE.',
+  ),
   max_prefixes: optional(maxPrefixes, 'A limit, or {limit, warning_only, warning_threshold, restart_after}.'),
   import: optional(policyNames, 'Policies applied, in order, to routes received (RFC 8212).', '[]'),
   export: optional(policyNames, 'Policies applied, in order, to routes sent (RFC 8212).', '[]'),

@@ -36,6 +36,11 @@ export interface FibTarget {
   notInstalled?(limit: number): readonly NotInstalled[];
   /** The target's own counters beyond the driver's (conflicts, routes put back, ...); for `show sinks`. */
   details?(): readonly SinkDetail[];
+  /**
+   * Families of routes of ours the plane holds, kept from before we started and still
+   * forwarding: only a target that keeps its routes when we stop answers (graceful restart's F bit).
+   */
+  held?(): Promise<readonly AfiCode[]>;
 }
 
 export interface SinkDetail {

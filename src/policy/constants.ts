@@ -16,6 +16,10 @@ export const WellKnownCommunity = {
   GRACEFUL_SHUTDOWN: 0xffff0000,
   /** RFC 7999. */
   BLACKHOLE: 0xffff029a,
+  /** RFC 9494. */
+  LLGR_STALE: 0xffff0006,
+  /** RFC 9494. */
+  NO_LLGR: 0xffff0007,
   /** RFC 1997. */
   NO_EXPORT: 0xffffff01,
   /** RFC 1997. */

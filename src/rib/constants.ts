@@ -36,6 +36,7 @@ export const LEARNED_PREFERENCE = 255;
  */
 export const BestPathReason = {
   FIRST: 'First path received',
+  STALE: 'Not stale',
   WEIGHT: 'Weight',
   LOCAL_PREF: 'Local Pref',
   LOCAL_ROUTE: 'Local Route',
@@ -55,6 +56,10 @@ export type BestPathReasonText = (typeof BestPathReason)[keyof typeof BestPathRe
 
 /** RFC 1997 well-known communities that restrict where a route may go. */
 export const WellKnownCommunity = {
+  /** RFC 9494: kept by a long-lived graceful restart, least preferred. */
+  LLGR_STALE: 0xffff0006,
+  /** RFC 9494: never kept by a long-lived graceful restart. */
+  NO_LLGR: 0xffff0007,
   NO_EXPORT: 0xffffff01,
   NO_ADVERTISE: 0xffffff02,
   NO_EXPORT_SUBCONFED: 0xffffff03,

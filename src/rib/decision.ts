@@ -36,6 +36,10 @@ export interface Candidate {
   readonly pathId: number;
   /** For the iBGP multipath rule (identical AS_PATH). */
   readonly attrs: PathAttributes;
+  /** Kept from a peer's graceful restart and not announced again yet (RFC 4724). */
+  readonly stale?: boolean;
+  /** Kept past the Restart Time by long-lived graceful restart, or received with LLGR_STALE (RFC 9494). */
+  readonly longLivedStale?: boolean;
 }
 
 export interface DecisionOptions {
@@ -68,6 +72,18 @@ export type Comparator = (a: Candidate, b: Candidate, o: DecisionOptions) => num
 
 const sign = (x: number) => (x < 0 ? -1 : x > 0 ? 1 : 0);
 
+/**
+ * Before anything else: a path announced on a live session over one kept stale from a
+ * session that ended gracefully (RFC 4724 leaves this open; the stale path is only a stand-in
+ * until the peer is back, so any fresh path is the better guess, and LLGR (RFC 9494) makes
+ * stale paths least preferred the same way).
+ */
+export const compareStale: Comparator = (a, b) => sign(staleRank(a) - staleRank(b));
+
+/** Fresh 0, stale 1, long-lived stale 2 (RFC 9494 section 4.3: least preferred of all). */
+function staleRank(c: Candidate): number {
+  return c.longLivedStale ? 2 : c.stale ? 1 : 0;
+}
 /** Step 0: higher weight (FRR; local routes carry 32768). */
 export const compareWeight: Comparator = (a, b) => sign(b.weight - a.weight);
 /** RFC 4271 9.1.1: higher degree of preference, LOCAL_PREF. */
@@ -117,6 +133,7 @@ const step = (reason: BestPathReasonText, compare: Comparator, multipath: boolea
 
 /** The decision process in order, as FRR's bgp_path_info_cmp runs it. */
 export const DECISION_STEPS: readonly DecisionStep[] = Object.freeze([
+  step(BestPathReason.STALE, compareStale, true),
   step(BestPathReason.WEIGHT, compareWeight, true),
   step(BestPathReason.LOCAL_PREF, compareLocalPref, true),
   step(BestPathReason.LOCAL_ROUTE, compareLocalRoute, true),

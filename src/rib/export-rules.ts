@@ -13,6 +13,7 @@ import {
 } from '../bgp/wire/index.js';
 import { effectiveAsPath } from './attr-table.js';
 import { WellKnownCommunity } from './constants.js';
+import { hasLongLivedStale } from './loc-rib.js';
 import type { PeerKind, RouteSource, SourceKind } from './peer.js';
 import { maskIpv4, maskWord, type RibPrefix } from './prefix-key.js';
 
@@ -41,6 +42,8 @@ export interface ExportTarget {
    * section 5.1.3, "third party" next hop): e.g. the chassis hosting a floating IP.
    */
   readonly sharedSubnets?: readonly RibPrefix[];
+  /** The peer agreed to RFC 9494 long-lived graceful restart: it may get LLGR_STALE routes. */
+  readonly longLivedGracefulRestart?: boolean;
 }
 
 /** What export needs to know about us. */
@@ -96,6 +99,8 @@ export function exportAttributes(
   const to = target.kind;
   if (!mayAdvertise(source.kind, to)) return null;
   if (!communitiesAllow(attrs.communities, to)) return null;
+  // RFC 9494 section 4.5: a long-lived stale route goes only to peers that know what it is.
+  if (!target.longLivedGracefulRestart && hasLongLivedStale(attrs)) return null;
   const ebgp = to === 'ebgp';
   const nextHop = exportNextHop(attrs, afi, target);
   if (nextHop === null) return null;

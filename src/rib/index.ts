@@ -42,6 +42,7 @@ export {
   comparePaths,
   comparePeerType,
   compareRouterId,
+  compareStale,
   compareWeight,
   DECISION_STEPS,
   DEFAULT_DECISION,
@@ -62,7 +63,7 @@ export {
   prependAs,
 } from './export-rules.js';
 export { InternTable } from './intern-table.js';
-export { type EntryView, LocRib, type LocRibContext, type PathView } from './loc-rib.js';
+export { type EntryView, hasLongLivedStale, LocRib, type LocRibContext, type PathView } from './loc-rib.js';
 export {
   addressKey,
   PEER_KINDS,

@@ -4,7 +4,7 @@
 import type { AfiCode } from '../bgp/wire/index.js';
 import type { AttrTable } from './attr-table.js';
 import { ChangeBatch } from './change-batch.js';
-import { BestPathReason, type BestPathReasonText, MED_WORST } from './constants.js';
+import { BestPathReason, type BestPathReasonText, MED_WORST, WellKnownCommunity } from './constants.js';
 import { type Candidate, type DecisionOptions, selectBest } from './decision.js';
 import { EntryList } from './entry-list.js';
 import { grown } from './grow.js';
@@ -15,7 +15,15 @@ import type { RouteAdd, RoutePath } from './route-change.js';
 import { ZeroColumn } from './zero-column.js';
 
 const NONE = -1;
+/** A path's stale marks (pStale). */
+const FRESH = 0;
+const STALE = 1;
+const LONG_LIVED = 2;
 const MAX_ARRIVAL = 0xffffffff;
+/** RFC 9494 section 4.3: a route that carries LLGR_STALE is least preferred. */
+export function hasLongLivedStale(attrs: { readonly communities?: readonly number[] }): boolean {
+  return attrs.communities?.includes(WellKnownCommunity.LLGR_STALE) ?? false;
+}
 const REASONS: readonly BestPathReasonText[] = Object.values(BestPathReason);
 const reasonIndex = new Map<BestPathReasonText, number>(REASONS.map((r, i) => [r, i]));
 /** The reason of a lone eligible path, as its index in REASONS. */
@@ -33,6 +41,10 @@ export interface LocRibContext {
 export interface PathView extends RoutePath {
   /** Next hop usable (the only per-path eligibility test left after import). */
   readonly eligible: boolean;
+  /** Kept from a session that ended gracefully, not announced again yet (RFC 4724). */
+  readonly stale: boolean;
+  /** Past the Restart Time, kept by long-lived graceful restart (RFC 9494). */
+  readonly longLivedStale: boolean;
   readonly best: boolean;
   readonly multipath: boolean;
 }
@@ -58,7 +70,7 @@ export interface EntryView {
  * Storage is struct-of-arrays: prefixes in a PrefixTable with per-entry columns, paths in a
  * pool of typed arrays chained per prefix.
  *
- *   entry e:  head[e] ──► path p: peer | attr | pathId | arrival | denied | next ──► ... ──► -1
+ *   entry e:  head[e] ──► path p: peer | attr | pathId | arrival | denied | stale | next ──► ... ──► -1
  *             sel*[e]: what was last reported (peer, path id, attribute id held) + reason
  *   pool:     pPeer[p] = NONE marks a free path; a peer's paths are found by walking the pool
  *             (pEntry[p] = its prefix entry), which only a session's end and `show` need
@@ -88,14 +100,22 @@ export class LocRib {
   private pArrival = new Uint32Array(64);
   private pEntry = new Int32Array(64);
   private pDenied = new Uint8Array(64);
+  /**
+   * Kept from a peer's session that ended gracefully and not announced since: STALE during the
+   * Restart Time (RFC 4724 4.2), LONG_LIVED after it (RFC 9494); FRESH otherwise.
+   */
+  private pStale = new Uint8Array(64);
   private pFree = NONE;
   private pEnd = 0;
   private arrivals = 0;
   // Per peer index: first path, paths held, paths denied.
   /** Where a peer's unfinished drain goes on in the pool. */
   private readonly drainFrom = new Map<number, number>();
+  /** Where a peer's unfinished sweep of stale paths goes on in the pool. */
+  private readonly sweepFrom = new Map<number, number>();
   private peerPaths = new Int32Array(8);
   private peerDenied = new Int32Array(8);
+  private peerStale = new Int32Array(8);
   /** Candidate paths held (not denied). */
   paths = 0;
   /** Scratch for building one route object at a time. */
@@ -125,6 +145,11 @@ export class LocRib {
     return peer < this.peerPaths.length ? this.peerPaths[peer] : 0;
   }
 
+  /** Paths of one peer marked stale and not announced again since. */
+  staleFrom(peer: number): number {
+    return peer < this.peerStale.length ? this.peerStale[peer] : 0;
+  }
+
   /**
    * Adds or replaces the path (peer, pathId) of a prefix; `denied` keeps it out of the
    * decision (a loop). Returns false when nothing changed (a duplicate).
@@ -149,7 +174,13 @@ export class LocRib {
     for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) {
       if (this.pPeer[p] !== peer || this.pPathId.get(p) !== pathId) continue;
       const prev = this.pAttr[p];
-      if (prev === attrId && this.pDenied[p] === deny) return false;
+      // Announced again after a graceful restart: fresh, and it may win again (RFC 4724 4.2).
+      const wasStale = this.setStale(p, peer, FRESH);
+      if (prev === attrId && this.pDenied[p] === deny) {
+        if (!wasStale) return false;
+        this.markDirty(e);
+        return true;
+      }
       this.ctx.attrs.ref(attrId);
       this.pAttr[p] = attrId;
       this.ctx.attrs.unref(prev);
@@ -166,6 +197,7 @@ export class LocRib {
     this.pArrival[p] = this.nextArrival();
     this.pEntry[p] = e;
     this.pDenied[p] = 0;
+    this.pStale[p] = FRESH;
     this.pNext[p] = this.head[e];
     this.head[e] = p;
     this.ctx.attrs.ref(attrId);
@@ -173,6 +205,31 @@ export class LocRib {
     this.setDenied(p, peer, deny);
     this.markDirty(e);
     return true;
+  }
+
+  /**
+   * Moves a peer's stale paths to long-lived stale (RFC 9494 section 4.2): each takes the
+   * attributes `relabel` gives (its own with LLGR_STALE added, held by the caller), or goes when
+   * it gives NONE (NO_LLGR). Returns how many were relabelled.
+   */
+  markLongLivedStale(peer: number, relabel: (attrId: number) => number): number {
+    if (this.staleFrom(peer) === 0) return 0;
+    let marked = 0;
+    for (let p = 0; p < this.pEnd; p++) {
+      if (this.pPeer[p] !== peer || this.pStale[p] !== STALE) continue;
+      const next = relabel(this.pAttr[p]);
+      if (next === NONE) {
+        this.dropPath(p);
+        continue;
+      }
+      this.ctx.attrs.ref(next);
+      this.ctx.attrs.unref(this.pAttr[p]);
+      this.pAttr[p] = next;
+      this.pStale[p] = LONG_LIVED;
+      marked++;
+      this.markDirty(this.pEntry[p]);
+    }
+    return marked;
   }
 
   /** Removes the path (peer, pathId) of a prefix. Returns false when it was not there. */
@@ -209,6 +266,51 @@ export class LocRib {
     }
     if (this.peerPaths[peer] > 0) this.drainFrom.set(peer, p);
     else this.drainFrom.delete(peer);
+    return removed;
+  }
+
+  /**
+   * Marks every path of a peer stale (its session ended gracefully, RFC 4724 section 4.2): the
+   * paths stay, but lose to any path that is not stale, and `sweepStale` removes those not
+   * announced again. Returns how many paths became stale.
+   */
+  markStale(peer: number): number {
+    if (this.receivedFrom(peer) === 0) return 0;
+    let marked = 0;
+    for (let p = 0; p < this.pEnd; p++) {
+      // Paths long-lived stale already stay so (a session lost again before they were refreshed).
+      if (this.pPeer[p] !== peer || this.pStale[p] !== FRESH) continue;
+      this.setStale(p, peer, STALE);
+      marked++;
+      // The decision can change only where another path competes.
+      const e = this.pEntry[p];
+      if (this.head[e] !== p || this.pNext[p] !== NONE) this.markDirty(e);
+    }
+    this.sweepFrom.delete(peer);
+    return marked;
+  }
+
+  /**
+   * Removes up to `budget` of a peer's stale paths (End-of-RIB came, or its restart or stale
+   * timer ran out), going on from where the last call stopped. Returns how many it removed.
+   */
+  sweepStale(peer: number, budget: number): number {
+    if (this.staleFrom(peer) === 0) return 0;
+    let removed = 0;
+    let p = this.sweepFrom.get(peer) ?? 0;
+    for (let wrapped = false; removed < budget && this.peerStale[peer] > 0; p++) {
+      if (p >= this.pEnd) {
+        if (wrapped) break;
+        wrapped = true;
+        p = -1;
+        continue;
+      }
+      if (this.pPeer[p] !== peer || this.pStale[p] === FRESH) continue;
+      this.dropPath(p);
+      removed++;
+    }
+    if (this.peerStale[peer] > 0) this.sweepFrom.set(peer, p);
+    else this.sweepFrom.delete(peer);
     return removed;
   }
 
@@ -303,6 +405,8 @@ export class LocRib {
       (p): PathView => ({
         ...this.routePath(this.pPeer[p], this.pPathId.get(p), this.pAttr[p]),
         eligible: this.eligible(p),
+        stale: this.pStale[p] !== FRESH,
+        longLivedStale: this.pStale[p] === LONG_LIVED,
         best: p === bestPath,
         multipath: multi.has(p),
       }),
@@ -326,7 +430,8 @@ export class LocRib {
       this.pNext.byteLength +
       this.pArrival.byteLength +
       this.pEntry.byteLength +
-      this.pDenied.byteLength;
+      this.pDenied.byteLength +
+      this.pStale.byteLength;
     return this.table.byteLength + columns + pool;
   }
 
@@ -488,6 +593,9 @@ export class LocRib {
       peerAs: peer.source.asn,
       pathId: this.pPathId.get(p),
       attrs: attrs.get(id),
+      stale: this.pStale[p] !== FRESH,
+      // RFC 9494 section 4.3: least preferred, whoever marked it (a peer may pass one on).
+      longLivedStale: this.pStale[p] === LONG_LIVED || hasLongLivedStale(attrs.get(id)),
     };
   }
 
@@ -508,6 +616,7 @@ export class LocRib {
       this.pNext[q] = this.pNext[p];
     }
     this.setDenied(p, peer, 0);
+    this.setStale(p, peer, FRESH);
     this.countPath(peer, -1);
     this.ctx.attrs.unref(this.pAttr[p]);
     this.freePath(p);
@@ -523,6 +632,15 @@ export class LocRib {
     this.paths -= delta;
   }
 
+  /** Sets a path's stale mark, keeping the peer's count in step; true when it changed. */
+  private setStale(p: number, peer: number, stale: number): boolean {
+    const was = this.pStale[p];
+    if (was === stale) return false;
+    this.pStale[p] = stale;
+    if ((was === FRESH) !== (stale === FRESH)) this.peerStale[peer] += stale === FRESH ? -1 : 1;
+    return true;
+  }
+
   private countPath(peer: number, delta: number): void {
     this.ensurePeer(peer);
     this.peerPaths[peer] += delta;
@@ -534,6 +652,7 @@ export class LocRib {
     const cap = Math.max(peer + 1, this.peerPaths.length * 2);
     this.peerPaths = grown(this.peerPaths, cap);
     this.peerDenied = grown(this.peerDenied, cap);
+    this.peerStale = grown(this.peerStale, cap);
   }
 
   private nextArrival(): number {
@@ -574,6 +693,7 @@ export class LocRib {
     this.pArrival = grown(this.pArrival, cap);
     this.pEntry = grown(this.pEntry, cap);
     this.pDenied = grown(this.pDenied, cap);
+    this.pStale = grown(this.pStale, cap);
   }
 
   private growEntries(cap: number): void {

@@ -1,6 +1,7 @@
 import {
   Afi,
   type AfiCode,
+  makeAttributes,
   type PathAttributes,
   type Prefix,
   type PrefixList,
@@ -15,6 +16,7 @@ import {
   type DenyReasonText,
   LOCAL_PEER,
   type OriginName,
+  WellKnownCommunity,
 } from './constants.js';
 import { DEFAULT_DECISION, type DecisionOptions } from './decision.js';
 import { type EntryView, LocRib } from './loc-rib.js';
@@ -146,6 +148,90 @@ export class Rib {
 
   peer(id: string): RibPeer | undefined {
     return this.byId.get(id);
+  }
+
+  /**
+   * The same peer back on a new session (its paths kept across a graceful restart): its paths
+   * stay where they are; the source is renewed when the OPEN says something new (a new BGP
+   * Identifier). Returns the peer to use from now on.
+   */
+  renewPeer(peer: RibPeer, init: PeerInit): RibPeer {
+    this.check(peer);
+    if (init.id !== peer.id) throw new Error(`peer ${peer.id} cannot be renewed as ${init.id}`);
+    const s = peer.source;
+    const same =
+      s.kind === init.kind &&
+      s.asn === init.asn &&
+      s.routerId === init.routerId >>> 0 &&
+      s.address === init.address &&
+      peer.weight === (init.weight ?? 0) &&
+      peer.allowasIn === (init.allowasIn ?? 0);
+    if (same) return peer;
+    const renewed = RibPeer.fromInit(peer.index, init);
+    this.peers[peer.index] = renewed;
+    this.byId.set(init.id, renewed);
+    // Router ids and kinds take part in the decision: every prefix is decided again.
+    this.locRibs[0].markAllDirty();
+    this.locRibs[1].markAllDirty();
+    return renewed;
+  }
+
+  /**
+   * Marks every path the peer sent in a family stale: its session ended gracefully (RFC 4724
+   * section 4.2). The paths keep forwarding but lose to fresh ones; a new announcement makes a
+   * path fresh again. Returns how many became stale.
+   */
+  markStale(peer: RibPeer, afi: AfiCode): number {
+    this.check(peer);
+    return this.locRib(afi).markStale(peer.index);
+  }
+
+  /**
+   * Withdraws up to `budget` of the peer's stale paths of a family (End-of-RIB, or a timer ran
+   * out), a chunk at a time so keepalives are not starved. Returns how many stay stale.
+   */
+  sweepStale(peer: RibPeer, afi: AfiCode, budget = Number.POSITIVE_INFINITY): number {
+    this.check(peer);
+    const loc = this.locRib(afi);
+    loc.sweepStale(peer.index, budget);
+    return loc.staleFrom(peer.index);
+  }
+
+  /**
+   * RFC 9494 section 4.2: the peer's Restart Time is over, its stale paths of a family stay
+   * for the long-lived stale time, with LLGR_STALE added to their communities, least preferred;
+   * those carrying NO_LLGR go now. Returns how many stay.
+   */
+  markLongLivedStale(peer: RibPeer, afi: AfiCode): number {
+    this.check(peer);
+    const table = this.attrs;
+    const relabelled = new Map<number, number>();
+    const relabel = (id: number): number => {
+      let to = relabelled.get(id);
+      if (to === undefined) {
+        const attrs = table.get(id);
+        const communities = attrs.communities ?? [];
+        if (communities.includes(WellKnownCommunity.NO_LLGR)) to = -1;
+        else {
+          // A copy, not a spread: received sets decode their fields on first read.
+          const marked = makeAttributes(attrs);
+          marked.communities = [...communities, WellKnownCommunity.LLGR_STALE];
+          to = table.intern(marked);
+          table.ref(to); // held while the paths take it
+        }
+        relabelled.set(id, to);
+      }
+      return to;
+    };
+    const marked = this.locRib(afi).markLongLivedStale(peer.index, relabel);
+    for (const id of relabelled.values()) if (id >= 0) table.unref(id);
+    return marked;
+  }
+
+  /** Stale paths of the peer in a family. */
+  staleCount(peer: RibPeer, afi: AfiCode): number {
+    this.check(peer);
+    return this.locRib(afi).staleFrom(peer.index);
   }
 
   adjRibIn(peer: RibPeer): AdjRibIn {

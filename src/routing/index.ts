@@ -11,8 +11,21 @@ export { LocalOrigin, type LocalRoute } from './local-origin.js';
 export { MaxPrefixWatch, type MaxPrefixWatchComponents } from './max-prefix-watch.js';
 export { PeerClearing } from './peer-clearing.js';
 export { PeerRoutes, type PeerRoutesComponents, type PeerRoutesInit } from './peer-routes.js';
+export {
+  RestartDeferral,
+  type RestartDeferralComponents,
+  type RestartDeferralInit,
+  type RestartDeferralStatus,
+} from './restart-deferral.js';
 export { type RouteConsumer, RouteFlow } from './route-flow.js';
 export { RouteStore, type StoredRouteVisitor } from './route-store.js';
 export { type InterfaceTable, type SessionAddresses, sessionAddresses } from './session-addresses.js';
 export { SessionExport, type SessionExportComponents } from './session-export.js';
+export {
+  type LongLivedNegotiated,
+  type StalePhase,
+  StaleRoutes,
+  type StaleRoutesComponents,
+  type StaleStatus,
+} from './stale-routes.js';
 export { applyRouteChanges, originateAll, staticAttributes } from './static-origin.js';

@@ -28,6 +28,10 @@ export interface PeerRoutesInit {
   readonly address: string;
   readonly nextHopSelf: boolean;
   readonly policies: PeerPolicies;
+  /** The peer as the RIB holds it already (its routes kept across a graceful restart). */
+  readonly ribPeer?: RibPeer;
+  /** Send nothing until `export.release()` (our own restart defers our routes, RFC 4724 4.1). */
+  readonly exportHeld?: boolean;
 }
 
 const FAMILIES: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6];
@@ -50,13 +54,15 @@ export class PeerRoutes {
     this.#c = components;
     const n = info.negotiated;
     const { rib } = components;
-    this.ribPeer = rib.addPeer({
-      id: init.name,
-      kind: init.kind,
-      asn: n.remoteAs,
-      routerId: n.remoteBgpId,
-      address: init.address,
-    });
+    this.ribPeer =
+      init.ribPeer ??
+      rib.addPeer({
+        id: init.name,
+        kind: init.kind,
+        asn: n.remoteAs,
+        routerId: n.remoteBgpId,
+        address: init.address,
+      });
     const addPathIn: [boolean, boolean] = [info.context.update.addPathIpv4, info.context.update.addPathIpv6];
     this.importer = new Importer(rib, this.ribPeer, init.policies.import, addPathIn);
     const local = sessionAddresses(info.connection.local.address, components.interfaces());
@@ -66,13 +72,18 @@ export class PeerRoutes {
       localIpv6: local.ipv6,
       nextHopSelf: init.nextHopSelf,
       ...(init.kind === 'ebgp' && { sharedSubnets: local.subnets }),
+      ...(n.longLivedGracefulRestart && { longLivedGracefulRestart: true }),
     };
-    this.export = new SessionExport(init.name, peer, info, target, local, init.policies.export, {
-      groups: components.groups,
-      rib,
-      log: components.log,
-      defer: components.defer,
-    });
+    this.export = new SessionExport(
+      init.name,
+      peer,
+      info,
+      target,
+      local,
+      init.policies.export,
+      { groups: components.groups, rib, log: components.log, defer: components.defer },
+      init.exportHeld ?? false,
+    );
   }
 
   /** One UPDATE into the RIB; a promise when reading should pause until the next flush. */

@@ -27,7 +27,8 @@ export interface SessionExportComponents {
  * The sending half of one Established session: its Adj-RIB-Out in an update group, the
  * export policy, and a loop that packs the Adj-RIB-Out's work a slice per turn into UPDATEs
  * and hands them to the session, waiting for it to drain. End-of-RIB (RFC 4724) goes out per
- * family once the initial table is out.
+ * family once the initial table is out. Held, it sends nothing until released: after our own
+ * restart the routes wait for the peers' End-of-RIBs (RFC 4724 section 4.1).
  */
 export class SessionExport {
   readonly exporter: Exporter;
@@ -45,6 +46,7 @@ export class SessionExport {
   #endOfRibSent = false;
   #pumping = false;
   #closed = false;
+  #held: boolean;
 
   constructor(
     id: string,
@@ -54,6 +56,7 @@ export class SessionExport {
     local: SessionAddresses,
     filter: RouteFilter,
     components: SessionExportComponents,
+    held = false,
   ) {
     this.#id = id;
     this.#peer = peer;
@@ -69,6 +72,21 @@ export class SessionExport {
       localIpv4: local.ipv4,
       localIpv6: local.ipv6,
     });
+    this.#held = held;
+    if (held) return;
+    this.#join();
+    this.kick();
+  }
+
+  /** Whether the routes still wait for `release`. */
+  get held(): boolean {
+    return this.#held;
+  }
+
+  /** Starts sending: the initial table from the RIB as it is now, then End-of-RIB. */
+  release(): void {
+    if (!this.#held || this.#closed) return;
+    this.#held = false;
     this.#join();
     this.kick();
   }
@@ -91,6 +109,8 @@ export class SessionExport {
     if (changes.filter) this.exporter.filter = changes.filter;
     if (changes.nextHopSelf !== undefined)
       this.#target = { ...this.#target, nextHopSelf: changes.nextHopSelf };
+    // Nothing sent yet: the release sends it all with the new settings.
+    if (this.#held) return;
     // While the old Adj-RIB-Out still says what the peer has.
     this.exporter.beginResync();
     this.#c.groups.leave(this.#id);

@@ -123,7 +123,10 @@ function entryView(e: EntryView, ovnPaths: () => ReadonlyMap<string, OvnPathView
         reason: e.reason,
       });
       const ovn = p.source.id === OVN_ORIGIN ? ovnPaths()?.get(prefix) : undefined;
-      return ovn ? { ...view, ovn } : view;
+      const marked = p.stale
+        ? { ...view, stale: true as const, ...(p.longLivedStale && { longLivedStale: true as const }) }
+        : view;
+      return ovn ? { ...marked, ovn } : marked;
     }),
   };
 }
@@ -292,8 +295,34 @@ function capabilities(b: PeerBinding): string[] {
   if (n.extendedNextHop.length > 0) out.push('extended-next-hop');
   if (n.extendedMessage) out.push('extended-message');
   if (n.gracefulRestart) out.push('graceful-restart');
+  if (n.longLivedGracefulRestart) out.push('long-lived-graceful-restart');
   if (n.fqdn) out.push('fqdn');
   return out;
+}
+
+/** RFC 4724 on `show neighbors`: the peer's capability and the routes kept across its restart. */
+function gracefulRestartView(b: PeerBinding, now: number): Pick<NeighborDetail, 'gracefulRestart'> {
+  const gr = b.session?.info.negotiated.gracefulRestart;
+  const stale = b.staleRoutes;
+  if (!gr && !stale) return {};
+  return {
+    gracefulRestart: {
+      ...(gr && {
+        peerRestartTime: gr.restartTime,
+        peerRestarting: gr.restartState,
+        notification: gr.notificationExchanged,
+        forwarding: gr.families.filter((f) => f.forwardingState).map((f) => familyName(f.afi, f.safi)),
+      }),
+      ...(stale && {
+        stale: {
+          phase: stale.phase,
+          'ipv4-unicast': stale.stale.ipv4,
+          'ipv6-unicast': stale.stale.ipv6,
+          secondsLeft: Math.max(0, Math.ceil((stale.deadline - now) / MS_PER_SECOND)),
+        },
+      }),
+    },
+  };
 }
 
 /** `show neighbors`: one neighbor in full. */
@@ -315,6 +344,7 @@ export function neighborDetail(b: PeerBinding, now: number, localAs: number): Ne
     families,
     capabilities: capabilities(b),
     establishedTransitions: b.establishedTransitions,
+    ...gracefulRestartView(b, now),
     ...(last && {
       lastNotification: {
         direction: last.event.direction,

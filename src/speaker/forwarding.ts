@@ -1,4 +1,5 @@
 import type { SinkView } from '../api/index.js';
+import type { AfiCode } from '../bgp/wire/index.js';
 import type { Logger } from '../components/index.js';
 import type { Config, SinksConfig } from '../config/index.js';
 import { type FibTarget, SinkDriver } from '../fib/index.js';
@@ -30,7 +31,8 @@ const NOT_INSTALLED_SHOWN = 20;
 interface Installed {
   readonly driver: SinkDriver;
   readonly target: FibTarget;
-  readonly remove: () => void;
+  /** Unregisters from the route flow; null while held (not registered yet). */
+  remove: (() => void) | null;
   readonly config: unknown;
 }
 
@@ -41,9 +43,40 @@ interface Installed {
 export class Forwarding {
   readonly #c: ForwardingComponents;
   readonly #sinks = new Map<SinkName, Installed>();
+  /** Sinks are built but not started: our graceful restart defers them (RFC 4724 section 4.1). */
+  #holding = false;
 
   constructor(components: ForwardingComponents) {
     this.#c = components;
+  }
+
+  /**
+   * From now until `release`, sinks are built (their targets open, so `held` can ask them)
+   * but get no routes: what a previous run installed keeps forwarding untouched.
+   */
+  hold(): void {
+    this.#holding = true;
+  }
+
+  /** Starts the held sinks: each replays every best path and reconciles its plane to exactly that. */
+  release(): void {
+    if (!this.#holding) return;
+    this.#holding = false;
+    for (const s of this.#sinks.values()) this.#startSink(s);
+  }
+
+  /** Families each sink's plane still holds from before we started (only the kernel sink answers). */
+  async held(): Promise<Map<SinkName, readonly AfiCode[]>> {
+    const out = new Map<SinkName, readonly AfiCode[]>();
+    for (const [name, s] of this.#sinks) {
+      if (!s.target.held) continue;
+      try {
+        out.set(name, await s.target.held());
+      } catch (error) {
+        this.#c.log.warn({ sink: name, error: String(error) }, 'cannot tell what the sink kept');
+      }
+    }
+    return out;
   }
 
   /** Makes the running sinks those of `config` (new ones start with a full reconcile). */
@@ -59,7 +92,7 @@ export class Forwarding {
       if (have && !stale && JSON.stringify(have.config) === JSON.stringify(want)) continue;
       if (have) {
         this.#sinks.delete(name);
-        have.remove();
+        have.remove?.();
         await have.driver
           .close()
           .catch((e: unknown) => this.#c.log.warn({ sink: name, error: String(e) }, 'closing a sink failed'));
@@ -91,11 +124,18 @@ export class Forwarding {
         this.#c.log.error({ sink: name, error: String(error) }, 'sink not started');
         continue;
       }
-      const remove = this.#c.flow.addConsumer(driver);
-      this.#sinks.set(name, { driver, target, remove, config: want });
-      driver.start();
-      this.#c.log.info({ sink: driver.name }, 'route sink started');
+      const installed: Installed = { driver, target, remove: null, config: want };
+      this.#sinks.set(name, installed);
+      if (this.#holding) this.#c.log.info({ sink: driver.name }, 'route sink held until our restart is done');
+      else this.#startSink(installed);
     }
+  }
+
+  #startSink(s: Installed): void {
+    if (s.remove) return;
+    s.remove = this.#c.flow.addConsumer(s.driver);
+    s.driver.start();
+    this.#c.log.info({ sink: s.driver.name }, 'route sink started');
   }
 
   status(): SinkView[] {
@@ -120,7 +160,7 @@ export class Forwarding {
   async close(): Promise<void> {
     const all = [...this.#sinks.values()];
     this.#sinks.clear();
-    for (const s of all) s.remove();
+    for (const s of all) s.remove?.();
     await Promise.allSettled(all.map((s) => s.driver.close()));
   }
 }

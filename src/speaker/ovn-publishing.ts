@@ -72,6 +72,11 @@ export class OvnPublishing {
   readonly #refused = new Set<string>();
   /** The first diff of a new watcher is the whole set: it replaces what the origin holds. */
   #first = true;
+  #ready: () => void = () => {};
+  /** Resolves once the first derivation is in the origin (a graceful restart waits for it). */
+  readonly ready: Promise<void> = new Promise((resolve) => {
+    this.#ready = resolve;
+  });
 
   constructor(config: OvnConfig, origin: LocalOrigin, log: Logger) {
     this.#config = config;
@@ -197,6 +202,7 @@ export class OvnPublishing {
       this.#first = false;
       const keep = new Set(diff.announce.map((a) => a.prefix));
       for (const p of [...this.#origin.prefixes()]) if (!keep.has(p)) this.#origin.withdraw(p);
+      queueMicrotask(this.#ready);
     }
     for (const a of diff.withdraw) this.#origin.withdraw(a.prefix);
     for (const a of diff.announce) {

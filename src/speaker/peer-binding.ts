@@ -1,4 +1,11 @@
-import type { EstablishedInfo, NotificationEvent, Peer, StateChange } from '../bgp/session/index.js';
+import type {
+  EstablishedInfo,
+  Family,
+  NotificationEvent,
+  Peer,
+  SessionEnd,
+  StateChange,
+} from '../bgp/session/index.js';
 import {
   Afi,
   type AfiCode,
@@ -21,6 +28,8 @@ import {
   PeerClearing,
   PeerRoutes,
   type RouteFlow,
+  StaleRoutes,
+  type StaleStatus,
 } from '../routing/index.js';
 import { maxPrefixConfig } from './policies.js';
 
@@ -40,7 +49,17 @@ export interface BindingComponents {
   readonly onNotification?: (peer: string, n: NotificationEvent) => void;
   /** The Established session ended (settings kept for the next session can now apply). */
   readonly onSessionEnded?: (peer: string) => void;
+  /**
+   * Seconds a restarted peer has to send its End-of-RIBs before what it did not announce again
+   * goes (speaker.graceful_restart.stale_routes_time); default 360 as FRR's stalepath-time.
+   */
+  readonly staleRoutesTime?: () => number;
+  /** Whether a new session must wait before sending its routes (our own restart is not done). */
+  readonly exportHeld?: () => boolean;
 }
+
+/** FRR's `bgp graceful-restart stalepath-time` default. */
+const DEFAULT_STALE_ROUTES_TIME = 360;
 
 /** Why a peer is down on purpose, if it is. */
 export type StopCause = 'config' | 'operator' | 'max-prefix';
@@ -83,6 +102,8 @@ export class PeerBinding {
   #session: LiveSession | null = null;
   /** The last session's routes, while they are still being withdrawn. */
   #clearing: PeerClearing | null = null;
+  /** The routes of a session that ended gracefully, kept stale for the peer's restart (RFC 4724). */
+  #stale: StaleRoutes | null = null;
   #stoppedBy: StopCause | null = null;
   #stateSince: number;
   #establishedTransitions = 0;
@@ -147,6 +168,11 @@ export class PeerBinding {
 
   get lastError(): string | undefined {
     return this.#lastError;
+  }
+
+  /** The peer's routes kept across its restart, while any are stale. */
+  get staleRoutes(): StaleStatus | null {
+    return this.#stale?.status() ?? null;
   }
 
   /** The Established session, if any. */
@@ -287,9 +313,15 @@ export class PeerBinding {
     this.#maxPrefix.cancelRestart();
     for (const off of this.#unbind) off();
     this.#unbind = [];
-    this.#onDown('peer removed', false);
+    this.#onDown('peer removed', undefined, false);
+    this.#dropStale();
     this.#clearing?.finish();
     this.#clearing = null;
+  }
+
+  /** Our restart is done: a session that waited sends its routes and End-of-RIB now. */
+  releaseExport(): void {
+    this.#session?.routes.export.release();
   }
 
   /** The RIB changed: send what the Adj-RIB-Out now holds (no-op while sending already). */
@@ -301,8 +333,9 @@ export class PeerBinding {
     this.#unbind = [
       peer.on('state', (c) => this.#onState(c)),
       peer.on('established', (info) => this.#onEstablished(info)),
-      peer.on('down', (reason) => this.#onDown(reason)),
+      peer.on('down', (reason, end) => this.#onDown(reason, end)),
       peer.on('update', (u) => this.#onUpdate(u)),
+      peer.on('end-of-rib', (f) => this.#onEndOfRib(f)),
       peer.on('route-refresh', (m) => this.#onRouteRefresh(m)),
       peer.on('notification', (n) => this.#onNotification(n)),
     ];
@@ -328,33 +361,105 @@ export class PeerBinding {
     this.#clearing?.finish();
     this.#clearing = null;
     this.#maxPrefix.reset();
+    const n = info.negotiated;
+    const kind = peerKind(this.#config);
+    // Back from a graceful restart: the same RIB peer, so what it announces again replaces its
+    // stale paths in place and what it does not is swept after its End-of-RIB.
+    const stale = this.#stale;
+    let ribPeer: RibPeer | undefined;
+    if (stale) {
+      ribPeer = this.#c.rib.renewPeer(stale.peer, {
+        id: this.name,
+        kind,
+        asn: n.remoteAs,
+        routerId: n.remoteBgpId,
+        address: this.#config.peerIp,
+      });
+      stale.peer = ribPeer;
+      stale.established(
+        n.gracefulRestart,
+        n.longLivedGracefulRestart,
+        this.#c.staleRoutesTime?.() ?? DEFAULT_STALE_ROUTES_TIME,
+      );
+    }
     const routes = new PeerRoutes(
       this.#peer,
       info,
       {
         name: this.name,
-        kind: peerKind(this.#config),
+        kind,
         address: this.#config.peerIp,
         nextHopSelf: this.#config.nextHopSelf,
         policies: this.#policies,
+        ...(ribPeer && { ribPeer }),
+        exportHeld: this.#c.exportHeld?.() ?? false,
       },
       { ...this.#c, log: this.#log },
     );
     this.#session = { info, routes };
   }
 
-  #onDown(reason: string, notify = true): void {
+  #onDown(reason: string, end?: SessionEnd, notify = true): void {
     const s = this.#session;
     if (!s) return;
     this.#session = null;
     s.routes.close();
-    this.#log.info({ reason }, 'session down: withdrawing its routes');
+    const gr = s.info.negotiated.gracefulRestart;
+    if (end?.graceful && gr && this.#keepStale(s, gr)) {
+      this.#log.info({ reason }, 'session down: keeping its routes for the peer’s graceful restart');
+    } else {
+      this.#log.info({ reason }, 'session down: withdrawing its routes');
+      // Stale paths of an earlier session go with the rest: they are this RIB peer's too.
+      this.#stale?.close();
+      this.#stale = null;
+      this.#clear(s.routes.ribPeer);
+    }
+    if (notify) this.#c.onSessionEnded?.(this.name);
+  }
+
+  /** RFC 4724 section 4.2: marks the session's routes stale; false when no family is kept. */
+  #keepStale(s: LiveSession, gr: NonNullable<EstablishedInfo['negotiated']['gracefulRestart']>): boolean {
+    const negotiated = s.info.negotiated.families
+      .filter((f) => f.safi === Safi.UNICAST && (f.afi === Afi.IPV4 || f.afi === Afi.IPV6))
+      .map((f) => f.afi as AfiCode);
+    const llgr = s.info.negotiated.longLivedGracefulRestart;
+    if (this.#stale) this.#stale.lost(gr, llgr, negotiated);
+    else
+      this.#stale = new StaleRoutes(
+        s.routes.ribPeer,
+        { gr, llgr, negotiated },
+        { ...this.#c, log: this.#log },
+        this.#c.now,
+        this.#config.longLivedStaleTime ?? 0,
+      );
+    if (this.#stale.waiting.length > 0) return true;
+    this.#stale.close();
+    this.#stale = null;
+    return false;
+  }
+
+  /** Stops keeping stale routes; whatever the peer still has in the RIB is withdrawn. */
+  #dropStale(): void {
+    const stale = this.#stale;
+    if (!stale) return;
+    this.#stale = null;
+    stale.close();
+    if (!this.#session) this.#clear(stale.peer);
+  }
+
+  #clear(peer: RibPeer): void {
     const { rib, flow, defer } = this.#c;
-    this.#clearing = new PeerClearing(rib, flow, s.routes.ribPeer, defer, (error) =>
+    this.#clearing?.finish();
+    this.#clearing = new PeerClearing(rib, flow, peer, defer, (error) =>
       this.#log.error({ error: String(error) }, 'route work failed'),
     );
     if (this.#clearing.done) this.#clearing = null;
-    if (notify) this.#c.onSessionEnded?.(this.name);
+  }
+
+  #onEndOfRib(f: Family): void {
+    if (f.safi !== Safi.UNICAST) return;
+    this.#log.info({ afi: f.afi, safi: f.safi }, 'End-of-RIB received');
+    this.#stale?.endOfRib(f.afi);
   }
 
   #onUpdate(u: UpdateMessage): Promise<void> | undefined {

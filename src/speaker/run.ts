@@ -23,12 +23,19 @@ export interface RunOptions {
 }
 
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+/** The stop signal that means "restart" when graceful restart is on (see runSpeaker). */
+const RESTART_SIGNAL: NodeJS.Signals = 'SIGTERM';
 
 /**
  * `ovn-bgp-speaker run --config FILE`: the process lifecycle. Loads the file (an unusable one
  * is reported and the status is 1), logs pino JSON to stdout, reloads on SIGHUP (a bad file
  * keeps the running configuration), and on SIGTERM or SIGINT sends every peer a Cease
  * (Administrative Shutdown), removes the control socket and resolves with the exit status.
+ *
+ * With speaker.graceful_restart enabled, SIGTERM (what systemd and Kubernetes send before a
+ * restart or an upgrade) stops for a restart instead: no Cease, so the peers keep our routes
+ * (RFC 4724) and the kernel sink with on_stop keep keeps forwarding. SIGINT always shuts down
+ * for good.
  */
 export async function runSpeaker(file: string, options: RunOptions = {}): Promise<number> {
   const stderr = options.stderr ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -83,16 +90,24 @@ export async function runSpeaker(file: string, options: RunOptions = {}): Promis
         return;
       }
       stopping = true;
-      logger.info({ signal }, 'stopping: sending Cease to every peer');
+      const forRestart = signal === RESTART_SIGNAL && speaker.config.speaker.gracefulRestart.enabled;
+      logger.info(
+        { signal },
+        forRestart
+          ? 'stopping for a restart: no Cease, peers keep our routes (graceful restart)'
+          : 'stopping: sending Cease to every peer',
+      );
       stopReload();
       const bound = new Promise<'timeout'>((done) =>
         setTimeout(() => done('timeout'), SpeakerDefaults.SHUTDOWN_TIMEOUT_MS).unref(),
       );
-      void Promise.race([speaker.close(SpeakerDefaults.SHUTDOWN_MESSAGE), bound]).then((r) => {
-        for (const [s, l] of listeners) signals.off(s, l);
-        if (r === 'timeout') logger.warn({}, 'sessions did not all close in time');
-        resolve(r === 'timeout' ? RunStatus.FAILED : RunStatus.OK);
-      });
+      void Promise.race([speaker.close(SpeakerDefaults.SHUTDOWN_MESSAGE, { forRestart }), bound]).then(
+        (r) => {
+          for (const [s, l] of listeners) signals.off(s, l);
+          if (r === 'timeout') logger.warn({}, 'sessions did not all close in time');
+          resolve(r === 'timeout' ? RunStatus.FAILED : RunStatus.OK);
+        },
+      );
     };
     const listeners = STOP_SIGNALS.map((s) => [s, () => stop(s)] as const);
     for (const [s, l] of listeners) signals.on(s, l);

@@ -22,9 +22,15 @@ import {
   type WatchSink,
   type WatchTopic,
 } from '../api/index.js';
-import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
+import {
+  type FamilyName,
+  type GracefulRestartState,
+  type MessageStats,
+  type Peer,
+  Sessions,
+} from '../bgp/session/index.js';
 import { normalizeAddress } from '../bgp/transport/index.js';
-import { AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
+import { Afi, type AfiCode, AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
 import {
   type Clock,
   type Logger,
@@ -36,7 +42,13 @@ import {
 import type { Config, LogLevel, PeerConfig, PeerEdit, ReloadOutcome } from '../config/index.js';
 import { formatProblem, notActedOnWarnings } from '../config/index.js';
 import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
-import { type InterfaceTable, LocalOrigin, originateAll, RouteFlow } from '../routing/index.js';
+import {
+  type InterfaceTable,
+  LocalOrigin,
+  originateAll,
+  RestartDeferral,
+  RouteFlow,
+} from '../routing/index.js';
 import { ApiRoutes } from './api-routes.js';
 import {
   advertisedView,
@@ -74,6 +86,11 @@ export interface SpeakerComponents {
    */
   readonly peerEdits?: (edit: PeerEdit) => ReloadOutcome;
 }
+
+const FAMILY_OF_AFI: ReadonlyMap<AfiCode, FamilyName> = new Map([
+  [Afi.IPV4, 'ipv4-unicast'],
+  [Afi.IPV6, 'ipv6-unicast'],
+]);
 
 /** A clock as the parts that take plain functions want it. */
 function timerFunctions(clock: Clock) {
@@ -120,6 +137,12 @@ export class Speaker implements SpeakerControl {
   #metricsServer: MetricsServer | undefined;
   #reloading: Promise<void> = Promise.resolve();
   #closing: Promise<void> | null = null;
+  /**
+   * Our own graceful restart while it is not done (RFC 4724 section 4.1): routes, sinks and
+   * what we send wait for the peers' End-of-RIBs; `kept` are the families whose routes the
+   * kernel still held when we started (their F bit).
+   */
+  #restart: { readonly deferral: RestartDeferral; readonly kept: ReadonlySet<AfiCode> } | null = null;
 
   private constructor(config: Config, sessions: Sessions, components: SpeakerComponents) {
     this.#config = config;
@@ -176,6 +199,8 @@ export class Speaker implements SpeakerControl {
   static async start(config: Config, components: SpeakerComponents = {}): Promise<Speaker> {
     const logger = components.logger ?? silentLogger;
     components.setLogLevel?.(config.speaker.log.level);
+    // Each new connection's OPEN asks the speaker, which exists by the time any connects.
+    let built: Speaker | undefined;
     const sessions = await Sessions.create(
       {
         localAs: config.speaker.localAs,
@@ -183,21 +208,29 @@ export class Speaker implements SpeakerControl {
         listen: { host: config.speaker.listen.address, port: config.speaker.listen.port },
       },
       // The RIB applies each UPDATE before the next is decoded: its prefix lists can be reused.
-      { logger, interner: new AttrInterner(), reuseUpdateLists: true },
+      {
+        logger,
+        interner: new AttrInterner(),
+        reuseUpdateLists: true,
+        gracefulRestart: () => (built ? built.#gracefulRestartState() : null),
+      },
     );
     let speaker: Speaker;
     try {
       speaker = new Speaker(config, sessions, components);
+      built = speaker;
     } catch (error) {
       await sessions.close();
       throw error;
     }
     try {
       await speaker.#startServices(config);
+      // Before any OPEN: what the kernel kept decides our F bits.
+      if (config.speaker.gracefulRestart.enabled) await speaker.#beginRestart(config);
       for (const p of config.peers) speaker.#addPeer(p);
       originateAll(speaker.#rib, config.routes);
       speaker.#flow.schedule();
-      await speaker.#forwarding.configure(config, speaker.#policies);
+      if (!speaker.#restart) await speaker.#forwarding.configure(config, speaker.#policies);
       await speaker.#setOvn(config);
     } catch (error) {
       await speaker.close();
@@ -252,19 +285,24 @@ export class Speaker implements SpeakerControl {
   }
 
   /**
-   * Stops everything: Cease (Administrative Shutdown with `message`) to every peer, the
-   * listener, the control socket (its file is removed) and the metrics endpoint.
+   * Stops everything: Cease (Administrative Shutdown with `message`; Hard Reset where RFC 8538
+   * was agreed) to every peer, the listener, the control socket (its file is removed) and the
+   * metrics endpoint. `forRestart` (graceful restart, RFC 4724): no NOTIFICATION, the
+   * connections just close, so peers keep our routes until we are back; the sinks stop as
+   * configured (the kernel sink's `on_stop: keep` leaves its routes forwarding).
    */
-  close(message?: string): Promise<void> {
+  close(message?: string, opts: { readonly forRestart?: boolean } = {}): Promise<void> {
     this.#closing ??= (async () => {
+      const forRestart = opts.forRestart === true && this.#config.speaker.gracefulRestart.enabled;
+      this.#restart?.deferral.cancel();
       this.#watch.close();
       this.#flow.close();
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
-      await this.#sessions.close(message);
+      await this.#sessions.close(message, { forRestart });
       for (const b of this.#bindings.values()) b.detach();
       await this.#ovn?.close();
       await this.#forwarding.close();
-      this.#log.info({}, 'speaker stopped');
+      this.#log.info({}, forRestart ? 'speaker stopped for a restart' : 'speaker stopped');
     })();
     return this.#closing;
   }
@@ -307,7 +345,10 @@ export class Speaker implements SpeakerControl {
   }
 
   async shutdownNeighbor(peer: string, message?: string): Promise<void> {
-    this.#binding(peer).shutdown(message);
+    const b = this.#binding(peer);
+    b.shutdown(message);
+    // A peer kept down sends no End-of-RIB: our restart does not wait for it.
+    this.#restart?.deferral.removed(b.name);
   }
 
   async enableNeighbor(peer: string): Promise<void> {
@@ -367,6 +408,8 @@ export class Speaker implements SpeakerControl {
     }
     this.#ovnOrigin ??= new LocalOrigin(this.#rib, this.#rib.origin('ovn'), this.#flow);
     this.#ovn = new OvnPublishing(config.ovn, this.#ovnOrigin, this.#log);
+    const deferral = this.#restart?.deferral;
+    if (deferral) void this.#ovn.ready.then(() => deferral.ovnReady());
     this.#ovn.start();
   }
 
@@ -387,6 +430,63 @@ export class Speaker implements SpeakerControl {
     }
     for (const b of this.#bindings.values()) if (b.config.peerIp === address) return b;
     throw new ControlError('unknown-peer', `no neighbor named ${peer}`);
+  }
+
+  /**
+   * RFC 4724 as our OPENs advertise it (null: graceful restart off). Read per connection, so a
+   * reload's new restart time reaches the next session.
+   */
+  #gracefulRestartState(): GracefulRestartState | null {
+    const gr = this.#config.speaker.gracefulRestart;
+    if (!gr.enabled) return null;
+    const restart = this.#restart;
+    // F: the kernel sink forwards for us; during our restart only what it really kept. Zebra
+    // drops a gone client's routes and OVN NB is not our forwarding, so they give no F bit.
+    const kernel = this.#config.sinks.kernel !== undefined;
+    const forwarding = new Set<FamilyName>();
+    for (const [afi, name] of FAMILY_OF_AFI) {
+      if (kernel && (restart ? restart.kept.has(afi) : true)) forwarding.add(name);
+    }
+    return { restartTime: gr.restartTime, restarting: restart !== null, forwarding };
+  }
+
+  /**
+   * RFC 4724 section 4.1 at start: the sinks are built but held (a previous run's kernel
+   * routes keep forwarding untouched), each peer's routes wait in the RIB, and nothing is sent
+   * until every peer's End-of-RIB (and OVN's first derivation) is in, or restart_time passes.
+   */
+  async #beginRestart(config: Config): Promise<void> {
+    this.#forwarding.hold();
+    await this.#forwarding.configure(config, this.#policies);
+    const kept = new Set((await this.#forwarding.held()).get('kernel') ?? []);
+    const peers = config.peers.filter((p) => !p.shutdown).map((p) => p.name);
+    const deferral = new RestartDeferral(
+      { peers, waitForOvn: config.ovn !== undefined, seconds: config.speaker.gracefulRestart.restartTime },
+      { ...timerFunctions(this.#components.clock), log: this.#log },
+      // Called at most once; a turn later, so it never runs inside a session's event.
+      (why) => this.#components.clock.defer(() => this.#endRestart(why)),
+    );
+    this.#restart = { deferral, kept };
+    this.#log.info(
+      {
+        peers,
+        kernelKept: [...kept].map((afi) => FAMILY_OF_AFI.get(afi)),
+        seconds: config.speaker.gracefulRestart.restartTime,
+      },
+      'graceful restart: routes and sinks wait for the peers’ End-of-RIBs',
+    );
+  }
+
+  /** Our restart is done: decide, reconcile every sink to the result, send our tables and End-of-RIBs. */
+  #endRestart(why: string): void {
+    if (!this.#restart || this.#closing) return;
+    this.#restart = null;
+    this.#flow.flush();
+    // Each sink replays the best paths and reconciles: kept routes still best stay untouched,
+    // the others are replaced or deleted (the restarting side's sweep of stale state).
+    this.#forwarding.release();
+    for (const b of this.#bindings.values()) b.releaseExport();
+    this.#log.info({ why }, 'graceful restart done: sinks reconciled, routes and End-of-RIBs sent');
   }
 
   /** Settings this version reads but does not act on yet: say so rather than ignore them quietly. */
@@ -440,6 +540,8 @@ export class Speaker implements SpeakerControl {
       onSessionEnded: (peer) => {
         if (this.#pendingRebuild.delete(peer)) void this.#rebuild(peer, undefined);
       },
+      staleRoutesTime: () => this.#config.speaker.gracefulRestart.staleRoutesTime,
+      exportHeld: () => this.#restart !== null,
     };
   }
 
@@ -447,6 +549,8 @@ export class Speaker implements SpeakerControl {
     const peer = this.#sessions.addPeer(sessionPeerInit(config));
     this.#tap(peer);
     peer.on('state', (change) => this.#watch.session(config.name, change));
+    peer.on('established', (info) => this.#restart?.deferral.established(config.name, info.negotiated));
+    peer.on('end-of-rib', (f) => this.#restart?.deferral.endOfRib(config.name, f.afi, f.safi));
     return peer;
   }
 
@@ -463,6 +567,7 @@ export class Speaker implements SpeakerControl {
     if (!b) return;
     this.#bindings.delete(name);
     this.#pendingRebuild.delete(name);
+    this.#restart?.deferral.removed(name);
     // RFC 4486 Cease / Peer De-configured.
     await this.#sessions.removePeer(b.peer.address);
     b.detach();

@@ -224,20 +224,29 @@ describe('check-config', () => {
     ]);
   });
 
-  it('warns about graceful_restart, which is accepted but not acted on yet', () => {
+  it('no longer warns about graceful_restart: it is acted on', () => {
     const out: string[] = [];
     const path = write(
       'gr.yaml',
       `${SPEAKER}  graceful_restart: true\npeers:\n  - { name: a, peer_ip: 198.18.1.2, remote_as: 65000 }\n`,
     );
     expect(checkConfigFile(path, (l) => out.push(l))).toBe(CheckStatus.OK);
+    expect(notActedOnWarnings(loadConfig(path).config)).toEqual([]);
+    expect(out).toEqual([`${path}: ok (speaker s1, 1 peer, 0 routes)`]);
+  });
+
+  it('warns that long_lived_stale_time is not used without graceful_restart', () => {
+    const out: string[] = [];
+    const peers =
+      'peers:\n  - { name: a, peer_ip: 198.18.1.2, remote_as: 65000, long_lived_stale_time: 3600 }\n';
+    const off = write('llgr-off.yaml', `${SPEAKER}${peers}`);
+    expect(checkConfigFile(off, (l) => out.push(l))).toBe(CheckStatus.OK);
     expect(out).toEqual([
-      `warning: ${path}: ${notActedOnWarnings(loadConfig(path).config)[0]}`,
-      `${path}: ok (speaker s1, 1 peer, 0 routes)`,
+      `warning: ${off}: peers[].long_lived_stale_time is not used without speaker.graceful_restart (peers a): long-lived graceful restart (RFC 9494) is not offered and their routes are withdrawn at once`,
+      `${off}: ok (speaker s1, 1 peer, 0 routes)`,
     ]);
-    expect(out[0]).toMatch(
-      /graceful_restart is not supported yet: the capability \(RFC 4724\) is not advertised/,
-    );
+    const on = write('llgr-on.yaml', `${SPEAKER}  graceful_restart: true\n${peers}`);
+    expect(notActedOnWarnings(loadConfig(on).config)).toEqual([]);
   });
 
   it('exits non-zero with one line per problem for a bad file', () => {

@@ -22,6 +22,7 @@ import {
   renderGobgpConfig,
   run,
 } from '../../frr-interop/lab/index.js';
+import { checkNeighbor } from '../../frr-interop/lab/spec.js';
 
 // The interop lab itself: its pure parts (address plan, configs, parsers of daemon output) and,
 // as root, real labs with FRR, GoBGP and BIRD in namespaces, torn down by PID and by name.
@@ -196,6 +197,39 @@ describe('daemon configs', () => {
     originate: { ipv4: ['198.19.1.0/24'], ipv6: ['2001:db8:100::/48'] },
     extraConfig: ['! extra'],
   };
+
+  it('graceful restart: bgpd-wide in FRR with the F bit, per neighbor and family in GoBGP', () => {
+    const gr = {
+      routerId: '198.18.1.2',
+      as: 65001,
+      neighbors: [
+        {
+          address: '198.18.1.1',
+          remoteAs: 65000,
+          families: ['ipv4'] as const,
+          gracefulRestart: { restartTime: 90 },
+        },
+      ],
+    };
+    const frr = renderFrrConfig(gr, { hostname: 'frr', logFile: '/x/bgpd.log' }).split('\n');
+    expect(frr).toEqual(
+      expect.arrayContaining([
+        ' bgp graceful-restart',
+        ' bgp graceful-restart preserve-fw-state',
+        ' bgp graceful-restart restart-time 90',
+      ]),
+    );
+    expect(renderFrrConfig(spec, { hostname: 'frr', logFile: '/x' })).not.toMatch(/graceful-restart/);
+    const gobgp = renderGobgpConfig(gr);
+    expect(gobgp).toContain(
+      '  [neighbors.graceful-restart.config]\n    enabled = true\n    notification-enabled = true\n    restart-time = 90\n',
+    );
+    expect(gobgp).toContain('    [neighbors.afi-safis.mp-graceful-restart.config]\n      enabled = true');
+    expect(renderGobgpConfig(spec)).not.toMatch(/graceful-restart/);
+    expect(() => checkNeighbor({ ...gr.neighbors[0], gracefulRestart: { restartTime: 5000 } })).toThrow(
+      /graceful restart time/,
+    );
+  });
 
   it('FRR: turns off the FRR 8 defaults that block a lab and maps every option', () => {
     const conf = renderFrrConfig(spec, { hostname: 'frr', logFile: '/x/bgpd.log' }).split('\n');

@@ -17,6 +17,7 @@ import {
   comparePaths,
   comparePeerType,
   compareRouterId,
+  compareStale,
   compareWeight,
   DECISION_STEPS,
   DEFAULT_DECISION,
@@ -29,6 +30,7 @@ const opts = (o: Partial<DecisionOptions> = {}): DecisionOptions => ({ ...DEFAUL
 
 /** For each step: values that make a path better and worse at that step only. */
 const FAVOURS: readonly { reason: string; better: Partial<Candidate>; worse: Partial<Candidate> }[] = [
+  { reason: BestPathReason.STALE, better: { stale: false }, worse: { stale: true } },
   { reason: BestPathReason.WEIGHT, better: { weight: 32768 }, worse: { weight: 0 } },
   { reason: BestPathReason.LOCAL_PREF, better: { localPref: 200 }, worse: { localPref: 100 } },
   { reason: BestPathReason.LOCAL_ROUTE, better: { local: true }, worse: { local: false } },
@@ -68,6 +70,7 @@ describe('decision comparators, one per step', () => {
   it('the steps run in FRR order', () => {
     expect(DECISION_STEPS.map((s) => s.reason)).toEqual(FAVOURS.map((f) => f.reason));
     expect(DECISION_STEPS.filter((s) => s.multipath).map((s) => s.reason)).toEqual([
+      'Not stale',
       'Weight',
       'Local Pref',
       'Local Route',
@@ -85,6 +88,19 @@ describe('decision comparators, one per step', () => {
     expectOrder(compareOriginPreference, local(10), local(30), -1);
     expectOrder(compareOriginPreference, local(20), local(20), 0);
     expectOrder(compareOriginPreference, local(10), cand(), -1);
+  });
+
+  it('stale: a path kept from a graceful restart loses to any fresh one, whatever its weight', () => {
+    expectOrder(compareStale, cand({ stale: false }), cand({ stale: true }), -1);
+    expectOrder(compareStale, cand(), cand({ stale: true }), -1);
+    expectOrder(compareStale, cand({ stale: true }), cand({ stale: true }), 0);
+    const fresh = cand({ weight: 0, localPref: 50, peerAddress: '4c6120009' });
+    const stale = cand({ weight: 100, localPref: 500, stale: true });
+    expect(selectBest([stale, fresh])).toMatchObject({
+      best: 1,
+      reason: BestPathReason.STALE,
+      multipath: [1],
+    });
   });
 
   it('weight: higher wins', () => {

@@ -54,6 +54,24 @@ describe('split horizon and route reflection (RFC 4271 9.2, RFC 4456 section 6)'
   }
 });
 
+describe('long-lived stale routes (RFC 9494 section 4.5)', () => {
+  it('go only to peers that agreed to long-lived graceful restart, with LLGR_STALE kept', () => {
+    const stale = attrs([65001], { communities: [WellKnownCommunity.LLGR_STALE] });
+    for (const target of [EBGP, CLIENT, NONCLIENT]) {
+      expect(exportAttributes(stale, Afi.IPV4, source('ebgp'), target, CTX)).toBeNull();
+      const out = exportAttributes(
+        stale,
+        Afi.IPV4,
+        source('ebgp'),
+        { ...target, longLivedGracefulRestart: true },
+        CTX,
+      );
+      expect(out?.communities).toEqual([WellKnownCommunity.LLGR_STALE]);
+    }
+    expect(exportAttributes(attrs([65001]), Afi.IPV4, source('ebgp'), EBGP, CTX)).not.toBeNull();
+  });
+});
+
 describe('well-known communities (RFC 1997)', () => {
   it('NO_ADVERTISE stops a route everywhere, NO_EXPORT and NO_EXPORT_SUBCONFED at eBGP', () => {
     for (const kind of PEER_KINDS) {

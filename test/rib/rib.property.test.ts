@@ -189,6 +189,63 @@ describe('Rib properties', () => {
     );
   });
 
+  it('a graceful restart ends as if the peer had sent only what it announced again (RFC 4724 4.2)', () => {
+    fc.assert(
+      fc.property(
+        uniqueAnnouncements,
+        fc.integer({ min: 0, max: PEERS.length - 1 }),
+        fc.uniqueArray(
+          fc.record({
+            prefix: fc.integer({ min: 0, max: PREFIXES.length - 1 }),
+            attrs: fc.integer({ min: 0, max: POOL.length - 1 }),
+            flushAfter: fc.boolean(),
+          }),
+          { selector: (a) => a.prefix, maxLength: PREFIXES.length },
+        ),
+        fc.integer({ min: 1, max: 3 }),
+        (before, restarting, again, maxPaths) => {
+          const { rib, peers } = freshRib(maxPaths, false);
+          for (const a of before) {
+            const p = PREFIXES[a.prefix];
+            rib.announce(peers[a.peer], list(p), attrsFor(p, a.attrs));
+          }
+          rib.flush();
+          const peer = peers[restarting];
+          rib.markStale(peer, 1);
+          rib.markStale(peer, 2);
+          for (const a of again) {
+            const p = PREFIXES[a.prefix];
+            rib.announce(peer, list(p), attrsFor(p, a.attrs));
+            if (a.flushAfter) rib.flush();
+          }
+          rib.sweepStale(peer, 1);
+          rib.sweepStale(peer, 2);
+          rib.flush();
+          // The same table built plainly: the others' routes, and the restarted peer's new ones.
+          const plain = freshRib(maxPaths, false);
+          for (const a of before) {
+            if (a.peer === restarting) continue;
+            const p = PREFIXES[a.prefix];
+            plain.rib.announce(plain.peers[a.peer], list(p), attrsFor(p, a.attrs));
+          }
+          for (const a of again) {
+            const p = PREFIXES[a.prefix];
+            plain.rib.announce(plain.peers[restarting], list(p), attrsFor(p, a.attrs));
+          }
+          plain.rib.flush();
+          for (const p of PREFIXES) {
+            expect(shape(rib.best(parsePrefix(p)))).toEqual(shape(plain.rib.best(parsePrefix(p))));
+          }
+          expect(rib.staleCount(peer, 1) + rib.staleCount(peer, 2)).toBe(0);
+          for (const x of peers) rib.removePeer(x);
+          rib.flush();
+          expect(rib.attrs.size).toBe(0);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('each peer’s Adj-RIB-In and counts are what it sent, loops counted as received only', () => {
     const LOOP = POOL.length - 1; // the set with our AS in AS_PATH
     const op = fc.oneof(

@@ -9,6 +9,7 @@ import {
   type NotificationEvent,
   type Peer,
   Sessions,
+  type SessionsComponents,
   type SessionsPeerInit,
   type StateChange,
 } from '../../src/bgp/session/index.js';
@@ -146,8 +147,12 @@ export class Probe {
     as: number,
     routerId: string,
     init: Partial<SessionsPeerInit> = {},
+    components: SessionsComponents = {},
   ): Promise<Probe> {
-    const sessions = await Sessions.create({ localAs: as, routerId, listen: { host: address, port: 0 } });
+    const sessions = await Sessions.create(
+      { localAs: as, routerId, listen: { host: address, port: 0 } },
+      components,
+    );
     const peer = sessions.addPeer({
       address: SPEAKER_IP,
       remoteAs: SPEAKER_AS,

@@ -25,6 +25,8 @@ export type FsmEvent =
       readonly subcode?: number;
       readonly message?: string;
       readonly data?: Uint8Array;
+      /** No NOTIFICATION at all (a stop for a graceful restart, RFC 4724): the connection just closes. */
+      readonly silent?: boolean;
     }
   /** Event 3. */
   | { readonly type: 'AutomaticStart' }

@@ -312,10 +312,10 @@ export const HANDLERS = {
   forgiveFlaps: (d: Draft) => {
     d.dampingLevel = 0;
   },
-  /** Event 2: Cease (Administrative Shutdown by default), no automatic restart. */
+  /** Event 2: Cease (Administrative Shutdown by default; none when silent), no automatic restart. */
   manualStop: (d: Draft, e: FsmEvent) =>
     goIdle(d, {
-      notify: canNotify(d) ? ceaseFor(e) : undefined,
+      notify: canNotify(d) && !(e.type === 'ManualStop' && e.silent) ? ceaseFor(e) : undefined,
       counter: 'reset',
       damp: false,
       restart: false,

@@ -1,6 +1,6 @@
 import { type FsmConfig, FsmConfigError, resolveFsmConfig } from '../fsm/index.js';
 import { normalizeAddress, parseIp, type TtlOptions } from '../transport/index.js';
-import { BGP_PORT } from '../wire/constants.js';
+import { BGP_PORT, LONG_LIVED_STALE_TIME_MAX } from '../wire/constants.js';
 import { FAMILY_NAMES, type FamilyName, SessionDefaults } from './constants.js';
 import { SessionConfigError } from './errors.js';
 
@@ -35,9 +35,14 @@ export interface PeerInit extends Partial<FsmConfig> {
   /**
    * Advertise RFC 7313 Enhanced Route Refresh (off by default). FRR 8.4 leaves a ROUTE-REFRESH
    * unanswered when it was agreed but FRR has sent no End-of-RIB, which it sends only to
-   * peers that advertise graceful restart; we do not yet.
+   * peers that advertise graceful restart (we do with speaker.graceful_restart).
    */
   readonly enhancedRouteRefresh?: boolean;
+  /**
+   * RFC 9494 long-lived graceful restart: seconds the peer may keep our routes after our
+   * Restart Time, and at most how long we keep its (0 or absent: off). Needs graceful restart.
+   */
+  readonly longLivedStaleTime?: number;
   /** Advertise RFC 7911 ADD-PATH per family (off by default). */
   readonly addPath?: Readonly<Partial<Record<FamilyName, AddPathSetting>>>;
   /** Bound of one outgoing connection attempt; default the connect retry time. */
@@ -66,6 +71,8 @@ export interface PeerConfig {
   readonly families: readonly FamilyName[];
   readonly extendedMessage: boolean;
   readonly enhancedRouteRefresh: boolean;
+  /** RFC 9494 Long-lived Stale Time in seconds; 0: long-lived graceful restart off. */
+  readonly longLivedStaleTime: number;
   readonly addPath: Readonly<Partial<Record<FamilyName, AddPathSetting>>>;
   readonly fsm: FsmConfig;
   readonly connectTimeoutMs: number;
@@ -199,6 +206,10 @@ export function resolvePeerConfig(init: PeerInit): PeerConfig {
     families: fams,
     extendedMessage: flag('extendedMessage', init.extendedMessage, false),
     enhancedRouteRefresh: flag('enhancedRouteRefresh', init.enhancedRouteRefresh, false),
+    longLivedStaleTime:
+      init.longLivedStaleTime === undefined || init.longLivedStaleTime === 0
+        ? 0
+        : positiveInt('longLivedStaleTime', init.longLivedStaleTime, LONG_LIVED_STALE_TIME_MAX),
     addPath: addPath(init.addPath, fams),
     fsm,
     connectTimeoutMs:

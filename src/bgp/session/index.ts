@@ -14,7 +14,8 @@ export {
 export { type AddPathSetting, type PeerConfig, type PeerInit, resolvePeerConfig } from './config.js';
 export { FAMILY, FAMILY_NAMES, type FamilyName, familyName, SessionDefaults } from './constants.js';
 export { SessionConfigError, SessionError, type SessionErrorKind } from './errors.js';
-export { checkFamilies, localCapabilities, localOpen } from './open.js';
+export { endsGracefully } from './graceful.js';
+export { checkFamilies, type GracefulRestartState, localCapabilities, localOpen } from './open.js';
 export { Peer, type PeerComponents } from './peer.js';
 export type {
   CollisionEvent,
@@ -23,6 +24,7 @@ export type {
   Family,
   NotificationEvent,
   PeerEvents,
+  SessionEnd,
   StateChange,
 } from './peer-events.js';
 export {

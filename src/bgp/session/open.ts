@@ -1,11 +1,25 @@
 import { type Capability, encodeCapabilities } from '../wire/capabilities.js';
-import { AddPathMode, ErrorCode, OpenSubcode } from '../wire/constants.js';
+import { AddPathMode, ErrorCode, GracefulRestartAfFlag, OpenSubcode } from '../wire/constants.js';
 import { BgpError } from '../wire/errors.js';
+import { gracefulRestartCapability } from '../wire/graceful-restart.js';
 import type { Negotiated } from '../wire/negotiate.js';
 import { buildOpen, type OpenMessage } from '../wire/open.js';
 import { Writer } from '../wire/writer.js';
 import type { AddPathSetting, PeerConfig } from './config.js';
-import { FAMILY } from './constants.js';
+import { FAMILY, type FamilyName } from './constants.js';
+
+/**
+ * Our RFC 4724 state as the OPEN of each new connection advertises it (the speaker's: the R
+ * bit lasts while our restart is not done, the F bits say which families kept forwarding).
+ */
+export interface GracefulRestartState {
+  /** Seconds a peer should keep our routes (the capability's Restart Time, 0..4095). */
+  readonly restartTime: number;
+  /** R bit: we restarted and have not sent our End-of-RIBs yet. */
+  readonly restarting: boolean;
+  /** Families with the F bit: their forwarding state survived our restart. */
+  readonly forwarding: ReadonlySet<FamilyName>;
+}
 
 const ADD_PATH_MODE: Readonly<Record<AddPathSetting, (typeof AddPathMode)[keyof typeof AddPathMode]>> = {
   receive: AddPathMode.RECEIVE,
@@ -16,9 +30,10 @@ const ADD_PATH_MODE: Readonly<Record<AddPathSetting, (typeof AddPathMode)[keyof 
 /**
  * What we advertise: multiprotocol for each configured family (RFC 4760), route refresh
  * (RFC 2918), the 4-octet AS (RFC 6793), and, when configured, enhanced route refresh
- * (RFC 7313), extended message (RFC 8654) and ADD-PATH (RFC 7911). No graceful restart yet.
+ * (RFC 7313), extended message (RFC 8654), ADD-PATH (RFC 7911) and graceful restart (RFC 4724
+ * for every configured family, with the RFC 8538 N bit: we do both).
  */
-export function localCapabilities(config: PeerConfig): Capability[] {
+export function localCapabilities(config: PeerConfig, gr: GracefulRestartState | null = null): Capability[] {
   const caps: Capability[] = config.families.map((f) => ({
     name: 'multiprotocol',
     afi: FAMILY[f].afi,
@@ -34,16 +49,37 @@ export function localCapabilities(config: PeerConfig): Capability[] {
     return mode === undefined ? [] : [{ ...FAMILY[f], mode: ADD_PATH_MODE[mode] }];
   });
   if (addPath.length > 0) caps.push({ name: 'add-path', families: addPath });
+  if (gr) {
+    caps.push(
+      gracefulRestartCapability({
+        restartTime: gr.restartTime,
+        restarting: gr.restarting,
+        notification: true,
+        families: config.families.map((f) => ({ ...FAMILY[f], forwarding: gr.forwarding.has(f) })),
+      }),
+    );
+    // RFC 9494 section 3: long-lived only beside graceful restart, the same F bits.
+    if (config.longLivedStaleTime > 0) {
+      caps.push({
+        name: 'long-lived-graceful-restart',
+        families: config.families.map((f) => ({
+          ...FAMILY[f],
+          flags: gr.forwarding.has(f) ? GracefulRestartAfFlag.FORWARDING_STATE : 0,
+          staleTime: config.longLivedStaleTime,
+        })),
+      });
+    }
+  }
   return caps;
 }
 
 /** Our OPEN for this peer (AS_TRANS in My AS when our AS needs 4 octets, RFC 6793 section 3). */
-export function localOpen(config: PeerConfig): OpenMessage {
+export function localOpen(config: PeerConfig, gr: GracefulRestartState | null = null): OpenMessage {
   return buildOpen({
     as: config.localAs,
     bgpId: config.bgpId,
     holdTime: config.fsm.holdTime,
-    capabilities: localCapabilities(config),
+    capabilities: localCapabilities(config, gr),
   });
 }
 

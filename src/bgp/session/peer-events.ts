@@ -1,4 +1,4 @@
-import type { ConnectionDirection, State } from '../fsm/index.js';
+import type { ConnectionDirection, FsmEventType, State } from '../fsm/index.js';
 import type { Endpoint } from '../transport/index.js';
 import type { MessageContext } from '../wire/message.js';
 import type { Negotiated } from '../wire/negotiate.js';
@@ -46,6 +46,16 @@ export interface NotificationEvent {
   readonly text: string;
 }
 
+/** How an Established session ended. */
+export interface SessionEnd {
+  /** The FSM event that ended it (TcpConnectionFails, HoldTimer_Expires, NotifMsg, ManualStop, ...). */
+  readonly event: FsmEventType;
+  /** The NOTIFICATION that ended it, either way; null when the connection just went. */
+  readonly notification: NotificationEvent | null;
+  /** RFC 4724 / RFC 8538: the peer's routes are kept, stale, instead of withdrawn. */
+  readonly graceful: boolean;
+}
+
 /** Which way each of the two connections was opened (both may run the same way, e.g. a restarted peer). */
 export interface CollisionEvent {
   readonly keep: ConnectionDirection;
@@ -63,8 +73,11 @@ export type PeerEvents = {
   /** The peer's state (its most advanced connection) changed. */
   readonly state: [change: StateChange];
   readonly established: [info: EstablishedInfo];
-  /** The Established session ended; the routes learned over it are gone (RFC 4271 8.2.2). */
-  readonly down: [reason: string];
+  /**
+   * The Established session ended; the routes learned over it are gone (RFC 4271 8.2.2), or,
+   * when `end.graceful`, kept stale for the peer's restart (RFC 4724 section 4.2).
+   */
+  readonly down: [reason: string, end: SessionEnd];
   /** One UPDATE (RFC 7606 outcome in `action`). A returned promise pauses reading until it settles. */
   readonly update: [update: UpdateMessage];
   /** RFC 4724 End-of-RIB for a family; may push back like `update`. */

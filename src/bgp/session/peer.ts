@@ -19,6 +19,7 @@ import { type PeerConfig, type PeerInit, resolvePeerConfig } from './config.js';
 import { Emitter, type Listener } from './emitter.js';
 import { SessionError } from './errors.js';
 import { countUpdates, notificationEvent } from './messages.js';
+import type { GracefulRestartState } from './open.js';
 import type {
   CollisionEvent,
   ConnectionInfo,
@@ -44,6 +45,11 @@ export interface PeerComponents {
    * session. For consumers that apply every UPDATE before returning (the speaker's RIB).
    */
   readonly reuseUpdateLists?: boolean;
+  /**
+   * Our RFC 4724 state, asked for each new connection's OPEN; null or absent: graceful restart
+   * is not advertised (and the peer's routes go at once when its session ends).
+   */
+  readonly gracefulRestart?: () => GracefulRestartState | null;
 }
 
 const STATE_RANK: Readonly<Record<State, number>> = {
@@ -70,6 +76,7 @@ export class Peer {
   readonly #connect: (init: ConnectInit) => Promise<OutgoingConnection>;
   readonly #interner: AttrInterner | undefined;
   readonly #reuseUpdateLists: boolean;
+  readonly #gracefulRestart: (() => GracefulRestartState | null) | undefined;
   readonly #emitter: Emitter<PeerEvents>;
   readonly #owner: SessionOwner;
   /** The FSM that lives as long as the peer is started and drives (re)connects. */
@@ -94,6 +101,7 @@ export class Peer {
     this.#connect = components.connect ?? connectToPeer;
     this.#interner = components.interner;
     this.#reuseUpdateLists = components.reuseUpdateLists ?? false;
+    this.#gracefulRestart = components.gracefulRestart;
     this.#emitter = new Emitter((event, error) =>
       this.#log.error({ event, error: String(error) }, 'peer event listener failed'),
     );
@@ -158,6 +166,17 @@ export class Peer {
     };
     const why = message === undefined ? 'stopped' : `stopped: ${message}`;
     for (const s of [this.#secondary, this.#primary]) s?.handle(event, why);
+  }
+
+  /**
+   * Stops without a NOTIFICATION, as a crash would: the connections just close, so a peer that
+   * does graceful restart keeps our routes while we restart (RFC 4724 section 4.2).
+   */
+  stopForRestart(): void {
+    this.#enabled = false;
+    for (const s of [this.#secondary, this.#primary]) {
+      s?.handle({ type: 'ManualStop', silent: true }, 'stopped for a restart');
+    }
   }
 
   /** Administrative shutdown with an RFC 8203/9003 Shutdown Communication. */
@@ -242,8 +261,13 @@ export class Peer {
    * Stops the peer (Cease, Peer De-configured unless told otherwise) and waits until its
    * sockets are closed (a peer that never reads is cut off after a short linger).
    */
-  async close(subcode: number = CeaseSubcode.PEER_DE_CONFIGURED, message?: string): Promise<void> {
-    this.stop(subcode, message);
+  async close(
+    subcode: number = CeaseSubcode.PEER_DE_CONFIGURED,
+    message?: string,
+    opts: { readonly forRestart?: boolean } = {},
+  ): Promise<void> {
+    if (opts.forRestart) this.stopForRestart();
+    else this.stop(subcode, message);
     this.#abortDial();
     const all = [...this.#sessions(), ...this.#retired];
     await Promise.all(all.map((s) => s.closed()));
@@ -273,6 +297,7 @@ export class Peer {
       stats: this.stats,
       interner: this.#interner,
       reuseUpdateLists: this.#reuseUpdateLists,
+      gracefulRestart: this.#gracefulRestart,
     });
     if (this.#readPaused) s.pauseReading();
     return s;
@@ -458,9 +483,9 @@ export class Peer {
         );
         this.#emitter.emit('established', info);
       },
-      leftEstablished: (s, reason) => {
+      leftEstablished: (s, reason, end) => {
         if (this.#establishedOn === s) this.#establishedOn = null;
-        this.#emitter.emit('down', reason);
+        this.#emitter.emit('down', reason, end);
       },
       update: (_s, update) => this.#emitter.emit('update', update),
       endOfRib: (_s, family) => this.#emitter.emit('end-of-rib', family),

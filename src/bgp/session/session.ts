@@ -7,6 +7,7 @@ import {
   createFsm,
   type FsmAction,
   type FsmEvent,
+  type FsmEventType,
   type FsmState,
   notificationEvent,
   type State,
@@ -17,6 +18,7 @@ import {
 import type { AttrInterner } from '../wire/attributes/interner.js';
 import { HEADER_LENGTH, MessageType, RouteRefreshSubtype, UNSPECIFIC_SUBCODE } from '../wire/constants.js';
 import { BgpError } from '../wire/errors.js';
+import { withHardReset } from '../wire/graceful-restart.js';
 import {
   DEFAULT_MESSAGE_CONTEXT,
   decodeMessage,
@@ -33,10 +35,17 @@ import { endOfRib, type UpdateMessage } from '../wire/update.js';
 import type { PeerConfig } from './config.js';
 import { familyName, SessionDefaults } from './constants.js';
 import { SessionError } from './errors.js';
+import { endsGracefully } from './graceful.js';
 import { Inbound } from './inbound.js';
-import { errorEvent, KEEPALIVE_BYTES, notificationOf, reasonOf } from './messages.js';
-import { checkFamilies, localOpen } from './open.js';
-import type { ConnectionInfo, EstablishedInfo } from './peer-events.js';
+import {
+  errorEvent,
+  KEEPALIVE_BYTES,
+  notificationOf,
+  notificationEvent as notificationRecord,
+  reasonOf,
+} from './messages.js';
+import { checkFamilies, type GracefulRestartState, localOpen } from './open.js';
+import type { ConnectionInfo, EstablishedInfo, NotificationEvent, SessionEnd } from './peer-events.js';
 import { SendQueue } from './send-queue.js';
 import { countMessage, type MessageStats } from './stats.js';
 import { TimerBank } from './timers.js';
@@ -58,7 +67,7 @@ export interface SessionOwner {
   openReceived(s: Session, open: OpenMessage): boolean;
   transition(s: Session, from: State, to: State, event: FsmEvent, reason: string): void;
   established(s: Session, info: EstablishedInfo): void;
-  leftEstablished(s: Session, reason: string): void;
+  leftEstablished(s: Session, reason: string, end: SessionEnd): void;
   /** A returned promise pauses reading until it settles. */
   update(s: Session, update: UpdateMessage): unknown;
   endOfRib(s: Session, family: { readonly afi: number; readonly safi: number }): unknown;
@@ -76,6 +85,8 @@ export interface SessionComponents {
   readonly interner?: AttrInterner;
   /** See PeerComponents.reuseUpdateLists. */
   readonly reuseUpdateLists?: boolean;
+  /** See PeerComponents.gracefulRestart. */
+  readonly gracefulRestart?: () => GracefulRestartState | null;
 }
 
 const MS_PER_SECOND = 1000;
@@ -94,7 +105,8 @@ export class Session {
   readonly #components: SessionComponents;
   readonly #log: Logger;
   readonly #timers: TimerBank;
-  readonly #localOpen: OpenMessage;
+  /** Built afresh for each connection: the graceful restart bits change over time. */
+  #localOpen: OpenMessage;
   #fsm: FsmState;
   #socket: net.Socket | null = null;
   #connection: ConnectionInfo | null = null;
@@ -116,6 +128,10 @@ export class Session {
   #memo: { state: FsmState; type: FsmEvent['type']; actions: readonly FsmAction[] } | null = null;
   #disposed = false;
   #socketError = '';
+  /** The event being stepped: how an Established session ended, for the layers above. */
+  #stepEvent: FsmEventType = 'ManualStart';
+  /** The NOTIFICATION that ends this connection, sent or received (at most one per connection). */
+  #endNotification: NotificationEvent | null = null;
 
   constructor(config: PeerConfig, owner: SessionOwner, components: SessionComponents) {
     this.config = config;
@@ -123,7 +139,7 @@ export class Session {
     this.#components = components;
     this.#log = childLogger(components.logger, { session: this.id });
     this.#fsm = createFsm(config.fsm);
-    this.#localOpen = localOpen(config);
+    this.#localOpen = this.#buildOpen();
     this.#timers = new TimerBank(components.scheduler, components.random, (t) => this.#timerFired(t));
   }
 
@@ -195,6 +211,7 @@ export class Session {
         state === before && MEMO_EVENTS.has(event.type) ? { state, type: event.type, actions } : null;
     }
     this.#fsm = state;
+    this.#stepEvent = event.type;
     if (before.state !== state.state) {
       this.#log.debug({ from: before.state, to: state.state, event: event.type }, reason);
       this.#owner.transition(this, before.state, state.state, event, reason);
@@ -211,6 +228,8 @@ export class Session {
     this.#socket = socket;
     this.#connection = connection;
     this.#socketError = '';
+    this.#endNotification = null;
+    this.#localOpen = this.#buildOpen();
     socket.setNoDelay(true);
     const inbound = new Inbound(
       socket,
@@ -399,9 +418,20 @@ export class Session {
         break;
       case 'left-established':
         this.#established = null;
-        this.#owner.leftEstablished(this, reason);
+        this.#owner.leftEstablished(this, reason, this.#sessionEnd());
         break;
     }
+  }
+
+  #buildOpen(): OpenMessage {
+    return localOpen(this.config, this.#components.gracefulRestart?.() ?? null);
+  }
+
+  /** How the Established session ended: RFC 4724 and RFC 8538 say whether its routes stay. */
+  #sessionEnd(): SessionEnd {
+    const notification = this.#endNotification;
+    const gr = this.#negotiated?.gracefulRestart ?? null;
+    return { event: this.#stepEvent, notification, graceful: endsGracefully(gr, notification) };
   }
 
   #control(bytes: Uint8Array, type: number): void {
@@ -412,7 +442,11 @@ export class Session {
 
   #sendNotification(a: Extract<FsmAction, { type: 'send-notification' }>, reason: string): void {
     if (!this.#outbound) return;
-    const n = notificationOf(a);
+    let n = notificationOf(a);
+    // RFC 8538 section 3: with the N bit exchanged, a Cease meant to end the session for good
+    // goes as Hard Reset, or the peer would keep our routes as after a restart.
+    if (this.#negotiated?.gracefulRestart?.notificationExchanged) n = withHardReset(n);
+    this.#endNotification = notificationRecord('sent', n);
     this.#control(encodeMessageBytes(n), MessageType.NOTIFICATION);
     this.#log.info({ notification: describeNotification(n), reason }, 'NOTIFICATION sent');
     this.#owner.notification(this, 'sent', n);
@@ -490,6 +524,7 @@ export class Session {
       subcode: error.subcode,
       data: error.data,
     };
+    this.#endNotification = notificationRecord('sent', n);
     this.#control(encodeMessageBytes(n), MessageType.NOTIFICATION);
     this.#owner.notification(this, 'sent', n);
     this.handle({ type: 'TcpConnectionFails' }, error.message);
@@ -585,10 +620,18 @@ export class Session {
     } catch (error) {
       // RFC 4271 section 6.4: never answer a NOTIFICATION with one; log it and close.
       this.#log.warn({ error: String(error) }, 'malformed NOTIFICATION received');
+      // Still a NOTIFICATION as far as RFC 4724 and RFC 8538 go (it is no Hard Reset).
+      this.#endNotification = notificationRecord('received', {
+        type: 'notification',
+        code: 0,
+        subcode: 0,
+        data: bytes.subarray(HEADER_LENGTH),
+      });
       this.handle({ type: 'NotifMsg' }, 'malformed NOTIFICATION received');
       return;
     }
     const text = describeNotification(n);
+    this.#endNotification = notificationRecord('received', n);
     this.#log.info({ notification: text }, 'NOTIFICATION received');
     this.#owner.notification(this, 'received', n);
     this.handle(notificationEvent(n.code, n.subcode), `NOTIFICATION received: ${text}`);

@@ -146,13 +146,16 @@ export class Sessions {
     await peer.close(CeaseSubcode.PEER_DE_CONFIGURED, message);
   }
 
-  /** Stops every peer (Administrative Shutdown, with `message`) and the listener. */
-  async close(message?: string): Promise<void> {
+  /**
+   * Stops every peer (Administrative Shutdown, with `message`) and the listener. `forRestart`:
+   * no NOTIFICATION, the connections just close, so graceful restart peers keep our routes.
+   */
+  async close(message?: string, opts: { readonly forRestart?: boolean } = {}): Promise<void> {
     this.#closed = true;
     await this.#listener?.close();
     const peers = [...this.#peers.values()];
     this.#peers.clear();
-    await Promise.all(peers.map((p) => p.close(CeaseSubcode.ADMINISTRATIVE_SHUTDOWN, message)));
+    await Promise.all(peers.map((p) => p.close(CeaseSubcode.ADMINISTRATIVE_SHUTDOWN, message, opts)));
   }
 
   #accept(c: IncomingConnection): void {

@@ -6,6 +6,7 @@ import {
   ErrorCode,
   GRACEFUL_RESTART_TIME_BITS,
   GRACEFUL_RESTART_TIME_MAX,
+  LONG_LIVED_STALE_TIME_MAX,
   UNSPECIFIC_SUBCODE,
 } from './constants.js';
 import { BgpError, IncompleteError } from './errors.js';
@@ -69,6 +70,19 @@ export interface GracefulRestartCapability {
   readonly families: readonly GracefulRestartFamily[];
 }
 
+export interface LongLivedGracefulRestartFamily extends AfiSafi {
+  /** "Flags for Address Family": the F bit as in GracefulRestartAfFlag. */
+  readonly flags: number;
+  /** Seconds the peer may keep routes of this family once its Restart Time is over (24 bits). */
+  readonly staleTime: number;
+}
+
+/** RFC 9494 long-lived graceful restart. */
+export interface LongLivedGracefulRestartCapability {
+  readonly name: 'long-lived-graceful-restart';
+  readonly families: readonly LongLivedGracefulRestartFamily[];
+}
+
 export interface AddPathFamily extends AfiSafi {
   readonly mode: AddPathModeCode;
 }
@@ -114,6 +128,7 @@ export type Capability =
   | EnhancedRouteRefreshCapability
   | FourOctetAsCapability
   | GracefulRestartCapability
+  | LongLivedGracefulRestartCapability
   | AddPathCapability
   | ExtendedNextHopCapability
   | ExtendedMessageCapability
@@ -142,6 +157,11 @@ const FOUR_OCTET_AS_LENGTH = 4;
 /** RFC 4724 section 3: Restart Flags + Restart Time, then AFI(2) SAFI(1) Flags(1) per family. */
 const GRACEFUL_RESTART_HEADER_LENGTH = 2;
 const GRACEFUL_RESTART_FAMILY_LENGTH = 4;
+/** RFC 9494 section 3: AFI(2) SAFI(1) Flags(1) Long-lived Stale Time(3). */
+const LONG_LIVED_FAMILY_LENGTH = 7;
+/** The 24-bit stale time as a high octet and a low 16-bit word. */
+const STALE_TIME_HIGH_SHIFT = 16;
+const STALE_TIME_LOW_MASK = 0xffff;
 /** RFC 7911 section 4: AFI(2) SAFI(1) Send/Receive(1). */
 const ADD_PATH_FAMILY_LENGTH = 4;
 /** RFC 8950 section 3: NLRI AFI(2) NLRI SAFI(2) Nexthop AFI(2). */
@@ -261,6 +281,37 @@ const gracefulRestart = codec(
   },
 );
 
+/*
+ * RFC 9494 section 3, repeated per family:
+ *   | AFI (16 bits) | SAFI (8 bits) | Flags (8 bits) | Long-lived Stale Time (24 bits) |
+ */
+const longLivedGracefulRestart = codec(
+  CapabilityCode.LONG_LIVED_GRACEFUL_RESTART,
+  'long-lived-graceful-restart',
+  (r) => {
+    multipleOf(r, LONG_LIVED_FAMILY_LENGTH, 'long-lived-graceful-restart (RFC 9494 section 3)');
+    const families: LongLivedGracefulRestartFamily[] = [];
+    while (r.remaining > 0) {
+      const afi = r.u16();
+      const safi = r.u8();
+      const flags = r.u8();
+      const staleTime = (r.u8() << STALE_TIME_HIGH_SHIFT) | r.u16();
+      families.push({ afi, safi, flags, staleTime });
+    }
+    return { name: 'long-lived-graceful-restart', families };
+  },
+  (w, c) => {
+    for (const f of c.families) {
+      const t = f.staleTime & LONG_LIVED_STALE_TIME_MAX;
+      w.u16(f.afi)
+        .u8(f.safi)
+        .u8(f.flags)
+        .u8(t >>> STALE_TIME_HIGH_SHIFT)
+        .u16(t & STALE_TIME_LOW_MASK);
+    }
+  },
+);
+
 function isAddPathMode(v: number): v is AddPathModeCode {
   return v === AddPathMode.RECEIVE || v === AddPathMode.SEND || v === AddPathMode.BOTH;
 }
@@ -341,6 +392,7 @@ export const CAPABILITIES: Readonly<Record<number, CapabilityCodec>> = Object.fr
     extendedNextHop,
     noValue(CapabilityCode.EXTENDED_MESSAGE, 'extended-message', 'RFC 8654 section 3'),
     gracefulRestart,
+    longLivedGracefulRestart,
     fourOctetAs,
     addPath,
     noValue(CapabilityCode.ENHANCED_ROUTE_REFRESH, 'enhanced-route-refresh', 'RFC 7313 section 3'),

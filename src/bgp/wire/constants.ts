@@ -88,6 +88,8 @@ export const CapabilityCode = {
   FOUR_OCTET_AS: 65,
   ADD_PATH: 69,
   ENHANCED_ROUTE_REFRESH: 70,
+  /** RFC 9494. */
+  LONG_LIVED_GRACEFUL_RESTART: 71,
   FQDN: 73,
   /** Pre-standard route refresh (deprecated in the IANA registry); decoded as a raw capability. */
   PRESTANDARD_ROUTE_REFRESH: 128,
@@ -216,3 +218,5 @@ export const GRACEFUL_RESTART_TIME_BITS = 12;
 export const GRACEFUL_RESTART_TIME_MAX = 0x0fff;
 /** RFC 4724 section 3: "Flags for Address Family". */
 export const GracefulRestartAfFlag = { FORWARDING_STATE: 0x80 } as const;
+/** RFC 9494 section 3: the Long-lived Stale Time is 24 bits of seconds. */
+export const LONG_LIVED_STALE_TIME_MAX = 0xffffff;

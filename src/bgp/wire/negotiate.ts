@@ -54,6 +54,13 @@ export interface GracefulRestartNegotiated {
   readonly families: readonly GracefulRestartFamilyNegotiated[];
 }
 
+export interface LongLivedFamilyNegotiated extends AfiSafi {
+  /** F bit of the peer's LLGR capability: its forwarding state survived (RFC 9494). */
+  readonly forwardingState: boolean;
+  /** The peer's Long-lived Stale Time for the family, in seconds. */
+  readonly staleTime: number;
+}
+
 /** What both ends agreed on, as plain data for the session and the RIB. */
 export interface Negotiated {
   readonly holdTime: number;
@@ -76,6 +83,11 @@ export interface Negotiated {
   readonly enhancedRouteRefresh: boolean;
   /** The peer's graceful restart parameters when both sides advertised the capability. */
   readonly gracefulRestart: GracefulRestartNegotiated | null;
+  /**
+   * RFC 9494: the peer's long-lived stale times, when both sides advertised long-lived
+   * graceful restart and graceful restart was agreed too; negotiated families only.
+   */
+  readonly longLivedGracefulRestart: { readonly families: readonly LongLivedFamilyNegotiated[] } | null;
   readonly fqdn: { readonly hostname: string; readonly domain: string } | null;
 }
 
@@ -139,6 +151,10 @@ export function negotiate(local: OpenMessage, remote: OpenMessage, opts: Negotia
     gracefulRestart: both('graceful-restart')
       ? negotiateGracefulRestart(localCaps, remoteCaps, families)
       : null,
+    longLivedGracefulRestart:
+      both('graceful-restart') && both('long-lived-graceful-restart')
+        ? negotiateLongLived(remoteCaps, families)
+        : null,
     fqdn: fqdn ? { hostname: fqdn.hostname, domain: fqdn.domain } : null,
   };
 }
@@ -260,6 +276,25 @@ function negotiateGracefulRestart(
         afi: f.afi,
         safi: f.safi,
         forwardingState: (f.flags & GracefulRestartAfFlag.FORWARDING_STATE) !== 0,
+      })),
+  };
+}
+
+function negotiateLongLived(
+  remoteCaps: readonly Capability[],
+  families: readonly AfiSafi[],
+): { families: LongLivedFamilyNegotiated[] } | null {
+  const llgr = lastCapability(remoteCaps, 'long-lived-graceful-restart');
+  if (!llgr) return null;
+  const negotiated = new Set(families.map(familyKey));
+  return {
+    families: llgr.families
+      .filter((f) => negotiated.has(familyKey(f)))
+      .map((f) => ({
+        afi: f.afi,
+        safi: f.safi,
+        forwardingState: (f.flags & GracefulRestartAfFlag.FORWARDING_STATE) !== 0,
+        staleTime: f.staleTime,
       })),
   };
 }

@@ -1,6 +1,7 @@
 // Over 400 lines on purpose: apply, reconcile, close, the monitor's repairs and the verify dump
 // all read and write one mirror of what we installed, one request at a time; split apart, each
 // piece would need that mirror and the exclusive lock handed to it.
+import type { AfiCode } from '../../bgp/wire/index.js';
 import type { Logger } from '../../components/index.js';
 import type { RibPrefix } from '../../rib/index.js';
 import type { FibChange, FibRoute, FibTarget, SinkDetail } from '../route.js';
@@ -388,6 +389,22 @@ export class KernelTarget implements FibTarget {
       this.#loaded = true;
       this.#sets.retain(new Set([...this.#installed.values()].map((i) => i.set)));
       this.#setMemo.clear();
+    });
+  }
+
+  /**
+   * The families of the routes of ours the table holds now, before we wrote anything: what a
+   * previous run left (on_stop keep, or a crash) and the kernel still forwards by while we
+   * start. Graceful restart's F bit is set for these only.
+   */
+  held(): Promise<AfiCode[]> {
+    return this.#exclusive(async () => {
+      this.start();
+      const families = new Set<AfiCode>();
+      await this.#dumpTable((r) => {
+        if (r.protocol === this.#init.protocol) families.add(r.prefix.afi);
+      });
+      return [...families].sort();
     });
   }
 

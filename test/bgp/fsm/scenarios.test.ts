@@ -333,6 +333,15 @@ describe('errors and stops', () => {
     });
   });
 
+  it('a silent ManualStop (stop for a graceful restart) closes without a NOTIFICATION', () => {
+    const est = up(createFsm(TEST_CONFIG), ...ESTABLISH_ACTIVE);
+    const r = step(est, { type: 'ManualStop', silent: true, subcode: 2, message: 'ignored' });
+    expect(notifications(r.actions)).toEqual([]);
+    expect(types(r.actions)).toEqual(expect.arrayContaining(['left-established', 'drop-connection']));
+    expect(r.state).toMatchObject({ state: 'Idle', connectRetryCounter: 0 });
+    expect(idleHoldWait(r.actions)).toBeUndefined();
+  });
+
   it('ManualStop in Idle cancels a pending automatic restart', () => {
     const waiting = up(createFsm(TEST_CONFIG), { type: 'ManualStart' }, { type: 'TcpConnectionFails' });
     expect(waiting.timers['idle-hold']).toBe(true);

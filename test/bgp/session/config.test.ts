@@ -93,6 +93,41 @@ describe('our OPEN', () => {
     expect(localOpen(c).myAs).toBe(23456);
   });
 
+  it('adds graceful restart for every configured family: N always, R and F as our state says', () => {
+    const c = resolvePeerConfig({ ...BASE, families: ['ipv4-unicast', 'ipv6-unicast'] });
+    const restarted = { restartTime: 90, restarting: true, forwarding: new Set(['ipv6-unicast'] as const) };
+    expect(localCapabilities(c, restarted).at(-1)).toEqual({
+      name: 'graceful-restart',
+      flags: 0xc,
+      restartTime: 90,
+      families: [
+        { afi: 1, safi: 1, flags: 0 },
+        { afi: 2, safi: 1, flags: 0x80 },
+      ],
+    });
+    const cold = { restartTime: 120, restarting: false, forwarding: new Set<never>() };
+    expect(localCapabilities(c, cold).at(-1)).toMatchObject({ flags: 0x4, restartTime: 120 });
+    expect(localCapabilities(c, null).some((x) => x.name === 'graceful-restart')).toBe(false);
+  });
+
+  it('adds long-lived graceful restart (RFC 9494) beside graceful restart only, F bits alike', () => {
+    const c = resolvePeerConfig({
+      ...BASE,
+      families: ['ipv4-unicast', 'ipv6-unicast'],
+      longLivedStaleTime: 3600,
+    });
+    const restarted = { restartTime: 90, restarting: true, forwarding: new Set(['ipv4-unicast'] as const) };
+    expect(localCapabilities(c, restarted).at(-1)).toEqual({
+      name: 'long-lived-graceful-restart',
+      families: [
+        { afi: 1, safi: 1, flags: 0x80, staleTime: 3600 },
+        { afi: 2, safi: 1, flags: 0, staleTime: 3600 },
+      ],
+    });
+    expect(localCapabilities(c, null).some((x) => x.name === 'long-lived-graceful-restart')).toBe(false);
+    expect(() => resolvePeerConfig({ ...BASE, longLivedStaleTime: 0x1000000 })).toThrow(/longLivedStaleTime/);
+  });
+
   it('a session without a common family is refused with 2/7 naming our families', () => {
     const c = resolvePeerConfig(BASE);
     const none = { families: [] } as unknown as Negotiated;

@@ -165,9 +165,19 @@ const valueFixtures: ValueFixture[] = [
     value: [{ name: 'raw', code: 9, value: hex`02` }],
   },
   {
-    name: 'long-lived graceful restart kept raw',
-    hex: hex`47 07 0001 01 80 000e10`,
-    value: [{ name: 'raw', code: 71, value: hex`0001 01 80 000e10` }],
+    name: 'long-lived graceful restart (RFC 9494)',
+    hex: hex`47 0e
+             0001 01 80 000e10   # IPv4 unicast, F, long-lived stale time 3600
+             0002 01 00 ffffff   # IPv6 unicast, no F, the 24-bit maximum`,
+    value: [
+      {
+        name: 'long-lived-graceful-restart',
+        families: [
+          { afi: 1, safi: 1, flags: 0x80, staleTime: 3600 },
+          { afi: 2, safi: 1, flags: 0, staleTime: 0xffffff },
+        ],
+      },
+    ],
   },
   {
     name: 'several capabilities in one parameter keep their order',
@@ -197,6 +207,7 @@ const errorFixtures: ErrorFixture[] = [
   { name: '4-octet AS length 5', hex: hex`41 05 0000fde9 00` },
   { name: 'graceful restart shorter than its header', hex: hex`40 01 00` },
   { name: 'graceful restart with a partial family', hex: hex`40 04 0078 0001` },
+  { name: 'long-lived graceful restart with a partial family', hex: hex`47 06 0001 01 80 0000` },
   { name: 'add-path length 3', hex: hex`45 03 0001 01` },
   { name: 'add-path length 6', hex: hex`45 06 0001 01 01 0002` },
   { name: 'extended next hop length 4', hex: hex`05 04 0001 0001` },
@@ -252,13 +263,14 @@ describe('capability table', () => {
         [CapabilityCode.EXTENDED_NEXT_HOP, 'extended-next-hop'],
         [CapabilityCode.EXTENDED_MESSAGE, 'extended-message'],
         [CapabilityCode.GRACEFUL_RESTART, 'graceful-restart'],
+        [CapabilityCode.LONG_LIVED_GRACEFUL_RESTART, 'long-lived-graceful-restart'],
         [CapabilityCode.FOUR_OCTET_AS, 'four-octet-as'],
         [CapabilityCode.ADD_PATH, 'add-path'],
         [CapabilityCode.ENHANCED_ROUTE_REFRESH, 'enhanced-route-refresh'],
         [CapabilityCode.FQDN, 'fqdn'],
       ]),
     );
-    expect(codes).toHaveLength(9);
+    expect(codes).toHaveLength(10);
     for (const [code, codec] of Object.entries(CAPABILITIES)) expect(codec.code).toBe(Number(code));
   });
 
@@ -305,6 +317,13 @@ const capabilityArb: fc.Arbitrary<Capability> = fc.oneof(
     flags: fc.integer({ min: 0, max: 0xf }),
     restartTime: fc.integer({ min: 0, max: 0xfff }),
     families: fc.array(fc.record({ afi: u16, safi: u8, flags: u8 }), { maxLength: 8 }),
+  }),
+  fc.record({
+    name: fc.constant('long-lived-graceful-restart' as const),
+    families: fc.array(
+      fc.record({ afi: u16, safi: u8, flags: u8, staleTime: fc.integer({ min: 0, max: 0xffffff }) }),
+      { maxLength: 8 },
+    ),
   }),
   fc.record({
     name: fc.constant('add-path' as const),
@@ -365,6 +384,7 @@ describe('capability properties', () => {
       64: (v) => v.length >= 2 && (v.length - 2) % 4 === 0,
       65: (v) => v.length === 4,
       69: (v) => v.length % 4 === 0,
+      71: (v) => v.length % 7 === 0,
       70: (v) => v.length === 0,
       73: (v) => v.length >= 2 && v[0] + 2 <= v.length && v[0] + 2 + v[v[0] + 1] === v.length,
     };
@@ -373,6 +393,7 @@ describe('capability properties', () => {
         .oneof(
           fc.integer({ min: 0, max: 6 }).chain((n) => fc.uint8Array({ minLength: 4 * n, maxLength: 4 * n })),
           fc.integer({ min: 0, max: 4 }).chain((n) => fc.uint8Array({ minLength: 6 * n, maxLength: 6 * n })),
+          fc.integer({ min: 0, max: 4 }).chain((n) => fc.uint8Array({ minLength: 7 * n, maxLength: 7 * n })),
           fc
             .integer({ min: 0, max: 5 })
             .chain((n) => fc.uint8Array({ minLength: 2 + 4 * n, maxLength: 2 + 4 * n })),

@@ -100,6 +100,8 @@ describe('negotiate with what FRR, GoBGP and BIRD send', () => {
         restartTime: 120,
         families: [],
       },
+      // FRR offers long-lived graceful restart (stale time 0); we do not here.
+      longLivedGracefulRestart: null,
       fqdn: { hostname: 'frr-a', domain: '' },
     });
   });
@@ -118,6 +120,7 @@ describe('negotiate with what FRR, GoBGP and BIRD send', () => {
       routeRefresh: true,
       enhancedRouteRefresh: false,
       gracefulRestart: null,
+      longLivedGracefulRestart: null,
       fqdn: { hostname: 'vm', domain: '' },
     });
   });
@@ -228,6 +231,22 @@ describe('graceful restart', () => {
       restartTime: 4095,
       families: [{ ...v4, forwardingState: false }],
     });
+  });
+
+  it('long-lived graceful restart (RFC 9494) needs both capabilities on both sides', () => {
+    const llgr = (...families: [number, number, number, number][]): Capability => ({
+      name: 'long-lived-graceful-restart',
+      families: families.map(([afi, safi, flags, staleTime]) => ({ afi, safi, flags, staleTime })),
+    });
+    const ours = open({ bgpId: 2 }, mp(1, 1), gr(4, 120), llgr([1, 1, 0, 3600]));
+    const theirs = open({}, mp(1, 1), gr(4, 60), llgr([1, 1, 0x80, 86400], [2, 1, 0x80, 10]));
+    expect(negotiate(ours, theirs, ebgpTo(65001)).longLivedGracefulRestart).toEqual({
+      families: [{ ...v4, forwardingState: true, staleTime: 86400 }],
+    });
+    const withoutGr = open({}, mp(1, 1), llgr([1, 1, 0x80, 86400]));
+    expect(negotiate(ours, withoutGr, ebgpTo(65001)).longLivedGracefulRestart).toBeNull();
+    const grOnly = open({ bgpId: 2 }, mp(1, 1), gr(4, 120));
+    expect(negotiate(grOnly, theirs, ebgpTo(65001)).longLivedGracefulRestart).toBeNull();
   });
 
   it('RFC 8538 applies only when both sides set the N bit, whatever else either sets', () => {

@@ -101,7 +101,13 @@ const valueFixtures: ValueFixture[] = [
         }),
         caps({ name: 'fqdn', hostname: 'frr-a', domain: '' }),
         caps({ name: 'graceful-restart', flags: 0xc, restartTime: 120, families: [] }),
-        caps({ name: 'raw', code: 71, value: hex`0001 01 80 000000 0002 01 80 000000` }),
+        caps({
+          name: 'long-lived-graceful-restart',
+          families: [
+            { afi: 1, safi: 1, flags: 0x80, staleTime: 0 },
+            { afi: 2, safi: 1, flags: 0x80, staleTime: 0 },
+          ],
+        }),
       ],
     }),
   },
@@ -155,7 +161,7 @@ const valueFixtures: ValueFixture[] = [
           { name: 'graceful-restart', flags: 0, restartTime: 120, families: [] },
           { name: 'four-octet-as', as: 65004 },
           { name: 'enhanced-route-refresh' },
-          { name: 'raw', code: 71, value: new Uint8Array() },
+          { name: 'long-lived-graceful-restart', families: [] },
         ),
       ],
     }),
@@ -351,7 +357,7 @@ describe('OPEN accessors', () => {
       'add-path',
       'fqdn',
       'graceful-restart',
-      'raw',
+      'long-lived-graceful-restart',
     ]);
     expect(capabilitiesOf(gobgp)).toHaveLength(6);
     expect(capabilitiesOf(open({}))).toEqual([]);

@@ -184,6 +184,18 @@ describe('apply', () => {
     expect(target.status().problems.conflict).toBe(0);
   });
 
+  it('held() names the families of our routes a previous run left, for the F bit; others are not ours', async () => {
+    const kernel = new FakeKernel();
+    kernel.externalAdd(foreign('198.19.1.0/24', 186, 20, '198.18.40.2'));
+    kernel.externalAdd(foreign('198.19.2.0/24', 4));
+    const { target } = setup({}, kernel);
+    expect(await target.held()).toEqual([Afi.IPV4]);
+    // Asking writes nothing: what the last run installed keeps forwarding.
+    expect(kernel.show()).toEqual(['198.19.1.0/24 metric 20 via 198.18.40.2@3']);
+    expect(kernel.show(254, 4)).toEqual(['198.19.2.0/24 metric 20 via 198.18.40.9@3']);
+    expect(await setup({}, new FakeKernel()).target.held()).toEqual([]);
+  });
+
   it('a recursive next hop is installed via the gateway of the route that covers it', async () => {
     const kernel = new FakeKernel();
     kernel.lookupRoutes.push({ prefix: '198.18.99.0/24', gateway: '198.18.40.3', ifindex: 3, protocol: 188 });
