@@ -175,7 +175,8 @@ class Lane {
       while (Date.now() < until) {
         const f = c.verdictFrame();
         if (f && 'malformed' in f) return { kind: 'malformed', detail: f.malformed };
-        if (f && 'type' in f) return { kind: 'notification', code: f.body[0]!, subcode: f.body[1]! };
+        if (f && 'type' in f)
+          return { kind: 'notification', code: f.body[0]!, subcode: f.body[1]!, data: f.body.subarray(2) };
         if (upOnKeepalive && c.frames.some((x) => 'type' in x && x.type === TYPE.KEEPALIVE))
           return { kind: 'up' };
         if (c.closed) return { kind: 'closed' };

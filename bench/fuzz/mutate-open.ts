@@ -29,14 +29,15 @@ function paramsOf(m: Buffer): Param[] {
   return out;
 }
 
-/** Offsets of the capabilities (their code octet) inside the type-2 parameters. */
-function capsOf(m: Buffer): { at: number; code: number; length: number }[] {
+/** The capabilities inside the type-2 parameters: offset of the code octet, and where their parameter ends. */
+function capsOf(m: Buffer): { at: number; code: number; length: number; paramEnd: number }[] {
   return paramsOf(m)
     .filter((p) => p.type === 2)
     .flatMap((p) => {
-      const out: { at: number; code: number; length: number }[] = [];
-      for (let c = p.at + 2; c + 2 <= p.at + 2 + p.length; c += 2 + m[c + 1]!)
-        out.push({ at: c, code: m[c]!, length: m[c + 1]! });
+      const out: { at: number; code: number; length: number; paramEnd: number }[] = [];
+      const paramEnd = p.at + 2 + p.length;
+      for (let c = p.at + 2; c + 2 <= paramEnd; c += 2 + m[c + 1]!)
+        out.push({ at: c, code: m[c]!, length: m[c + 1]!, paramEnd });
       return out;
     });
 }
@@ -78,8 +79,10 @@ export const OPEN_MUTATORS: Readonly<Record<string, Mutator>> = {
   /** RFC 4271 6.2: Unsupported Version Number. */
   version: (i) => {
     const b = copy(i.m);
-    b[HEADER] = i.rng.pick([0, 1, 2, 3, 5, 255, i.rng.int(5, 255)]);
-    return { bytes: b, expect: refuse(2, 1) };
+    const v = i.rng.pick([0, 1, 2, 3, 5, 255, i.rng.int(5, 255)]);
+    b[HEADER] = v;
+    // RFC 4271 6.2: the Data is the largest version we support below the one bid (4, for a higher bid).
+    return { bytes: b, expect: v > 4 ? { ...refuse(2, 1), data: Buffer.from([0, 4]) } : refuse(2, 1) };
   },
 
   /** RFC 4271 6.2: a Hold Time of one or two seconds is Unacceptable; zero is fine. */
@@ -129,8 +132,12 @@ export const OPEN_MUTATORS: Readonly<Record<string, Mutator>> = {
     const caps = capsOf(i.m);
     if (caps.length === 0) return undefined;
     const c = i.rng.pick(caps);
+    // Past the end of its parameter, not merely over the next capability (that would be a
+    // longer capability, well formed, as a bit flip may make).
+    const length = c.paramEnd - (c.at + 2) + i.rng.int(1, 40);
+    if (length > 255) return undefined;
     const b = copy(i.m);
-    b[c.at + 1] = c.length + i.rng.int(1, 40);
+    b[c.at + 1] = length;
     return { bytes: b, expect: OPEN_ERRORS };
   },
 
@@ -164,7 +171,10 @@ export const OPEN_MUTATORS: Readonly<Record<string, Mutator>> = {
   truncate: (i) => {
     const len = i.rng.int(HEADER, i.m.length - 1);
     const bytes = fixLength(copy(i.m.subarray(0, len)));
-    return { bytes, expect: len < MIN_OPEN ? refuse(1, 2) : OPEN_ERRORS };
+    return {
+      bytes,
+      expect: len < MIN_OPEN ? { ...refuse(1, 2), data: bytes.subarray(16, 18) } : OPEN_ERRORS,
+    };
   },
 
   'bit-flip': (i) => {

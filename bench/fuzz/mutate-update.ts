@@ -145,7 +145,8 @@ export const UPDATE_MUTATORS: Readonly<Record<string, Mutator>> = {
   'length-out-of-range': (i) => {
     const b = copy(i.m);
     b.writeUInt16BE(i.rng.pick([0, 1, 18, 19, 22, MAX_MESSAGE + 1, 0xffff, i.rng.int(0, 22)]), 16);
-    return { bytes: b, expect: { notify: [[1, 2]], up: false } };
+    // RFC 4271 6.1: the Data is the erroneous Length field.
+    return { bytes: b, expect: { notify: [[1, 2]], up: false, data: b.subarray(16, 18) } };
   },
 
   /**
@@ -174,14 +175,15 @@ export const UPDATE_MUTATORS: Readonly<Record<string, Mutator>> = {
   'type-unknown': (i) => {
     const b = copy(i.m);
     b[18] = i.rng.pick([0, 6, 7, 128, 255, i.rng.int(6, 255)]);
-    return { bytes: b, expect: { notify: [[1, 3]], up: false } };
+    // RFC 4271 6.1: the Data is the erroneous Type field.
+    return { bytes: b, expect: { notify: [[1, 3]], up: false, data: b.subarray(18, 19) } };
   },
 
   /** RFC 4271 4.4 / 6.1: a KEEPALIVE is exactly 19 octets. */
   'type-keepalive': (i) => {
     const b = copy(i.m);
     b[18] = TYPE.KEEPALIVE;
-    return { bytes: b, expect: { notify: [[1, 2]], up: false } };
+    return { bytes: b, expect: { notify: [[1, 2]], up: false, data: b.subarray(16, 18) } };
   },
 
   /** An OPEN in Established: an FSM error (RFC 4271 8.2.2, RFC 6608 subcode 3) or an OPEN error. */
@@ -287,11 +289,13 @@ export const UPDATE_MUTATORS: Readonly<Record<string, Mutator>> = {
     const flags = i.rng.pick([FLAG.OPTIONAL | FLAG.TRANSITIVE, FLAG.OPTIONAL, FLAG.TRANSITIVE, 0]);
     const value = Buffer.alloc(i.rng.pick([0, 1, 4, 7, 300]), i.rng.int(0, 255));
     const attrs = all(i);
-    attrs.splice(i.rng.int(0, attrs.length), 0, encodeAttr(flags, code, value));
+    const attr = encodeAttr(flags, code, value);
+    attrs.splice(i.rng.int(0, attrs.length), 0, attr);
     const bytes = rebuild(i, attrs);
     if (!bytes) return undefined;
     const wellKnown = (flags & FLAG.OPTIONAL) === 0;
-    return { bytes, expect: wellKnown ? { notify: [[3, 2]], up: false } : keep(i.routes) };
+    // RFC 4271 6.3: the Data is the unrecognized attribute (type, length and value).
+    return { bytes, expect: wellKnown ? { notify: [[3, 2]], up: false, data: attr } : keep(i.routes) };
   },
 
   /** RFC 7606 3 (d): a missing well-known mandatory attribute in an UPDATE with NLRI: treat-as-withdraw. */

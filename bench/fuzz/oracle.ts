@@ -19,6 +19,8 @@ export type Pair = readonly [code: number, subcode: number];
 
 export interface Expect {
   readonly notify: readonly Pair[];
+  /** The Data the first pair's NOTIFICATION must carry, where RFC 4271 6 says what it is. */
+  readonly data?: Buffer;
   /** The session may stay up. */
   readonly up: boolean;
   /** When up: routes `show received` must no longer hold (treat-as-withdraw). */
@@ -35,7 +37,7 @@ export interface FuzzCase {
 }
 
 export type Outcome =
-  | { readonly kind: 'notification'; readonly code: number; readonly subcode: number }
+  | { readonly kind: 'notification'; readonly code: number; readonly subcode: number; readonly data: Buffer }
   | { readonly kind: 'up' }
   | { readonly kind: 'closed' }
   | { readonly kind: 'malformed'; readonly detail: string }
@@ -47,10 +49,15 @@ export const permits = (e: Expect, code: number, subcode: number): boolean =>
 /** A violation message, or undefined when the outcome is one the case permits. */
 export function judge(e: Expect, o: Outcome): string | undefined {
   switch (o.kind) {
-    case 'notification':
-      return permits(e, o.code, o.subcode)
-        ? undefined
-        : `NOTIFICATION ${o.code}/${o.subcode}, permitted: ${describe(e)}`;
+    case 'notification': {
+      if (!permits(e, o.code, o.subcode))
+        return `NOTIFICATION ${o.code}/${o.subcode}, permitted: ${describe(e)}`;
+      const [first] = e.notify;
+      const strict = e.data && first && first[0] === o.code && first[1] === o.subcode;
+      return strict && !o.data.equals(e.data!)
+        ? `NOTIFICATION ${o.code}/${o.subcode} data ${o.data.toString('hex') || '(none)'}, want ${e.data!.toString('hex')}`
+        : undefined;
+    }
     case 'up':
       return e.up ? undefined : `session stayed up, permitted: ${describe(e)}`;
     case 'closed':
