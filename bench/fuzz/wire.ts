@@ -309,6 +309,11 @@ export class FrameReader {
       const body = b.subarray(HEADER, len);
       this.#buf = b.subarray(len);
       if (type === TYPE.NOTIFICATION && body.length < 2) out.push({ malformed: 'NOTIFICATION without code' });
+      // Error codes 1-6 (RFC 4271 4.5) and 7, ROUTE-REFRESH Message Error (RFC 7313).
+      else if (type === TYPE.NOTIFICATION && (body[0]! < 1 || body[0]! > 7))
+        out.push({ malformed: `NOTIFICATION with error code ${body[0]}` });
+      else if (type === TYPE.OPEN && (body.length < 10 || body[0] !== 4))
+        out.push({ malformed: `OPEN of ${body.length} octets, version ${body[0]}` });
       else if (type === TYPE.KEEPALIVE && body.length !== 0) out.push({ malformed: 'KEEPALIVE with a body' });
       else out.push({ type, body: Buffer.from(body) });
     }
