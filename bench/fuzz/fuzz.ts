@@ -42,6 +42,8 @@ export interface FuzzReport extends Omit<DriverReport, 'violations'> {
   readonly ok: boolean;
 }
 
+/** The lab's id: its namespaces are `obs-fuzz-*`, its directory /tmp/obs-lab-fuzz. */
+export const FUZZ_LAB_ID = 'fuzz';
 const SPEAKER = { as: 65000, routerId: '198.18.0.1' } as const;
 const GOOD_AS = 65020;
 const GOOD_TABLE = Array.from({ length: 20 }, (_, i) => `198.19.190.${i}/32`);
@@ -72,7 +74,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   const seed = (o.seed ?? Date.now()) >>> 0;
   const streams = loadStreams();
   const lab = await Lab.create({
-    id: 'fuzz',
+    id: FUZZ_LAB_ID,
     speaker: SPEAKER,
     peers: [{ name: 'gobgp', impl: 'gobgp', as: GOOD_AS, originate: { ipv4: GOOD_TABLE, ipv6: [] } }],
   });

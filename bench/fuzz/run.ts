@@ -4,8 +4,9 @@
  * exits 1 on any violation, a dead speaker or a dropped good peer. See fuzz.ts.
  */
 import { loadavg } from 'node:os';
+import { Lab } from '../../frr-interop/lab/index.js';
 import { machineLine } from '../support/report.js';
-import { runFuzz } from './fuzz.js';
+import { FUZZ_LAB_ID, runFuzz } from './fuzz.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -18,6 +19,16 @@ function positive(name: string, fallback?: number): number | undefined {
   const v = Number(text);
   if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number, got ${text}`);
   return v;
+}
+
+// Interrupted: stop what the lab started (by PID) and delete its namespaces before leaving.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.log(`fuzz: ${signal}, cleaning up`);
+    void Lab.cleanup({ id: FUZZ_LAB_ID })
+      .catch((e) => console.error(`cleanup failed: ${(e as Error).message}`))
+      .finally(() => process.exit(130));
+  });
 }
 
 const replayText = arg('replay');
