@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { mergeAs4Path } from '../../../src/bgp/wire/attributes/as-path.js';
+import { ByteArena } from '../../../src/bgp/wire/attributes/byte-arena.js';
 import { AttrInterner } from '../../../src/bgp/wire/attributes/interner.js';
+import type { WireAttributes } from '../../../src/bgp/wire/attributes/wire-attributes.js';
 import { Afi, AttrType, UpdateSubcode } from '../../../src/bgp/wire/constants.js';
 import { BgpError } from '../../../src/bgp/wire/errors.js';
 import { PrefixList } from '../../../src/bgp/wire/prefix-list.js';
@@ -547,6 +549,37 @@ describe('UPDATE interning and list reuse', () => {
     expect(y.attrs).toBe(x.attrs);
     expect(z.attrs).not.toBe(x.attrs);
     expect(y.mpNlri?.get(0).addr).toBe('2001:db8:f01::');
+  });
+
+  it('an attribute set interned by a short session pins a small chunk, not a 256 KiB one', () => {
+    // The interner outlives sessions: a peer that reconnected many times once held 256 KiB per
+    // session this way (found by bench/fuzz).
+    const interner = new AttrInterner();
+    for (let session = 0; session < 3; session++) {
+      const d = new UpdateDecoder(EBGP, { interner });
+      const b = body({ attrs: `${ORIGIN_IGP} 40 02 06 02 01 0000fd${session}0 ${NEXT_HOP}`, nlri: NLRI_24 });
+      const u = d.decode(b, 0, b.length);
+      expect((u.attrs as WireAttributes).bytes().buffer.byteLength).toBeLessThanOrEqual(
+        ByteArena.FIRST_CHUNK,
+      );
+    }
+    expect(interner.size).toBe(3);
+  });
+
+  it('arena chunks grow to their cap as a long session interns more', () => {
+    const arena = new ByteArena();
+    const sizes: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      arena.reserve(4000);
+      arena.commit(4000);
+      if (sizes.at(-1) !== arena.chunk.length) sizes.push(arena.chunk.length);
+    }
+    expect(sizes[0]).toBe(ByteArena.FIRST_CHUNK);
+    expect(sizes.at(-1)).toBe(ByteArena.MAX_CHUNK);
+    expect(sizes.every((s, i) => i === 0 || s >= sizes[i - 1]!)).toBe(true);
+    // A string longer than a chunk gets a chunk of its own size.
+    arena.reserve(ByteArena.MAX_CHUNK + 10);
+    expect(arena.chunk.length).toBe(ByteArena.MAX_CHUNK + 10);
   });
 
   it('reused lists are refilled, not appended to', () => {
