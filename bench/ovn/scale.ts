@@ -1,0 +1,256 @@
+/**
+ * The speaker on a large OVN: the synthetic cloud of cloud.ts (default 50,000 FIPs, 2,000
+ * routers, 1,000 chassis) written straight into NB and SB (no ovn-northd), then our speaker
+ * (`dist/`, namespace ob-scl-spk) started against it with FRR 8.4 (ob-scl-frr) as its peer:
+ *   - time from the speaker's start (and from its session with FRR) to every route at FRR
+ *   - the speaker's resident memory then
+ *   - one-FIP changes at that size next to the same on a cloud of 10 FIPs (must be within 2x)
+ *
+ *   sudo npx tsx bench/ovn/scale.ts [--fips 50000] [--routers 2000] [--chassis 1000]
+ *                                   [--samples 50] [--poll-ms 1] [--coalesce-ms N] [--profile DIR]
+ *
+ * A change is one `ovn-nbctl lr-nat-add` (or lr-nat-del) with no --wait (there is no northd):
+ * timed from the commit (watch.ts) to FRR's table, and to the UPDATE on the veth (capture.ts).
+ */
+import { join, resolve } from 'node:path';
+import { nbctl } from '../../test/support/ovsdb-lab.js';
+import { loadLine, machineLine, percentile, table } from '../support/report.js';
+import { firstAfter, WireCapture, wallOf } from './capture.js';
+import { type CloudShape, expectedRoutes, fipsOf, ipText, routerName, vmName, writeCloud } from './cloud.js';
+import { checkBuild, cpuMeter, cpuMs, LAB, OvnBenchLab } from './lab.js';
+import { CommitWatch, received, watchRoute } from './watch.js';
+
+function arg(name: string, fallback: number | undefined): number | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+const LARGE: CloudShape = {
+  fips: arg('fips', 50_000) as number,
+  routers: arg('routers', 2000) as number,
+  chassis: arg('chassis', 1000) as number,
+};
+const SMALL: CloudShape = { fips: 10, routers: 2, chassis: 4 };
+const SAMPLES = Math.max(50, arg('samples', 50) as number);
+const POLL_MS = arg('poll-ms', 1) as number;
+const COALESCE_MS = arg('coalesce-ms', undefined);
+/** --profile DIR: the speaker runs with --cpu-prof; its profile lands in DIR when it stops. */
+const PROFILE = process.argv.includes('--profile')
+  ? process.argv[process.argv.indexOf('--profile') + 1]
+  : undefined;
+const SAMPLE_MS = 10_000;
+const SETTLE_MS = 30_000;
+const SYNC_MS = 600_000;
+/** Sample FIPs: 198.19.200.0/22, above the cloud's FIPs and below its chassis addresses. */
+const sampleIp = (i: number) => ipText(((198 << 24) | (19 << 16) | (200 << 8)) + i);
+
+interface Sample {
+  readonly change: 'add' | 'del';
+  readonly ip: string;
+  readonly commitWall: number;
+  readonly frrMs: number;
+  wireMs: number;
+}
+
+interface Figures {
+  readonly shape: CloudShape;
+  readonly writeMs: number;
+  readonly routes: number;
+  /** Speaker process start → FRR's session Established, → every route at FRR. */
+  readonly establishedMs: number;
+  readonly allMs: number;
+  readonly rssMiB: number;
+  readonly hwmMiB: number;
+  readonly cpu: Record<string, number>;
+  /** Every route at FRR → the speaker idle (its garbage collector done with the initial load). */
+  readonly settleMs: number;
+  readonly samples: Sample[];
+}
+
+async function waitCount(lab: OvnBenchLab, want: number, timeoutMs: number): Promise<number> {
+  const vty = await lab.vty();
+  const end = performance.now() + timeoutMs;
+  for (;;) {
+    const n = await received(vty, LAB.speakerIp).catch(() => 0);
+    const at = performance.now();
+    if (n === want) return at;
+    if (at > end)
+      throw new Error(`FRR holds ${n} of ${want} routes after ${timeoutMs} ms\n${lab.speakerLog()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Waits (bounded) until the speaker uses under 5% of a core over half a second: single
+ * changes are measured in steady state, not while the collector still works off the load.
+ */
+async function settle(pid: number): Promise<number> {
+  const t0 = performance.now();
+  let last = cpuMs(pid);
+  while (performance.now() - t0 < SETTLE_MS) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = cpuMs(pid);
+    if (now - last < 25) break;
+    last = now;
+  }
+  return performance.now() - t0;
+}
+
+/** One FIP per sample on a different router: even samples distributed (to the router's spare VM). */
+async function changes(lab: OvnBenchLab, shape: CloudShape): Promise<Sample[]> {
+  const vty = await lab.vty();
+  const watch = await CommitWatch.start(lab.nb.unix);
+  const out: Sample[] = [];
+  try {
+    for (const change of ['add', 'del'] as const) {
+      for (let i = 0; i < SAMPLES; i++) {
+        const r = (i * 7919) % shape.routers;
+        const ip = sampleIp(i);
+        const spare = vmName(r, Math.ceil(fipsOf(shape, r).count / 2));
+        const mac = `fa:16:3e:ff:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
+        const args =
+          change === 'del'
+            ? ['lr-nat-del', routerName(r), 'dnat_and_snat', ip]
+            : i % 2 === 0
+              ? ['lr-nat-add', routerName(r), 'dnat_and_snat', ip, `198.19.1.${100 + (i >> 1)}`, spare, mac]
+              : ['lr-nat-add', routerName(r), 'dnat_and_snat', ip, `198.19.1.${100 + (i >> 1)}`];
+        const { commit } = await watch.arm(ip, change === 'add' ? 'insert' : 'delete');
+        const seen = watchRoute(vty, `${ip}/32`, change, SAMPLE_MS, POLL_MS);
+        seen.catch(() => {});
+        await nbctl(lab.nb.unix, ...args);
+        const c = await commit;
+        const s = await seen;
+        out.push({ change, ip, commitWall: wallOf(c.at), frrMs: s.received - c.at, wireMs: Number.NaN });
+      }
+    }
+  } finally {
+    await watch.close();
+  }
+  return out;
+}
+
+async function measure(tag: string, shape: CloudShape): Promise<Figures> {
+  const lab = await OvnBenchLab.create({ tag, northd: false });
+  let capture: WireCapture | undefined;
+  try {
+    let t = performance.now();
+    await writeCloud(lab.nb.unix, lab.sb.unix, shape);
+    const writeMs = performance.now() - t;
+    const routes = expectedRoutes(shape);
+    capture = await WireCapture.start(
+      lab.speakerNs,
+      lab.speakerIf,
+      LAB.speakerIp,
+      join(lab.dir, 'bgp.pcapng'),
+      join(lab.dir, 'dumpcap.log'),
+    );
+    t = performance.now();
+    await lab.startSpeaker({
+      coalesceMs: COALESCE_MS,
+      nodeOptions: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${resolve(PROFILE)}`] : [],
+    });
+    const meter = cpuMeter(lab.processes());
+    const establishedMs = (await lab.waitEstablished(SYNC_MS)) - t;
+    const allMs = (await waitCount(lab, routes, SYNC_MS)) - t;
+    const cpu = meter();
+    const mem = lab.speakerMemory();
+    const settleMs = await settle(lab.speakerPid as number);
+    const samples = await changes(lab, shape);
+    await capture.stop();
+    const wire = await capture.updates();
+    for (const s of samples) {
+      const e = wire.get(s.ip);
+      s.wireMs = firstAfter(s.change === 'add' ? e?.announced : e?.withdrawn, s.commitWall);
+    }
+    return {
+      shape,
+      writeMs,
+      routes,
+      establishedMs,
+      allMs,
+      rssMiB: mem.rssMiB,
+      hwmMiB: mem.hwmMiB,
+      cpu,
+      settleMs,
+      samples,
+    };
+  } finally {
+    await capture?.stop().catch(() => undefined);
+    await lab.destroy();
+  }
+}
+
+const f = (ms: number) =>
+  Number.isNaN(ms) ? '-' : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`;
+
+async function main(): Promise<void> {
+  if (process.getuid?.() !== 0) throw new Error('needs root (namespaces, FRR as user frr)');
+  checkBuild();
+  console.log(`machine: ${machineLine()}; ${loadLine()}`);
+  const small = await measure('sml', SMALL);
+  const large = await measure('scl', LARGE);
+  const name = (s: CloudShape) => `${s.fips} FIPs / ${s.routers} routers / ${s.chassis} chassis`;
+  const lat = (x: Figures, change: Sample['change'], p: number, field: 'frrMs' | 'wireMs' = 'frrMs') =>
+    percentile(
+      x.samples
+        .filter((s) => s.change === change)
+        .map((s) => s[field])
+        .filter(Number.isFinite),
+      p,
+    );
+  const rows: string[][] = [['', name(SMALL), name(LARGE), 'large / small']];
+  const line = (label: string, get: (x: Figures) => number, fmt = f) =>
+    rows.push([
+      label,
+      fmt(get(small)),
+      fmt(get(large)),
+      get(small) > 0 ? `${(get(large) / get(small)).toFixed(2)}x` : '-',
+    ]);
+  const n = (v: number) => String(Math.round(v));
+  line('routes at FRR', (x) => x.routes, n);
+  line('NB+SB written (ovsdb transact)', (x) => x.writeMs);
+  line('speaker start -> session Established', (x) => x.establishedMs);
+  line('speaker start -> every route at FRR', (x) => x.allMs);
+  line('session Established -> every route at FRR', (x) => x.allMs - x.establishedMs);
+  line('  speaker CPU in that time', (x) => x.cpu.speaker);
+  line('  bgpd CPU in that time', (x) => x.cpu.bgpd);
+  line('  ovsdb-servers CPU in that time', (x) => x.cpu['ovsdb-server nb'] + x.cpu['ovsdb-server sb']);
+  line(
+    'speaker RSS then (MiB)',
+    (x) => x.rssMiB,
+    (v) => v.toFixed(0),
+  );
+  line(
+    'speaker peak RSS (MiB)',
+    (x) => x.hwmMiB,
+    (v) => v.toFixed(0),
+  );
+  line('every route at FRR -> speaker idle again', (x) => x.settleMs);
+  line('one FIP added -> FRR table, p50', (x) => lat(x, 'add', 50));
+  line('one FIP added -> FRR table, p99', (x) => lat(x, 'add', 99));
+  line('one FIP removed -> gone from FRR, p50', (x) => lat(x, 'del', 50));
+  line('one FIP removed -> gone from FRR, p99', (x) => lat(x, 'del', 99));
+  line('one FIP added -> UPDATE on the wire, p50', (x) => lat(x, 'add', 50, 'wireMs'));
+  line('one FIP added -> UPDATE on the wire, p99', (x) => lat(x, 'add', 99, 'wireMs'));
+  console.log(
+    `\n== ${name(LARGE)} against ${name(SMALL)}: speaker start to FRR, memory, single changes (${SAMPLES} each) ==`,
+  );
+  console.log(
+    `peer: FRR 8.4 bgpd (bgp no-rib); coalesce_ms ${COALESCE_MS ?? 20}; FRR read every ${POLL_MS} ms; no ovn-northd (NB+SB written directly)\n`,
+  );
+  console.log(table(rows));
+  if (process.argv.includes('--verbose'))
+    for (const x of [small, large])
+      console.log(
+        `${name(x.shape)}: ${x.samples.map((s) => `${s.change} ${s.frrMs.toFixed(0)}`).join(', ')}`,
+      );
+  const ratio = lat(large, 'add', 50) / lat(small, 'add', 50);
+  console.log(
+    `\ntarget: one-FIP latency at ${LARGE.fips} within 2x of at ${SMALL.fips}: ${ratio.toFixed(2)}x (p50), ${ratio <= 2 ? 'met' : 'NOT met'}`,
+  );
+  console.log(`after: ${loadLine()}`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});
