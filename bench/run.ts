@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runShowLatencyBench } from './cli/show-latency.js';
 import { formatPolicyFigures, runPolicyBench } from './policy/prefix-list.bench.js';
 import { machineLine } from './support/report.js';
 import { formatCodecFigures, runCodecBench } from './wire/codec.bench.js';
@@ -97,6 +98,8 @@ async function main(): Promise<void> {
   const policy = await runPolicyBench();
   console.log(`\n${formatPolicyFigures(policy.figures)}`);
   for (const note of policy.notes) console.log(note);
+  console.log('\n== CLI: one `show` query from the shell, a fresh Node process per call ==');
+  console.log(await runShowLatencyBench());
   if (process.argv.includes('--codec-only')) return;
   console.log('\n== OVN route derivation in process: 10 against 50,000 FIPs (bench/ovn/derive) ==');
   if (!runBench('ovn/derive', [], ['--expose-gc'])) process.exitCode = 1;

@@ -81,9 +81,25 @@ export interface PathView {
   readonly multipath: boolean;
   /** On the best path: the decision step that chose it ("Local Pref", "AS Path", ...). */
   readonly reason?: string;
+  /** RFC 7911 path id, on `show received`/`advertised` when the session agreed ADD-PATH. */
+  readonly pathId?: number;
+  /**
+   * On `show received` only: what import became of the path. `accepted`: a candidate in the
+   * Loc-RIB (what `show summary` counts as accepted); `policy-rejected`: the import policy
+   * rejected it; the loop verdicts: the RIB keeps it out of the decision (RFC 4271 9.1.2,
+   * RFC 4456 8).
+   */
+  readonly verdict?: ReceivedVerdict;
   /** A path of the `ovn` origin: the OVN row it came from and why its next hop was chosen. */
   readonly ovn?: OvnPathView;
 }
+
+export type ReceivedVerdict =
+  | 'accepted'
+  | 'policy-rejected'
+  | 'as-path-loop'
+  | 'originator-id-loop'
+  | 'cluster-list-loop';
 
 export interface OvnPathView {
   readonly kind: string;

@@ -17,18 +17,7 @@ import {
   watchControl,
 } from '../api/index.js';
 import { EXIT, UsageError } from './show.js';
-
-export const API_USAGE = `  ovn-bgp-speaker route announce PREFIX [--next-hop ADDR] [--origin igp|egp|incomplete]
-                  [--med N] [--local-pref N] [--community C]... [--large-community C]...
-                                           originate a route (the api origin)
-  ovn-bgp-speaker route withdraw PREFIX    withdraw a route announced so
-  ovn-bgp-speaker route list               the routes announced through the API
-  ovn-bgp-speaker peer add|change FILE     a peer as the file's peers section writes one (YAML
-                                           or JSON; - for stdin), checked like the file
-  ovn-bgp-speaker peer remove PEER         remove a peer (Cease, Peer De-configured)
-  ovn-bgp-speaker call METHOD [PARAMS]     one control API request, PARAMS as JSON
-  ovn-bgp-speaker watch [bestpath] [sessions]
-                                           the state, then every change, one JSON event per line`;
+import { API_USAGE } from './usage.js';
 
 export interface ApiIo {
   readonly out: (text: string) => void;

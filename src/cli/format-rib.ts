@@ -23,8 +23,25 @@ const COLUMNS: readonly Column[] = [
   { header: 'Path', align: 'left' },
 ];
 
-/** "*>" best, "*=" multipath, "* " any other valid path. */
+/** What `show received` marks a path that did not become a candidate with, by verdict. */
+const NOT_ACCEPTED_CODE: Readonly<Record<string, string>> = {
+  'policy-rejected': 'x ',
+  'as-path-loop': 'l ',
+  'originator-id-loop': 'l ',
+  'cluster-list-loop': 'l ',
+};
+
+const RECEIVED_LEGEND = [
+  'Status codes: * valid (accepted), > best, x rejected by import policy,',
+  '              l denied by a loop rule (AS path, originator ID, cluster list)',
+  'Origin codes: i - IGP, e - EGP, ? - incomplete',
+  'Paths as received, before import policy.',
+];
+
+/** "*>" best, "*=" multipath, "* " any other valid path; on `show received`, "x " and "l " too. */
 export function statusCode(p: PathView): string {
+  const rejected = p.verdict === undefined ? undefined : NOT_ACCEPTED_CODE[p.verdict];
+  if (rejected !== undefined) return rejected;
   return p.best ? '*>' : p.multipath ? '*=' : '* ';
 }
 
@@ -121,12 +138,27 @@ export function formatAdjRib(
       ? `No prefixes advertised to ${peer}.`
       : `No prefixes received from ${peer}.`;
   }
+  const paths = pathCount(entries);
+  const total =
+    direction === 'advertised'
+      ? [`Total number of prefixes ${entries.length}`]
+      : [
+          `Total number of prefixes ${entries.length}, paths ${paths}: ` +
+            `${acceptedCount(entries)} accepted (show summary's PfxRcd), ` +
+            `${countVerdict(entries, 'policy-rejected')} rejected by policy, ${loopCount(entries)} denied by a loop rule`,
+        ];
   return [
-    ...RIB_LEGEND,
+    ...(direction === 'received' ? RECEIVED_LEGEND : RIB_LEGEND),
     '',
     ...tableLines(entries),
     '',
-    `Total number of prefixes ${entries.length}`,
+    ...total,
     ...limitNote(entries.length, limit),
   ].join('\n');
 }
+
+const countVerdict = (entries: readonly RibEntryView[], verdict: PathView['verdict']) =>
+  entries.reduce((n, e) => n + e.paths.filter((p) => p.verdict === verdict).length, 0);
+const acceptedCount = (entries: readonly RibEntryView[]) => countVerdict(entries, 'accepted');
+const loopCount = (entries: readonly RibEntryView[]) =>
+  pathCount(entries) - acceptedCount(entries) - countVerdict(entries, 'policy-rejected');

@@ -1,30 +1,13 @@
 #!/usr/bin/env node
+/**
+ * The CLI's entry. Each command's module is imported only when that command runs, so `show`
+ * loads the control client and the formatters, not the speaker, and answers fast.
+ */
 import { existsSync, readFileSync } from 'node:fs';
-import { decodeMessage, Framer, MAX_EXTENDED_MESSAGE_LENGTH } from '../bgp/wire/index.js';
-import { checkConfigFile } from '../config/index.js';
-import { API_USAGE, runApiCommand, runWatchCommand } from './api-commands.js';
-import { describeMessage } from './describe.js';
-import { captureFiles, roundTripCapture } from './roundtrip.js';
-import { RUN_USAGE, runCommand } from './run.js';
-import { CONTROL_OPTIONS, CONTROL_USAGE, runControlCommand } from './show.js';
+import { asksForHelp, CHECK_CONFIG_USAGE, commandHelp, USAGE } from './usage.js';
 
-const USAGE = `ovn-bgp-speaker: a BGP-4 speaker for OVN clouds
-
-Usage:
-${RUN_USAGE}
-  ovn-bgp-speaker decode [FILE|-]          decode BGP messages given as hex (a capture, or stdin)
-  ovn-bgp-speaker roundtrip [-v] PATH      decode and re-encode captured sessions (a .json file
-                                           or a folder of them), compare the bytes
-  ovn-bgp-speaker check-config FILE        check a configuration file: one line per problem
-${CONTROL_USAGE}
-${API_USAGE}
-  ovn-bgp-speaker version
-  ovn-bgp-speaker help
-
-${CONTROL_OPTIONS}
-
-Exit status: 0 on success, 1 when a message fails to decode or re-encode, the speaker cannot be
-reached or answers with an error (an unknown peer, a prefix not in the table), 2 on usage errors.`;
+/** Usage errors are status 2, as for every command. */
+const USAGE_STATUS = 2;
 
 /** Reads our package.json, found upward from this file (dist/src/cli or src/cli). */
 function version(): string {
@@ -38,112 +21,86 @@ function version(): string {
   return 'ovn-bgp-speaker (version unknown)';
 }
 
-/** Hex from a capture JSON file (its messages in order) or from plain hex text. */
-function messagesFrom(text: string): Uint8Array[] {
-  const trimmed = text.trim();
-  if (trimmed.startsWith('{')) {
-    return (JSON.parse(trimmed).messages as { hex: string }[]).map((m) => Buffer.from(m.hex, 'hex'));
-  }
-  const framer = new Framer(MAX_EXTENDED_MESSAGE_LENGTH);
-  framer.push(Buffer.from(trimmed.replace(/[^0-9a-fA-F]/g, ''), 'hex'));
-  const out: Uint8Array[] = [];
-  for (let m = framer.next(); m; m = framer.next()) out.push(m.slice());
-  if (framer.buffered) throw new Error(`${framer.buffered} trailing bytes do not make a whole message`);
-  return out;
-}
+const out = (text: string) => console.log(text);
+const err = (text: string) => console.error(text);
 
-function main(argv: string[]): number | Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  switch (command) {
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      console.log(USAGE);
-      return 0;
-    case 'version':
-    case '--version':
-      console.log(version());
-      return 0;
-    case 'decode': {
-      const file = rest[0] ?? '-';
-      const text = readFileSync(file === '-' ? 0 : file, 'utf8');
-      for (const m of messagesFrom(text))
-        console.log(describeMessage(decodeMessage(m, { ...DEFAULT_EXTENDED })));
+  if (command !== undefined && asksForHelp(rest)) {
+    const help = commandHelp(command);
+    if (help !== null) {
+      out(help);
       return 0;
     }
+  }
+  switch (command) {
+    case undefined:
+    case '--help':
+    case '-h':
+      out(USAGE);
+      return 0;
+    case 'help': {
+      const help = rest[0] === undefined ? USAGE : commandHelp(rest[0]);
+      if (help === null) {
+        err(`unknown command: ${rest[0]}\n\n${USAGE}`);
+        return USAGE_STATUS;
+      }
+      out(help);
+      return 0;
+    }
+    case 'version':
+    case '--version':
+      out(version());
+      return 0;
+    case 'decode':
+      return (await import('./decode.js')).decodeCommand(rest[0] ?? '-', out);
     case 'check-config': {
       if (!rest[0]) {
-        console.error(USAGE);
-        return 2;
+        err(
+          'check-config: FILE is missing: give the configuration file to check (the one ' +
+            '`run --config FILE` reads); there is no default location, so none was looked in.\n\n' +
+            `Usage:\n${CHECK_CONFIG_USAGE}`,
+        );
+        return USAGE_STATUS;
       }
-      return checkConfigFile(rest[0], (line) => console.log(line));
+      return (await import('../config/check.js')).checkConfigFile(rest[0], out);
     }
     case 'roundtrip': {
       const verbose = rest[0] === '-v';
       const path = verbose ? rest[1] : rest[0];
       if (!path) {
-        console.error(USAGE);
-        return 2;
+        err(`roundtrip: PATH is missing\n\n${commandHelp('roundtrip')}`);
+        return USAGE_STATUS;
       }
-      let bad = 0;
-      for (const file of captureFiles(path)) {
-        const r = roundTripCapture(file, verbose ? (line) => console.log(`  ${line}`) : undefined);
-        console.log(
-          `${r.failures.length ? 'FAIL' : 'ok  '} ${r.file}: ${r.identical}/${r.messages} byte-identical`,
-        );
-        for (const f of r.failures) console.log(`     ${f}`);
-        bad += r.failures.length;
-      }
-      return bad ? 1 : 0;
+      return (await import('./roundtrip-command.js')).roundtripCommand(path, verbose, out);
     }
     case 'run':
-      return runCommand(rest, { err: (text) => console.error(text) });
+      return (await import('./run.js')).runCommand(rest, { err });
     case 'show':
     case 'neighbor':
-      return runControlCommand(command, rest, {
-        out: (text) => console.log(text),
-        err: (text) => console.error(text),
-        env: process.env,
-      });
+      return (await import('./show.js')).runControlCommand(command, rest, { out, err, env: process.env });
     case 'route':
     case 'peer':
     case 'call':
-      return runApiCommand(command, rest, cliIo());
+      return (await import('./api-commands.js')).runApiCommand(command, rest, { out, err, env: process.env });
     case 'watch':
-      return runWatchCommand(rest, {
-        ...cliIo(),
+      return (await import('./api-commands.js')).runWatchCommand(rest, {
+        out,
+        err,
+        env: process.env,
         interrupted: new Promise<void>((resolve) => process.once('SIGINT', () => resolve())),
       });
     default:
-      console.error(`unknown command: ${command}\n\n${USAGE}`);
-      return 2;
+      err(`unknown command: ${command}\n\n${USAGE}`);
+      return USAGE_STATUS;
   }
 }
-
-function cliIo() {
-  return {
-    out: (text: string) => console.log(text),
-    err: (text: string) => console.error(text),
-    env: process.env,
-  };
-}
-
-/** Decoding loose hex: no session context, so allow extended messages and 4-octet ASes. */
-const DEFAULT_EXTENDED = {
-  update: { as4: true, addPathIpv4: false, addPathIpv6: false, ebgp: true },
-  maxLength: MAX_EXTENDED_MESSAGE_LENGTH,
-  enhancedRouteRefresh: true,
-};
 
 function fail(e: unknown): void {
   console.error(`ovn-bgp-speaker: ${(e as Error).message}`);
   process.exitCode = 1;
 }
 
-// Commands that talk to the speaker are asynchronous; the others return their status at once.
-Promise.resolve()
-  .then(() => main(process.argv.slice(2)))
-  .then((status) => {
-    process.exitCode = status;
-  }, fail);
+main(process.argv.slice(2)).then((status) => {
+  process.exitCode = status;
+}, fail);

@@ -2,9 +2,6 @@
 import { parseArgs } from 'node:util';
 import { runSpeaker } from '../speaker/index.js';
 
-export const RUN_USAGE = `  ovn-bgp-speaker run --config FILE        run the speaker: BGP sessions, routes, control socket;
-                                           SIGHUP reloads FILE, SIGTERM/SIGINT stop it (Cease)`;
-
 /** Usage errors are status 2, as for every other command. */
 const USAGE_STATUS = 2;
 /** After the speaker stopped, a handle left open by mistake may delay the exit this long at most. */

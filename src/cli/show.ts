@@ -4,49 +4,40 @@
  * and printed; formatting lives in the format-*.ts modules.
  */
 import { parseArgs } from 'node:util';
+// The client, constants and types only: the API's index also loads the server and metrics.
+import { type CallOptions, ControlClientError, callControl } from '../api/client.js';
+import { DEFAULT_SOCKET_PATH, SOCKET_PATH_ENV } from '../api/constants.js';
 import {
-  type CallOptions,
-  ControlClientError,
   ControlError,
   type ControlMethod,
   type ControlParams,
   type ControlResult,
-  callControl,
-  DEFAULT_SOCKET_PATH,
   type NeighborActionResult,
+  type PathView,
+  type RibEntryView,
   type RibQuery,
-  SOCKET_PATH_ENV,
-} from '../api/index.js';
-import { KindedError } from '../components/index.js';
+} from '../api/types.js';
+import { KindedError } from '../components/errors.js';
 import { formatNeighbors } from './format-neighbor.js';
 import { formatOvn, formatOvnProblems, formatSinks } from './format-ovn.js';
 import { formatAdjRib, formatRibDetail, formatRibTable } from './format-rib.js';
 import { formatSummary } from './format-summary.js';
+import { CONTROL_OPTIONS, CONTROL_USAGE } from './usage.js';
 
 const SHOW_TOPICS = 'summary, neighbors, rib, advertised, received, ovn, sinks';
 
-/** The lines of the commands below, for the CLI's usage text. */
-export const CONTROL_USAGE = `  ovn-bgp-speaker show summary             sessions and prefix counts (\`show bgp summary\`)
-  ovn-bgp-speaker show neighbors [PEER]    session details (\`show bgp neighbors\`)
-  ovn-bgp-speaker show rib [PREFIX] [--afi 4|6] [--limit N]
-                                           the Loc-RIB; with a PREFIX or an address, every
-                                           path and the best path selection reason
-  ovn-bgp-speaker show advertised PEER [PREFIX] [--afi 4|6] [--limit N]
-  ovn-bgp-speaker show received PEER [PREFIX] [--afi 4|6] [--limit N]
-                                           what was sent to / accepted from one neighbor
-  ovn-bgp-speaker show ovn [problems]      routes derived from OVN, each with its OVN row
-                                           and why its next hop; or what could not be
-  ovn-bgp-speaker show sinks               the forwarding planes routes are installed into
-  ovn-bgp-speaker neighbor PEER reset      close the session and start it again
-  ovn-bgp-speaker neighbor PEER shutdown [--message TEXT]
-                                           shut the session down (RFC 9003 message)
-  ovn-bgp-speaker neighbor PEER enable     undo shutdown
-  ovn-bgp-speaker neighbor PEER refresh    ask for the routes again (ROUTE-REFRESH)`;
-
-export const CONTROL_OPTIONS = `Options of show and neighbor (PEER is a neighbor's name or address):
-  --socket PATH   the control socket; default $${SOCKET_PATH_ENV}, else
-                  ${DEFAULT_SOCKET_PATH}
-  --json          print the speaker's answer as JSON, as the control socket returned it`;
+/**
+ * `--json` of show rib, advertised and received, keyed by prefix as FRR's `show bgp ... json`
+ * is: `{"routes": {"198.18.1.0/24": [path, ...]}}`, prefixes in address order, each path a
+ * PathView. Scripts index it by prefix; this shape is part of the CLI's interface.
+ */
+export function routesJson(entries: readonly RibEntryView[]): {
+  routes: Record<string, readonly PathView[]>;
+} {
+  const routes: Record<string, readonly PathView[]> = {};
+  for (const e of entries) routes[e.prefix] = e.paths;
+  return { routes };
+}
 
 export const EXIT = { OK: 0, FAILED: 1, USAGE: 2 } as const;
 
@@ -63,6 +54,8 @@ export interface Invocation {
   readonly method: ControlMethod;
   readonly params: object;
   format(result: unknown): string;
+  /** What `--json` prints: the answer, or for route tables the shape keyed by prefix. */
+  toJson(result: unknown): unknown;
   /** The exit status the answer calls for: a prefix that is not in the table is a failure. */
   status(result: unknown): number;
 }
@@ -122,6 +115,7 @@ function invocation<M extends ControlMethod>(
   params: ControlParams<M>,
   format: (result: ControlResult<M>) => string,
   status: (result: ControlResult<M>) => number = () => EXIT.OK,
+  toJson: (result: ControlResult<M>) => unknown = (r) => r,
 ): Invocation {
   return {
     ...common,
@@ -129,6 +123,7 @@ function invocation<M extends ControlMethod>(
     params,
     format: (r) => format(r as ControlResult<M>),
     status: (r) => status(r as ControlResult<M>),
+    toJson: (r) => toJson(r as ControlResult<M>),
   };
 }
 
@@ -193,8 +188,15 @@ export function parseControlCommand(
       allowOnly('show rib', values, ['afi', 'limit']);
       const query = ribQuery(values, more[0]);
       if (query.prefix === undefined)
-        return invocation(common, 'rib', query, (r) => formatRibTable(r, query.limit));
-      return invocation(common, 'rib', query, formatRibDetail, (r) => (r.length ? EXIT.OK : EXIT.FAILED));
+        return invocation(common, 'rib', query, (r) => formatRibTable(r, query.limit), undefined, routesJson);
+      return invocation(
+        common,
+        'rib',
+        query,
+        formatRibDetail,
+        (r) => (r.length ? EXIT.OK : EXIT.FAILED),
+        routesJson,
+      );
     }
     case 'advertised':
     case 'received': {
@@ -202,7 +204,14 @@ export function parseControlCommand(
       allowOnly(`show ${what}`, values, ['afi', 'limit']);
       const [peer, prefix] = more;
       const query = ribQuery(values, prefix);
-      return invocation(common, what, { peer, ...query }, (r) => formatAdjRib(r, what, peer, query.limit));
+      return invocation(
+        common,
+        what,
+        { peer, ...query },
+        (r) => formatAdjRib(r, what, peer, query.limit),
+        undefined,
+        routesJson,
+      );
     }
     case 'ovn': {
       positionals('show ovn', more, 0, 1);
@@ -254,6 +263,6 @@ export async function runControlCommand(
     }
     throw e;
   }
-  io.out(call.json ? JSON.stringify(result, null, 2) : call.format(result));
+  io.out(call.json ? JSON.stringify(call.toJson(result), null, 2) : call.format(result));
   return call.status(result);
 }

@@ -1,4 +1,5 @@
 import { type LoadOptions, loadConfig } from './load.js';
+import { notActedOnWarnings } from './not-acted-on.js';
 import { ConfigError, formatProblem } from './problem.js';
 
 /** Exit statuses of a configuration check. */
@@ -16,6 +17,7 @@ export function checkConfigFile(
   try {
     const { config, warnings } = loadConfig(file, options);
     for (const w of warnings) write(`warning: ${formatProblem(w, file)}`);
+    for (const w of notActedOnWarnings(config)) write(`warning: ${file}: ${w}`);
     const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
     const peers = count(config.peers.length, 'peer');
     write(`${file}: ok (speaker ${config.speaker.name}, ${peers}, ${count(config.routes.length, 'route')})`);

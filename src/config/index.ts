@@ -26,6 +26,7 @@ export {
   type RouteChange,
 } from './diff.js';
 export { type LoadedConfig, type LoadOptions, loadConfig, type ParseOptions, parseConfig } from './load.js';
+export { notActedOnWarnings } from './not-acted-on.js';
 export {
   ConfigError,
   type ConfigErrorKind,

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LineCounter, parseDocument, type YAMLError } from 'yaml';
 import { withPositions } from './locate.js';
@@ -12,6 +12,11 @@ const MAX_ALIAS_COUNT = 100;
 export interface LoadOptions {
   /** Reads the configuration file and password files; default fs.readFileSync as UTF-8. */
   readonly readFile?: (path: string) => string;
+  /**
+   * A password file's mode bits, to refuse one group or others can read; default fs.statSync
+   * when readFile is the default too (an injected reader's files are not on disk to stat).
+   */
+  readonly modeOf?: (path: string) => number;
 }
 
 export interface ParseOptions extends LoadOptions {
@@ -30,6 +35,7 @@ export interface LoadedConfig {
 }
 
 const readUtf8 = (path: string): string => readFileSync(path, 'utf8');
+const statMode = (path: string): number => statSync(path).mode;
 
 function yamlProblem(e: YAMLError, lines: LineCounter): Problem {
   const { line, col } = lines.linePos(e.pos[0]);
@@ -59,6 +65,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): LoadedCon
   }
   const result = validateConfig(raw, {
     readFile: options.readFile ?? readUtf8,
+    modeOf: options.modeOf ?? (options.readFile === undefined ? statMode : undefined),
     baseDir: file === undefined ? undefined : dirname(file),
   });
   const warnings = [

@@ -10,7 +10,14 @@ export interface SecretFiles {
   readonly readFile: (path: string) => string;
   /** Directory relative password_file paths start from; the configuration file's. */
   readonly baseDir?: string;
+  /** The permission bits of a password_file (fs.statSync().mode); absent: not checked. */
+  readonly modeOf?: (path: string) => number;
 }
+
+/** Group and other permission bits: a key anyone but its owner can read is not secret (as ssh refuses keys). */
+const GROUP_OTHER_BITS = 0o077;
+
+const octal = (mode: number): string => `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
 
 /** Whether a problem was already recorded at `path` or inside it. */
 export function hasProblemUnder(ctx: Context, path: Path): boolean {
@@ -51,6 +58,17 @@ function readPasswordFile(
     content = files.readFile(abs);
   } catch (e) {
     ctx.problems.push(problem(path, `cannot read ${abs}: ${fileErrorText(e)}`, file));
+    return undefined;
+  }
+  const mode = files.modeOf?.(abs);
+  if (mode !== undefined && (mode & GROUP_OTHER_BITS) !== 0) {
+    ctx.problems.push(
+      problem(
+        path,
+        `${abs} has mode ${octal(mode)}: group and others must have no access to a password file (chmod 600 ${abs})`,
+        file,
+      ),
+    );
     return undefined;
   }
   // Files written by `echo secret > file` end in a newline that is not part of the key.

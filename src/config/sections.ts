@@ -96,15 +96,19 @@ const listen = object('a mapping with address and port', {
 });
 
 const gracefulRestartFields = object('a mapping of graceful restart settings', {
-  enabled: optional(boolean, 'Advertise the capability and keep routes of restarting peers.', 'true'),
+  enabled: optional(
+    boolean,
+    "Accepted but not acted on yet: the capability is not advertised and a restarting peer's routes are withdrawn at once (check-config and run warn).",
+    'true',
+  ),
   restart_time: optional(
     seconds(1, MAX_RESTART_TIME),
-    'Restart Time we advertise: how long peers keep our routes while we restart.',
+    'Not used yet (no capability is advertised); meant as the Restart Time peers keep our routes for.',
     String(GRACEFUL_RESTART_DEFAULTS.restartTime),
   ),
   stale_routes_time: optional(
     seconds(1, MAX_STALE_ROUTES_TIME),
-    "How long we keep a restarting peer's routes.",
+    "Not used yet; meant as how long we keep a restarting peer's routes.",
     String(GRACEFUL_RESTART_DEFAULTS.staleRoutesTime),
   ),
 });
@@ -158,7 +162,11 @@ const speakerFields = {
   ),
   listen: optional(listen, 'Where to accept BGP connections.'),
   ...timers,
-  graceful_restart: optional(gracefulRestart, 'RFC 4724 graceful restart: true, false or settings.', 'false'),
+  graceful_restart: optional(
+    gracefulRestart,
+    'RFC 4724 graceful restart: accepted, not acted on yet (neither advertised nor honoured).',
+    'false',
+  ),
   bestpath: optional(bestpath, 'Decision process options: multipath (ECMP sets for the sinks) and MED.'),
   control_socket: optional(
     absolutePath,
@@ -223,7 +231,10 @@ const peerFields = {
     text({ expected: 'a non-empty string' }),
     'MD5 password (at most 80 bytes); exactly one of password and password_file with md5.',
   ),
-  password_file: optional(filePath, 'File holding the MD5 password (one trailing newline is dropped).'),
+  password_file: optional(
+    filePath,
+    'File holding the MD5 password (one trailing newline is dropped); only its owner may have access (mode 0600 or 0400).',
+  ),
   ...timers,
   passive: optional(boolean, 'Never connect; wait for the peer to connect.', 'false'),
   shutdown: optional(boolean, 'Administratively down: configured but never connected.', 'false'),

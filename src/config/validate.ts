@@ -10,6 +10,8 @@ export interface ValidateOptions {
   readonly readFile?: ResolveOptions['readFile'];
   /** Directory relative password_file paths start from. */
   readonly baseDir?: string;
+  /** A password_file's mode bits; absent: not checked (see SecretFiles). */
+  readonly modeOf?: ResolveOptions['modeOf'];
 }
 
 /** Every problem found, or the configuration; warnings either way (legal but likely unintended). */
@@ -31,7 +33,11 @@ export function validateConfig(raw: unknown, options: ValidateOptions = {}): Val
   const config =
     decoded === INVALID
       ? undefined
-      : resolveConfig(decoded, ctx, { readFile: options.readFile ?? noFileReader, baseDir: options.baseDir });
+      : resolveConfig(decoded, ctx, {
+          readFile: options.readFile ?? noFileReader,
+          baseDir: options.baseDir,
+          modeOf: options.modeOf,
+        });
   if (config === undefined || ctx.problems.length > 0) {
     return { ok: false, problems: ctx.problems, warnings: ctx.warnings };
   }

@@ -296,6 +296,21 @@ export class Rib {
     return this.locRib(p.afi).selection(p);
   }
 
+  /**
+   * A peer's paths of a prefix (its Adj-RIB-In after import policy), each with why the loop
+   * rules keep it out of the decision, if they do: for `show received`.
+   */
+  peerPaths(peer: RibPeer, prefix: Prefix): { pathId: number; denied?: DenyReasonText }[] {
+    this.check(peer);
+    const p = toRibPrefix(prefix);
+    return this.locRib(p.afi)
+      .pathsOf(peer.index, p)
+      .map((r) => {
+        const denied = this.denyReason(peer, r.attrId);
+        return denied === undefined ? { pathId: r.pathId } : { pathId: r.pathId, denied };
+      });
+  }
+
   /** Every path of a prefix and why the best one won (`show bgp <prefix>`). */
   lookup(prefix: Prefix): EntryView | undefined {
     const p = toRibPrefix(prefix);

@@ -6,6 +6,7 @@ import type {
   NeighborSummary,
   OvnPathView,
   PathView,
+  ReceivedVerdict,
   RibEntryView,
   RibQuery,
 } from '../api/index.js';
@@ -152,13 +153,20 @@ function select(
   const out: RibPrefix[] = [];
   for (const afi of [Afi.IPV4, Afi.IPV6] as const) {
     if (query.afi !== undefined && (query.afi === 4 ? Afi.IPV4 : Afi.IPV6) !== afi) continue;
+    // A prefix with several paths (ADD-PATH) is listed once: its entry holds every path.
+    let last: RibPrefix | undefined;
     for (const p of sortPrefixes(all(afi))) {
+      if (last !== undefined && samePrefix(last, p)) continue;
       if (out.length >= limit) return out;
       out.push(p);
+      last = p;
     }
   }
   return out;
 }
+
+const samePrefix = (a: RibPrefix, b: RibPrefix) =>
+  a.len === b.len && a.w0 === b.w0 && a.w1 === b.w1 && a.w2 === b.w2 && a.w3 === b.w3;
 
 function sortPrefixes(list: RibPrefix[]): RibPrefix[] {
   return list.sort((a, b) => a.w0 - b.w0 || a.w1 - b.w1 || a.w2 - b.w2 || a.w3 - b.w3 || a.len - b.len);
@@ -205,29 +213,44 @@ export function advertisedView(binding: PeerBinding, query: RibQuery): RibEntryV
 }
 
 /**
- * `show received PEER`: what the peer sent, before import policy; a path is marked best when
- * it is the peer's path the Loc-RIB selected.
+ * `show received PEER`: every path the peer sent, before import policy, once per prefix with
+ * each of its paths (several with ADD-PATH), each with its verdict: accepted (a candidate in
+ * the Loc-RIB, as `show summary` counts them), rejected by the import policy, or kept out by
+ * a loop rule. Only an accepted path can be best: the one the Loc-RIB selected.
  */
 export function receivedView(binding: PeerBinding, rib: Rib, query: RibQuery): RibEntryView[] {
   const s = binding.session;
   if (!s) return [];
-  const best = (p: RibPrefix) => rib.best(p)?.source.id === binding.name;
   const store = s.importer.store;
-  if (store) return storeView(store, query, binding.name, best);
+  const addPath = s.info.negotiated.addPath.length > 0;
   // Without an import policy the RIB's Adj-RIB-In is what the peer sent.
   const adj = rib.adjRibIn(s.ribPeer);
-  const has = (p: RibPrefix) => adj.lookup(p).length > 0;
+  const sent = (p: RibPrefix) => (store ? store.lookup(p) : adj.lookup(p));
+  const has = (p: RibPrefix) => sent(p).length > 0;
   const all = (afi: AfiCode) => {
+    if (store) return store.entries(afi).map((e) => store.prefixOf(afi, e));
     const out: RibPrefix[] = [];
     for (const r of adj.entries()) if (r.prefix.afi === afi) out.push(r.prefix);
     return out;
   };
-  return select(query, has, all).map((p) => ({
-    prefix: p.toString(),
-    paths: adj
-      .lookup(p)
-      .map((r) => attributesView(r.attrs, p.afi, binding.name, { best: best(p), multipath: false })),
-  }));
+  return select(query, has, all).map((p) => {
+    const inRib = new Map(rib.peerPaths(s.ribPeer, p).map((r) => [r.pathId, r.denied]));
+    const best = rib.best(p);
+    const bestId = best?.source.id === binding.name ? best.best.pathId : undefined;
+    return {
+      prefix: p.toString(),
+      paths: sent(p).map((r) => {
+        const verdict: ReceivedVerdict = !inRib.has(r.pathId)
+          ? 'policy-rejected'
+          : (inRib.get(r.pathId) ?? 'accepted');
+        const view = attributesView(r.attrs, p.afi, binding.name, {
+          best: verdict === 'accepted' && r.pathId === bestId,
+          multipath: false,
+        });
+        return { ...view, ...(addPath && { pathId: r.pathId }), verdict };
+      }),
+    };
+  });
 }
 
 function counts(c: SessionCounts): MessageCounts {

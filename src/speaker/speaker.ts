@@ -34,7 +34,7 @@ import {
   systemScheduler,
 } from '../components/index.js';
 import type { Config, LogLevel, PeerConfig, PeerEdit, ReloadOutcome } from '../config/index.js';
-import { formatProblem } from '../config/index.js';
+import { formatProblem, notActedOnWarnings } from '../config/index.js';
 import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
 import { type InterfaceTable, LocalOrigin, originateAll, RouteFlow } from '../routing/index.js';
 import { ApiRoutes } from './api-routes.js';
@@ -391,9 +391,7 @@ export class Speaker implements SpeakerControl {
 
   /** Settings this version reads but does not act on yet: say so rather than ignore them quietly. */
   #warnUnused(config: Config): void {
-    if (config.speaker.gracefulRestart.enabled) {
-      this.#log.warn({}, 'graceful_restart is not supported yet: the capability is not advertised');
-    }
+    for (const warning of notActedOnWarnings(config)) this.#log.warn({}, warning);
   }
 
   async #startServices(config: Config): Promise<void> {

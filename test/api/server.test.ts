@@ -49,11 +49,12 @@ async function start(init: Partial<Parameters<typeof startControlServer>[0]> = {
 const parse = (line: string) => JSON.parse(line);
 
 describe('control socket file', () => {
-  it('is created with mode 0600, in a directory created 0700 when missing', async () => {
+  it('is created with mode 0600 and owned by us, in a directory created 0700 when missing', async () => {
     await start();
     const s = statSync(path);
     expect(s.isSocket()).toBe(true);
     expect(s.mode & 0o777).toBe(0o600);
+    expect({ uid: s.uid, gid: s.gid }).toEqual({ uid: process.getuid?.(), gid: process.getgid?.() });
     expect(statSync(join(tmp.dir, 'run')).mode & 0o777).toBe(0o700);
   });
 

@@ -121,13 +121,17 @@ describe('the commands against a control socket', () => {
     expect(await run('show', 'summary')).toEqual({ status: EXIT.OK, out: formatSummary(SUMMARY), err: '' });
   });
 
-  it('prints with --json exactly what the speaker answered', async () => {
+  it('prints with --json what the speaker answered, route tables keyed by prefix as FRR does', async () => {
     const summary = await run('show', 'summary', '--json');
     expect(JSON.parse(summary.out)).toEqual(SUMMARY);
     const neighbors = await run('show', 'neighbors', 'spine1', '--json');
     expect(JSON.parse(neighbors.out)).toEqual([SPINE1]);
     const rib = await run('show', 'rib', '--json', '--afi', '4');
-    expect(JSON.parse(rib.out)).toEqual(RIB.slice(0, 3));
+    const routes = JSON.parse(rib.out).routes;
+    expect(Object.keys(routes)).toEqual(RIB.slice(0, 3).map((e) => e.prefix));
+    for (const e of RIB.slice(0, 3)) expect(routes[e.prefix]).toEqual(e.paths);
+    const received = JSON.parse((await run('show', 'received', 'spine1', '--json')).out);
+    expect(Object.keys(received)).toEqual(['routes']);
     const action = await run('neighbor', 'spine1', 'refresh', '--json');
     expect(JSON.parse(action.out)).toEqual({ peer: 'spine1', action: 'refresh' });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NeighborSummary, SummaryView } from '../../src/api/index.js';
+import type { NeighborSummary, PathView, RibEntryView, SummaryView } from '../../src/api/index.js';
 import { formatNeighbors } from '../../src/cli/format-neighbor.js';
 import { formatOvn, formatOvnProblems, formatSinks } from '../../src/cli/format-ovn.js';
 import {
@@ -11,6 +11,7 @@ import {
 } from '../../src/cli/format-rib.js';
 import { formatSummary } from '../../src/cli/format-summary.js';
 import { formatUpDown } from '../../src/cli/format-time.js';
+import { routesJson } from '../../src/cli/show.js';
 import { renderTable } from '../../src/cli/table.js';
 import { NEIGHBORS, OVN, RIB, RR1, SINKS, SPINE1, SPINE2, SUMMARY } from '../api/fake-control.js';
 
@@ -283,6 +284,41 @@ describe('show rib', () => {
     );
     expect(formatAdjRib([], 'advertised', 'spine2')).toBe('No prefixes advertised to spine2.');
     expect(formatAdjRib([], 'received', 'spine2')).toBe('No prefixes received from spine2.');
+  });
+});
+
+describe('show received', () => {
+  const base = RIB[0].paths[1];
+  const path = (pathId: number, verdict: PathView['verdict'], best: boolean): PathView => ({
+    ...base,
+    from: 'spine2',
+    pathId,
+    verdict,
+    best,
+  });
+
+  it('lists an add-path prefix once with each path, one best, and marks rejected and looped paths', () => {
+    const entries: RibEntryView[] = [
+      { prefix: '198.18.1.0/24', paths: [path(1, 'accepted', false), path(2, 'accepted', true)] },
+      { prefix: '198.18.2.0/24', paths: [path(1, 'policy-rejected', false)] },
+      { prefix: '198.18.3.0/24', paths: [path(1, 'as-path-loop', false)] },
+    ];
+    const out = formatAdjRib(entries, 'received', 'spine2').split('\n');
+    expect(out[0]).toMatch(/x rejected by import policy/);
+    expect(out).toContain('Paths as received, before import policy.');
+    const rows = out.filter((l) => /^[*xl]/.test(l));
+    expect(rows.map((l) => l.slice(0, 2))).toEqual(['* ', '*>', 'x ', 'l ']);
+    expect(rows.filter((l) => l.includes('198.18.1.0/24'))).toHaveLength(1);
+    expect(out.at(-1)).toBe(
+      "Total number of prefixes 3, paths 4: 2 accepted (show summary's PfxRcd), 1 rejected by policy, 1 denied by a loop rule",
+    );
+  });
+
+  it('prints --json keyed by prefix, each prefix with all its paths', () => {
+    const entries: RibEntryView[] = [
+      { prefix: '198.18.1.0/24', paths: [path(1, 'accepted', false), path(2, 'accepted', true)] },
+    ];
+    expect(routesJson(entries)).toEqual({ routes: { '198.18.1.0/24': entries[0]!.paths } });
   });
 });
 

@@ -1,5 +1,6 @@
+import { chmodSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig, redactConfig } from '../../src/config/index.js';
 import { compilePolicies, type PolicyDefinitions } from '../../src/policy/index.js';
 import { parse, SPEAKER } from './support.js';
@@ -264,6 +265,9 @@ const expected: Config = {
 };
 
 describe('the annotated example', () => {
+  // Git keeps no mode bits but the executable one, and a password file must be private.
+  beforeAll(() => chmodSync(PASSWORD_FILE, 0o600));
+
   it('loads into the expected typed configuration, every default applied', () => {
     const loaded = loadConfig(EXAMPLE);
     expect(loaded.config).toEqual(expected);

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import {
   checkConfigFile,
   formatProblem,
   loadConfig,
+  notActedOnWarnings,
   validateConfig,
 } from '../../src/config/index.js';
 import { filePathOf, policyCompileProblem } from '../../src/config/policy-compile.js';
@@ -23,9 +24,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function write(name: string, text: string): string {
+function write(name: string, text: string, mode?: number): string {
   const path = join(dir, name);
   writeFileSync(path, text);
+  if (mode !== undefined) chmodSync(path, mode); // explicit: the umask would otherwise decide
   return path;
 }
 
@@ -35,7 +37,7 @@ const MD5_PEER = (passwordFile: string) =>
 describe('loading from files', () => {
   it('a relative password_file is read from the configuration file directory, one newline dropped', () => {
     mkdirSync(join(dir, 'secrets'), { recursive: true });
-    write('secrets/a.pw', 'from-a-file\n');
+    write('secrets/a.pw', 'from-a-file\n', 0o600);
     const loaded = loadConfig(write('relative.yaml', MD5_PEER('secrets/a.pw')));
     expect(loaded.config.peers[0].auth).toEqual({
       type: 'md5',
@@ -45,13 +47,40 @@ describe('loading from files', () => {
   });
 
   it('a password_file that is a directory, or holds two lines, is a problem naming it', () => {
-    write('two-lines.pw', 'one\ntwo\n');
+    write('two-lines.pw', 'one\ntwo\n', 0o600);
     const dirProblem = () => loadConfig(write('dir.yaml', MD5_PEER('secrets')));
     expect(dirProblem).toThrow(
       `peers[0].password_file: cannot read ${join(dir, 'secrets')}: it is a directory`,
     );
     const twoLines = () => loadConfig(write('two.yaml', MD5_PEER('two-lines.pw')));
     expect(twoLines).toThrow(`peers[0].password_file: ${join(dir, 'two-lines.pw')} holds more than one line`);
+  });
+
+  it.each([0o644, 0o640, 0o604, 0o620, 0o602])(
+    'a password_file with mode %o (group or others have access) is refused, naming file and mode',
+    (mode) => {
+      const pw = write(`open-${mode.toString(8)}.pw`, 'hunter2-in-a-file\n', mode);
+      let error: unknown;
+      try {
+        loadConfig(write(`open-${mode.toString(8)}.yaml`, MD5_PEER(pw)));
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      const text = (error as ConfigError).message;
+      expect(text).toContain(
+        `peers[0].password_file: ${pw} has mode 0${mode.toString(8)}: group and others must have no access to a password file (chmod 600 ${pw})`,
+      );
+      expect(text).not.toContain('hunter2-in-a-file');
+    },
+  );
+
+  it('a password_file only its owner can read (0600 or 0400) is accepted', () => {
+    for (const mode of [0o600, 0o400]) {
+      const pw = write(`private-${mode.toString(8)}.pw`, 'owner-only\n', mode);
+      const loaded = loadConfig(write(`private-${mode.toString(8)}.yaml`, MD5_PEER(pw)));
+      expect(loaded.config.peers[0].auth).toEqual({ type: 'md5', password: 'owner-only', passwordFile: pw });
+    }
   });
 
   it('a missing configuration file is kind "unreadable"', () => {
@@ -193,6 +222,22 @@ describe('check-config', () => {
       `warning: ${path}:6:5 peers[0].export: eBGP peer without export policy: no routes are sent to it (RFC 8212)`,
       `${path}: ok (speaker s1, 1 peer, 0 routes)`,
     ]);
+  });
+
+  it('warns about graceful_restart, which is accepted but not acted on yet', () => {
+    const out: string[] = [];
+    const path = write(
+      'gr.yaml',
+      `${SPEAKER}  graceful_restart: true\npeers:\n  - { name: a, peer_ip: 198.18.1.2, remote_as: 65000 }\n`,
+    );
+    expect(checkConfigFile(path, (l) => out.push(l))).toBe(CheckStatus.OK);
+    expect(out).toEqual([
+      `warning: ${path}: ${notActedOnWarnings(loadConfig(path).config)[0]}`,
+      `${path}: ok (speaker s1, 1 peer, 0 routes)`,
+    ]);
+    expect(out[0]).toMatch(
+      /graceful_restart is not supported yet: the capability \(RFC 4724\) is not advertised/,
+    );
   });
 
   it('exits non-zero with one line per problem for a bad file', () => {

@@ -1,6 +1,6 @@
 /**
  * A misbehaving server in front of a real ovsdb-server: malformed JSON, garbage, an oversize
- * message, wrong ids and non-RPC values each give a clear error and a reconnect, never a crash
+ * message that never ends, a huge one that does, wrong ids and non-RPC values each give a clear error and a reconnect, never a crash
  * or an unbounded buffer; once the server behaves (a byte-for-byte proxy to the real one) the
  * client syncs and its replica equals the dump.
  */
@@ -23,7 +23,7 @@ const schema = loadSchema(NB_SCHEMA);
 const MAX_MESSAGE = 256 * 1024;
 const OVERSIZE_TOTAL = 32 * 1024 * 1024;
 
-type Behaviour = 'malformed' | 'garbage' | 'oversize' | 'wrong-id' | 'not-rpc' | 'proxy';
+type Behaviour = 'malformed' | 'garbage' | 'oversize' | 'huge' | 'wrong-id' | 'not-rpc' | 'proxy';
 
 let lab: OvsdbLab;
 let nb: ServerHandle;
@@ -63,6 +63,12 @@ function behave(socket: net.Socket, behaviour: Behaviour): void {
       socket.on('close', () => oversizeWritten.push(written));
       socket.write('{"id":null,"method":"update2","params":["x","');
       pump();
+      return;
+    }
+    case 'huge': {
+      // A well-formed notification four times the limit, in one write: refused whole, not parsed.
+      const rows = 'x'.repeat(4 * MAX_MESSAGE);
+      socket.write(`{"id":null,"method":"update2","params":["x",{"T":{"u":{"insert":{"c":"${rows}"}}}}]}`);
       return;
     }
     case 'proxy': {
@@ -110,15 +116,22 @@ afterAll(async () => {
 
 describe('a server that sends bad input', () => {
   it('gets a clear error and a reconnect for each fault, then syncs through the good server', async () => {
-    script.push('garbage', 'malformed', 'oversize', 'wrong-id', 'not-rpc');
+    script.push('garbage', 'malformed', 'oversize', 'huge', 'wrong-id', 'not-rpc');
     const errors: { kind: OvsdbErrorKind; message: string }[] = [];
-    const client = new OvsdbClient({
-      remotes: `unix:${lab.path('fake.sock')}`,
-      database: NB_DB,
-      tables: { Logical_Router: {}, Logical_Router_Static_Route: {}, Logical_Switch: {} },
-      maxMessageBytes: MAX_MESSAGE,
-      backoff: { initialMs: 20, maxMs: 200, jitter: 0.5 },
-    });
+    const warnings: { fields: Record<string, unknown>; msg: string | undefined }[] = [];
+    const warn = (obj: object | string, msg?: string) =>
+      warnings.push({ fields: typeof obj === 'string' ? {} : (obj as Record<string, unknown>), msg });
+    const logger = { debug: () => {}, info: () => {}, warn, error: warn };
+    const client = new OvsdbClient(
+      {
+        remotes: `unix:${lab.path('fake.sock')}`,
+        database: NB_DB,
+        tables: { Logical_Router: {}, Logical_Router_Static_Route: {}, Logical_Switch: {} },
+        maxMessageBytes: MAX_MESSAGE,
+        backoff: { initialMs: 20, maxMs: 200, jitter: 0.5 },
+      },
+      { logger },
+    );
     client.on('status', (s) => {
       if (s.state === 'disconnected') errors.push({ kind: s.error.kind, message: s.error.message });
     });
@@ -129,13 +142,25 @@ describe('a server that sends bad input', () => {
         'malformed-json',
         'malformed-json',
         'oversize-message',
+        'oversize-message',
         'unknown-response-id',
         'bad-message',
       ]);
       expect(errors[0].message).toMatch(/expected '\{' to start a message, got "HTTP\/1\.1/);
       expect(errors[2].message).toMatch(`exceeds ${MAX_MESSAGE} bytes`);
-      expect(errors[3].message).toMatch(/response to no request \(id 1\d{3}\)/);
-      expect(client.stats.connectAttempts).toBe(6);
+      expect(errors[3].message).toMatch(`exceeds ${MAX_MESSAGE} bytes`);
+      expect(errors[4].message).toMatch(/response to no request \(id 1\d{3}\)/);
+      expect(client.stats.connectAttempts).toBe(7);
+      // The operator's log says which server and why, once per cut-off connection.
+      const cutOff = warnings.filter((w) => w.fields.kind === 'oversize-message');
+      expect(cutOff).toHaveLength(2);
+      for (const w of cutOff) {
+        expect(w.msg).toBe('ovsdb: session ended');
+        expect(w.fields).toMatchObject({
+          remote: `unix:${lab.path('fake.sock')}`,
+          err: `oversize-message: message exceeds ${MAX_MESSAGE} bytes`,
+        });
+      }
       // The client hung up long before the 32 MiB were sent.
       expect(oversizeWritten[0]).toBeLessThan(OVERSIZE_TOTAL / 4);
       const dump = await dumpDatabase(nb.unix, NB_DB);

@@ -123,7 +123,14 @@ export class LabSpeaker {
       err: () => {},
       env: {},
     });
-    return status === 0 ? (JSON.parse(out) as T) : undefined;
+    if (status !== 0) return undefined;
+    const parsed = JSON.parse(out);
+    // Route tables print keyed by prefix (`{"routes": {PREFIX: paths}}`): back to entries.
+    const routes = (parsed as { routes?: Record<string, unknown> }).routes;
+    if (routes && typeof routes === 'object' && !Array.isArray(routes) && !Array.isArray(parsed)) {
+      return Object.entries(routes).map(([prefix, paths]) => ({ prefix, paths })) as T;
+    }
+    return parsed as T;
   }
 
   summary(): Promise<SummaryView | undefined> {

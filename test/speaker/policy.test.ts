@@ -65,6 +65,13 @@ describe('policy', () => {
       '198.18.72.0/24',
     ]);
     expect(s.summary().neighbors[0]!.prefixes['ipv4-unicast']).toMatchObject({ received: 3, accepted: 2 });
+    // The rejected route is marked so, never as a valid best path; the accepted ones agree with summary.
+    const verdicts = s.received('p2', { afi: 4 }).map((e) => [e.paths[0]!.verdict, e.paths[0]!.best]);
+    expect(verdicts).toEqual([
+      ['policy-rejected', false],
+      ['accepted', true],
+      ['accepted', true],
+    ]);
     expect([...b.table().keys()].sort()).toEqual(['198.18.71.0/24', '198.18.72.0/24']);
     expect(b.table().get('198.18.71.0/24')!.communities).toEqual([community(65000, 777)]);
     expect(s.advertised('p3', { prefix: '198.18.71.0/24' })[0]!.paths[0]!.communities).toEqual(['65000:777']);

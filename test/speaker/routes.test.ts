@@ -156,5 +156,8 @@ describe('routes between the speaker and its peers', () => {
     await until(() => s.rib({ prefix: '198.18.61.0/24' }).length === 1, 'the clean route');
     expect(s.rib({ prefix: '198.18.60.0/24' })).toEqual([]);
     expect(s.received('p2', {}).map((e) => e.prefix)).toEqual(['198.18.60.0/24', '198.18.61.0/24']);
+    const [loop, clean] = s.received('p2', {}).map((e) => e.paths[0]!);
+    expect(loop).toMatchObject({ verdict: 'as-path-loop', best: false });
+    expect(clean).toMatchObject({ verdict: 'accepted', best: true });
   });
 });

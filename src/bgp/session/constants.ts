@@ -10,6 +10,13 @@ export const SessionDefaults = {
   MAX_WRITE_QUEUE_BYTES: 32 * 1024 * 1024,
   /** Below this many queued bytes, `drain()` resolves and `send` says "go on". */
   WRITE_LOW_WATER_BYTES: 1024 * 1024,
+  /**
+   * Received bytes one connection may hold unframed. Reading pauses while we are behind, so
+   * the framer holds at most one message (65535 octets) and one socket read (64 KiB); more
+   * means the reads did not stop, and the connection is closed (Cease, Out of Resources)
+   * rather than let a peer grow our memory.
+   */
+  MAX_READ_BUFFER_BYTES: 1024 * 1024,
   /** Messages handled per event-loop turn before yielding (so timers and other peers run). */
   MESSAGES_PER_TURN: 512,
   /** Milliseconds of message handling per event-loop turn before yielding. */

@@ -1,4 +1,5 @@
 import type { Scheduler } from '../../components/index.js';
+import { CeaseSubcode, ErrorCode } from '../wire/constants.js';
 import { BgpError } from '../wire/errors.js';
 import { Framer } from '../wire/framer.js';
 import { isThenable } from './emitter.js';
@@ -17,13 +18,18 @@ export interface InboundSink {
    * reading until it settles: that is how a slow consumer (the RIB) pushes back.
    */
   message(bytes: Uint8Array): unknown;
-  /** The framer refused a header (RFC 4271 section 6.1); reading has stopped. */
+  /**
+   * Reading has stopped for good: the framer refused a header (RFC 4271 section 6.1), or
+   * more than `maxBufferedBytes` arrived unframed (Cease, Out of Resources).
+   */
   headerError(error: BgpError): void;
 }
 
 export interface InboundLimits {
   readonly messagesPerTurn: number;
   readonly turnBudgetMs: number;
+  /** Bytes held unframed before the connection is refused; at least one message and one read. */
+  readonly maxBufferedBytes: number;
 }
 
 /**
@@ -65,6 +71,15 @@ export class Inbound {
   push(chunk: Uint8Array): void {
     if (this.#stopped) return;
     this.#framer.push(chunk);
+    const held = this.#framer.buffered;
+    if (held > this.#limits.maxBufferedBytes) {
+      this.#stopped = true;
+      const detail = `${held} bytes received and not yet handled, over the limit of ${this.#limits.maxBufferedBytes}`;
+      this.#sink.headerError(
+        new BgpError('read-buffer-full', ErrorCode.CEASE, CeaseSubcode.OUT_OF_RESOURCES, undefined, detail),
+      );
+      return;
+    }
     this.#drain();
   }
 

@@ -219,7 +219,11 @@ export class Session {
         headerError: (error) => this.#protocolError(error),
       },
       this.#components.scheduler,
-      { messagesPerTurn: SessionDefaults.MESSAGES_PER_TURN, turnBudgetMs: SessionDefaults.TURN_BUDGET_MS },
+      {
+        messagesPerTurn: SessionDefaults.MESSAGES_PER_TURN,
+        turnBudgetMs: SessionDefaults.TURN_BUDGET_MS,
+        maxBufferedBytes: SessionDefaults.MAX_READ_BUFFER_BYTES,
+      },
     );
     this.#inbound = inbound;
     if (this.#readPaused) inbound.pause();

@@ -8,6 +8,7 @@ export * from './capabilities.js';
 export * from './constants.js';
 export * from './errors.js';
 export { Framer } from './framer.js';
+export * from './graceful-restart.js';
 export { checkHeader } from './header.js';
 export * from './keepalive.js';
 export * from './message.js';

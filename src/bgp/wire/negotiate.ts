@@ -45,6 +45,11 @@ export interface GracefulRestartNegotiated {
   readonly restartState: boolean;
   /** N bit: the peer supports graceful NOTIFICATION handling (RFC 8538). */
   readonly notification: boolean;
+  /**
+   * Both sides set the N bit (RFC 8538 section 2): a NOTIFICATION either way keeps the routes
+   * like a lost connection does, unless it is a Cease / Hard Reset.
+   */
+  readonly notificationExchanged: boolean;
   readonly restartTime: number;
   readonly families: readonly GracefulRestartFamilyNegotiated[];
 }
@@ -131,7 +136,9 @@ export function negotiate(local: OpenMessage, remote: OpenMessage, opts: Negotia
     routeRefresh: has(remoteCaps, 'route-refresh'),
     // RFC 7313 section 4: BoRR/EoRR once both advertised Enhanced Route Refresh.
     enhancedRouteRefresh: both('enhanced-route-refresh'),
-    gracefulRestart: both('graceful-restart') ? negotiateGracefulRestart(remoteCaps, families) : null,
+    gracefulRestart: both('graceful-restart')
+      ? negotiateGracefulRestart(localCaps, remoteCaps, families)
+      : null,
     fqdn: fqdn ? { hostname: fqdn.hostname, domain: fqdn.domain } : null,
   };
 }
@@ -232,16 +239,20 @@ function negotiateExtendedNextHop(
 }
 
 function negotiateGracefulRestart(
+  localCaps: readonly Capability[],
   remoteCaps: readonly Capability[],
   families: readonly AfiSafi[],
 ): GracefulRestartNegotiated | null {
   // RFC 4724 section 3: with several instances, all but the last are ignored.
   const gr = lastCapability(remoteCaps, 'graceful-restart');
-  if (!gr) return null;
+  const ours = lastCapability(localCaps, 'graceful-restart');
+  if (!gr || !ours) return null;
   const negotiated = new Set(families.map(familyKey));
+  const notification = (gr.flags & GracefulRestartFlag.NOTIFICATION) !== 0;
   return {
     restartState: (gr.flags & GracefulRestartFlag.RESTART_STATE) !== 0,
-    notification: (gr.flags & GracefulRestartFlag.NOTIFICATION) !== 0,
+    notification,
+    notificationExchanged: notification && (ours.flags & GracefulRestartFlag.NOTIFICATION) !== 0,
     restartTime: gr.restartTime,
     families: gr.families
       .filter((f) => negotiated.has(familyKey(f)))

@@ -8,6 +8,7 @@ import {
   SHUTDOWN_COMMUNICATION_MAX_LENGTH,
 } from './constants.js';
 import { BgpError } from './errors.js';
+import { hardResetCause } from './graceful-restart.js';
 import type { Reader } from './reader.js';
 import { Writer } from './writer.js';
 
@@ -113,9 +114,14 @@ export function buildShutdown(
   return { type: 'notification', code: ErrorCode.CEASE, subcode, data };
 }
 
-/** "CEASE/ADMINISTRATIVE_SHUTDOWN (6/2): "maintenance"" for logs. */
+/**
+ * "CEASE/ADMINISTRATIVE_SHUTDOWN (6/2): "maintenance"" for logs; an RFC 8538 Hard Reset names
+ * the NOTIFICATION it carries: "CEASE/HARD_RESET (6/9) for CEASE/ADMINISTRATIVE_SHUTDOWN (6/2)".
+ */
 export function describeNotification(n: NotificationMessage): string {
   const base = describeError(n.code, n.subcode);
+  const cause = hardResetCause(n);
+  if (cause) return `${base} for ${describeNotification(cause)}`;
   const text = shutdownMessage(n);
   return text === null ? base : `${base}: ${JSON.stringify(text)}`;
 }

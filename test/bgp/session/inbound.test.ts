@@ -36,7 +36,7 @@ class ManualScheduler implements Scheduler {
   }
 }
 
-function harness(messagesPerTurn = 1_000) {
+function harness(messagesPerTurn = 1_000, maxBufferedBytes = 1024 * 1024) {
   const socket = {
     paused: false,
     pauses: 0,
@@ -62,7 +62,7 @@ function harness(messagesPerTurn = 1_000) {
       headerError: (e) => errors.push(e),
     },
     scheduler,
-    { messagesPerTurn, turnBudgetMs: 1_000 },
+    { messagesPerTurn, turnBudgetMs: 1_000, maxBufferedBytes },
   );
   return { socket, got, errors, scheduler, inbound, setReply: (f: typeof reply) => (reply = f) };
 }
@@ -155,5 +155,53 @@ describe('turns and flow control', () => {
     h.inbound.push(MESSAGES[1]!);
     expect(h.got).toHaveLength(5);
     expect(h.inbound.backlogged).toBe(false);
+  });
+});
+
+describe('bounded input', () => {
+  /** An RFC 8654 maximum-size UPDATE: a header saying 65535 and that many octets. */
+  const HUGE = concat(header(65_535, 2), new Uint8Array(65_535 - 19));
+  const READ = 64 * 1024;
+
+  it('a stream of 65535-octet messages while the consumer waits: the socket is paused, nothing more is framed', () => {
+    const h = harness(1_000, 256 * 1024);
+    h.inbound.maxLength = 65_535;
+    h.setReply(() => new Promise<void>(() => {})); // a consumer that never catches up
+    const stream = concat(HUGE, HUGE, HUGE);
+    h.inbound.push(stream.subarray(0, READ));
+    h.inbound.push(stream.subarray(READ, 2 * READ));
+    expect(h.got).toHaveLength(1);
+    expect(h.socket.paused).toBe(true);
+    expect(h.errors).toEqual([]);
+  });
+
+  it('a socket that keeps delivering while paused is cut off with Cease / Out of Resources at the bound', () => {
+    const limit = 256 * 1024;
+    const h = harness(1_000, limit);
+    h.inbound.maxLength = 65_535;
+    h.setReply(() => new Promise<void>(() => {}));
+    let pushed = 0;
+    // Far more than the bound: the inbound must refuse long before this runs out.
+    for (let i = 0; i < 64 && h.errors.length === 0; i++) {
+      h.inbound.push(HUGE);
+      pushed += HUGE.length;
+    }
+    expect(h.errors.map((e) => [e.code, e.subcode, e.kind])).toEqual([[6, 8, 'read-buffer-full']]);
+    // Held (pushed less the one message handed out) went over the bound by at most one read.
+    expect(pushed - HUGE.length).toBeGreaterThan(limit);
+    expect(pushed - HUGE.length).toBeLessThanOrEqual(limit + HUGE.length);
+    expect(h.errors[0]!.message).toContain(`over the limit of ${limit}`);
+    h.inbound.push(HUGE);
+    expect(h.errors).toHaveLength(1);
+    expect(h.got).toHaveLength(1);
+  });
+
+  it('garbage is refused at its first header (Connection Not Synchronized), whatever follows', () => {
+    const h = harness();
+    const garbage = new Uint8Array(READ).map((_, i) => (i * 131 + 7) & 0xff);
+    h.inbound.push(garbage);
+    h.inbound.push(garbage);
+    expect(h.got).toEqual([]);
+    expect(h.errors.map((e) => [e.code, e.subcode])).toEqual([[1, 1]]);
   });
 });

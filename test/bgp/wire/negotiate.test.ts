@@ -92,7 +92,14 @@ describe('negotiate with what FRR, GoBGP and BIRD send', () => {
       extendedMessage: true,
       routeRefresh: true,
       enhancedRouteRefresh: true,
-      gracefulRestart: { restartState: true, notification: true, restartTime: 120, families: [] },
+      gracefulRestart: {
+        restartState: true,
+        notification: true,
+        // Our capability above has no N bit.
+        notificationExchanged: false,
+        restartTime: 120,
+        families: [],
+      },
       fqdn: { hostname: 'frr-a', domain: '' },
     });
   });
@@ -209,6 +216,7 @@ describe('graceful restart', () => {
     expect(negotiate(ours, theirs, ebgpTo(65001)).gracefulRestart).toEqual({
       restartState: false,
       notification: true,
+      notificationExchanged: false,
       restartTime: 60,
       families: [{ ...v4, forwardingState: true }],
     });
@@ -216,9 +224,21 @@ describe('graceful restart', () => {
     expect(negotiate(ours, noForwarding, ebgpTo(65001)).gracefulRestart).toEqual({
       restartState: true,
       notification: false,
+      notificationExchanged: false,
       restartTime: 4095,
       families: [{ ...v4, forwardingState: false }],
     });
+  });
+
+  it('RFC 8538 applies only when both sides set the N bit, whatever else either sets', () => {
+    const exchanged = (ours: number, theirs: number) =>
+      negotiate(open({ bgpId: 2 }, gr(ours, 120)), open({}, gr(theirs, 120)), ebgpTo(65001)).gracefulRestart
+        ?.notificationExchanged;
+    expect(exchanged(4, 4)).toBe(true);
+    expect(exchanged(0xc, 0x4)).toBe(true);
+    expect(exchanged(4, 8)).toBe(false);
+    expect(exchanged(8, 4)).toBe(false);
+    expect(exchanged(0, 0)).toBe(false);
   });
 });
 
