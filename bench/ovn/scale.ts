@@ -4,10 +4,13 @@
  * (`dist/`, namespace ob-scl-spk) started against it with FRR 8.4 (ob-scl-frr) as its peer:
  *   - time from the speaker's start (and from its session with FRR) to every route at FRR
  *   - the speaker's resident memory then
- *   - one-FIP changes at that size next to the same on a cloud of 10 FIPs (must be within 2x)
+ *   - one-FIP changes at that size next to the same on a cloud of 10 FIPs (must be within 2x),
+ *     and on a middle cloud (default 10,000 FIPs, 400 routers, 200 chassis: a fifth of it)
  *
  *   sudo npx tsx bench/ovn/scale.ts [--fips 50000] [--routers 2000] [--chassis 1000]
- *                                   [--samples 50] [--poll-ms 1] [--coalesce-ms N] [--profile DIR]
+ *                                   [--mid-fips 10000] [--mid-routers 400] [--mid-chassis 200]
+ *                                   [--no-mid] [--samples 50] [--poll-ms 1] [--coalesce-ms N]
+ *                                   [--profile DIR]
  *
  * A change is one `ovn-nbctl lr-nat-add` (or lr-nat-del) with no --wait (there is no northd):
  * timed from the commit (watch.ts) to FRR's table, and to the UPDATE on the veth (capture.ts).
@@ -30,6 +33,14 @@ const LARGE: CloudShape = {
   chassis: arg('chassis', 1000) as number,
 };
 const SMALL: CloudShape = { fips: 10, routers: 2, chassis: 4 };
+/** A middle size, so that growth shows between two real clouds too, not only against a toy one. */
+const MID: CloudShape | undefined = process.argv.includes('--no-mid')
+  ? undefined
+  : {
+      fips: arg('mid-fips', 10_000) as number,
+      routers: arg('mid-routers', 400) as number,
+      chassis: arg('mid-chassis', 200) as number,
+    };
 const SAMPLES = Math.max(50, arg('samples', 50) as number);
 const POLL_MS = arg('poll-ms', 1) as number;
 const COALESCE_MS = arg('coalesce-ms', undefined);
@@ -64,6 +75,8 @@ interface Figures {
   /** Every route at FRR → the speaker idle (its garbage collector done with the initial load). */
   readonly settleMs: number;
   readonly samples: Sample[];
+  /** The machine's load average once this size was measured (it is shared). */
+  readonly load: string;
 }
 
 async function waitCount(lab: OvnBenchLab, want: number, timeoutMs: number): Promise<number> {
@@ -172,6 +185,7 @@ async function measure(tag: string, shape: CloudShape): Promise<Figures> {
       cpu,
       settleMs,
       samples,
+      load: loadLine(),
     };
   } finally {
     await capture?.stop().catch(() => undefined);
@@ -187,6 +201,7 @@ async function main(): Promise<void> {
   checkBuild();
   console.log(`machine: ${machineLine()}; ${loadLine()}`);
   const small = await measure('sml', SMALL);
+  const mid = MID && (await measure('mid', MID));
   const large = await measure('scl', LARGE);
   const name = (s: CloudShape) => `${s.fips} FIPs / ${s.routers} routers / ${s.chassis} chassis`;
   const lat = (x: Figures, change: Sample['change'], p: number, field: 'frrMs' | 'wireMs' = 'frrMs') =>
@@ -197,13 +212,17 @@ async function main(): Promise<void> {
         .filter(Number.isFinite),
       p,
     );
-  const rows: string[][] = [['', name(SMALL), name(LARGE), 'large / small']];
+  const sizes = mid ? [small, mid, large] : [small, large];
+  const rows: string[][] = [
+    ['', ...sizes.map((x) => name(x.shape)), 'large / small', ...(mid ? [`large / ${mid.shape.fips}`] : [])],
+  ];
+  const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}x` : '-');
   const line = (label: string, get: (x: Figures) => number, fmt = f) =>
     rows.push([
       label,
-      fmt(get(small)),
-      fmt(get(large)),
-      get(small) > 0 ? `${(get(large) / get(small)).toFixed(2)}x` : '-',
+      ...sizes.map((x) => fmt(get(x))),
+      ratio(get(large), get(small)),
+      ...(mid ? [ratio(get(large), get(mid))] : []),
     ]);
   const n = (v: number) => String(Math.round(v));
   line('routes at FRR', (x) => x.routes, n);
@@ -232,21 +251,28 @@ async function main(): Promise<void> {
   line('one FIP added -> UPDATE on the wire, p50', (x) => lat(x, 'add', 50, 'wireMs'));
   line('one FIP added -> UPDATE on the wire, p99', (x) => lat(x, 'add', 99, 'wireMs'));
   console.log(
-    `\n== ${name(LARGE)} against ${name(SMALL)}: speaker start to FRR, memory, single changes (${SAMPLES} each) ==`,
+    `\n== ${name(LARGE)} against ${sizes
+      .slice(0, -1)
+      .map((x) => name(x.shape))
+      .join(' and ')}: speaker start to FRR, memory, single changes (${SAMPLES} each) ==`,
   );
   console.log(
     `peer: FRR 8.4 bgpd (bgp no-rib); coalesce_ms ${COALESCE_MS ?? 20}; FRR read every ${POLL_MS} ms; no ovn-northd (NB+SB written directly)\n`,
   );
   console.log(table(rows));
+  for (const x of sizes) console.log(`${name(x.shape)}: measured with ${x.load}`);
   if (process.argv.includes('--verbose'))
-    for (const x of [small, large])
+    for (const x of sizes)
       console.log(
         `${name(x.shape)}: ${x.samples.map((s) => `${s.change} ${s.frrMs.toFixed(0)}`).join(', ')}`,
       );
-  const ratio = lat(large, 'add', 50) / lat(small, 'add', 50);
-  console.log(
-    `\ntarget: one-FIP latency at ${LARGE.fips} within 2x of at ${SMALL.fips}: ${ratio.toFixed(2)}x (p50), ${ratio <= 2 ? 'met' : 'NOT met'}`,
-  );
+  for (const base of mid ? [small, mid] : [small]) {
+    const r = lat(large, 'add', 50) / lat(base, 'add', 50);
+    const r99 = lat(large, 'add', 99) / lat(base, 'add', 99);
+    console.log(
+      `${base === small ? '\n' : ''}target: one-FIP latency at ${LARGE.fips} within 2x of at ${base.shape.fips}: ${r.toFixed(2)}x (p50; p99 ${r99.toFixed(2)}x), ${r <= 2 ? 'met' : 'NOT met'}`,
+    );
+  }
   console.log(`after: ${loadLine()}`);
 }
 
