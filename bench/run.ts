@@ -8,24 +8,53 @@ import { formatCodecFigures, runCodecBench } from './wire/codec.bench.js';
 
 const SELF = fileURLToPath(import.meta.url);
 
-/** Runs one benchmark script beside this file, in the same form (build or sources); false on failure. */
-function runBench(path: string, args: readonly string[]): boolean {
+/**
+ * Runs one benchmark script beside this file in a child process, in the same form as this file:
+ * the build under `npm run bench` (as the speaker is deployed), the sources under tsx. False on
+ * failure; the next benchmark still runs.
+ */
+function runBench(path: string, args: readonly string[], nodeFlags: readonly string[] = []): boolean {
   const ext = extname(SELF);
   const run = spawnSync(
     process.execPath,
-    [...(ext === '.ts' ? ['--import', 'tsx'] : []), join(dirname(SELF), `${path}${ext}`), ...args],
+    [
+      ...nodeFlags,
+      ...(ext === '.ts' ? ['--import', 'tsx'] : []),
+      join(dirname(SELF), `${path}${ext}`),
+      ...args,
+    ],
     { stdio: 'inherit' },
   );
   return run.status === 0;
 }
 
+interface LabBench {
+  readonly name: string;
+  readonly title: string;
+  readonly path: string;
+  readonly args: readonly string[];
+}
+
 /** The benchmarks that need root (network namespaces), after the one-core ones; `--only NAME` picks one. */
-const LAB_BENCHES: readonly { name: string; title: string; path: string; args: readonly string[] }[] = [
+const LAB_BENCHES: readonly LabBench[] = [
   {
     name: 'throughput',
     title: 'Full-table UPDATE throughput against FRR, GoBGP and BIRD (the lab)',
     path: 'throughput/run',
     args: ['--prefixes', '1000000', '--runs', '3', '--out', 'bench-results'],
+  },
+  {
+    name: 'ovn-latency',
+    title:
+      'OVN commit -> route at FRR, next to ovn-northd (6 to 16 minutes by the load, most of it ovn-northd on 10,000 NATs)',
+    path: 'ovn/latency',
+    args: [],
+  },
+  {
+    name: 'ovn-scale',
+    title: 'OVN at 50,000 FIPs, 2,000 routers, 1,000 chassis, beside 10 and 10,000 FIPs (about 6 minutes)',
+    path: 'ovn/scale',
+    args: [],
   },
   {
     name: 'kernel',
@@ -56,9 +85,9 @@ const LAB_BENCHES: readonly { name: string; title: string; path: string; args: r
 
 /**
  * `npm run bench`: every benchmark, one after another, on this machine: the codec and the
- * policy (one core), then — as root, since they build labs — the full-table throughput of
- * ovn-bgp-speaker, FRR, GoBGP and BIRD side by side (about 8 minutes for 1M prefixes, 3 runs),
- * the three sinks, and OVN publishing.
+ * policy (one core), OVN route derivation in process, then — as root, since they build labs —
+ * the full-table throughput of ovn-bgp-speaker, FRR, GoBGP and BIRD side by side (about 8
+ * minutes for 1M prefixes, 3 runs), OVN publishing end to end, and the three sinks.
  */
 async function main(): Promise<void> {
   console.log(`machine: ${machineLine()}`);
@@ -72,6 +101,8 @@ async function main(): Promise<void> {
   console.log('\n== CLI: one `show` query from the shell, a fresh Node process per call ==');
   console.log(await runShowLatencyBench());
   if (process.argv.includes('--codec-only')) return;
+  console.log('\n== OVN route derivation in process: 10 against 50,000 FIPs (bench/ovn/derive) ==');
+  if (!runBench('ovn/derive', [], ['--expose-gc'])) process.exitCode = 1;
   if (process.getuid?.() !== 0) {
     console.log('\nskipped the lab benchmarks (throughput, sinks, OVN): they need root (sudo npm run bench)');
     return;

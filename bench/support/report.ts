@@ -1,4 +1,4 @@
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 
 /** One line naming the machine, printed with every benchmark so figures carry their context. */
 export function machineLine(): string {
@@ -17,4 +17,19 @@ export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const line = (r: readonly string[]) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ');
   return [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
+
+/** The p-th percentile (0-100) by the nearest-rank method: p99 of 50 samples is the largest. */
+export function percentile(xs: readonly number[], p: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+/** The 1, 5 and 15 minute load averages: on a shared machine, what else was running. */
+export function loadLine(): string {
+  return `load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')} on ${cpus().length} cores`;
 }

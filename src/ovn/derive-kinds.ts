@@ -42,7 +42,8 @@ export const OVNK_GATEWAY_ROUTER_PREFIX = 'GR_';
 class Out {
   readonly ads: Advertisement[] = [];
   readonly problems: OvnProblem[] = [];
-  readonly #seen = new Set<string>();
+  /** Prefixes given, once there are many (a load balancer of 1,000 VIPs); a few are searched. */
+  #seen: Set<string> | undefined;
   readonly #cfg: OvnDeriveConfig;
 
   constructor(cfg: OvnDeriveConfig) {
@@ -55,8 +56,9 @@ class Out {
       return;
     }
     // The same prefix twice from one object (a VIP on the router and on its switch) is one route.
-    if (this.#seen.has(prefix)) return;
-    this.#seen.add(prefix);
+    if (this.#seen ? this.#seen.has(prefix) : this.ads.some((a) => a.prefix === prefix)) return;
+    if (this.#seen) this.#seen.add(prefix);
+    else if (this.ads.length >= 16) this.#seen = new Set([...this.ads.map((a) => a.prefix), prefix]);
     const k = this.#cfg.kinds[kind];
     this.ads.push({
       prefix,
@@ -82,11 +84,35 @@ function gatewayHop(r: Reader, cfg: OvnDeriveConfig, gw: RouterGateway, family: 
 
 // --- floating IPs ---------------------------------------------------------------------------
 
+/** What a floating IP reads of its router: its name and options:chassis (gateway router). */
+const ROUTER_COLUMNS_OF_FIP = ['name', 'options'] as const;
+/** What finding a router's gateway reads of it (routerGateway). */
+const ROUTER_COLUMNS_OF_GATEWAY = ['name', 'options', 'ports'] as const;
+
+/**
+ * The next hop of a centralized FIP: its router's gateway, the same for every FIP of the
+ * router (and gateway port, and family), so derived once for all of them. null: no gateway.
+ */
+function routerGatewayHop(
+  r: Reader,
+  cfg: OvnDeriveConfig,
+  router: string,
+  viaPort: string | null,
+  family: Family,
+): HopResult | null {
+  return r.shared(`gw:${router}:${viaPort ?? ''}:${family}`, (s) => {
+    const row = s.columns('nb.Logical_Router', router, ROUTER_COLUMNS_OF_GATEWAY);
+    const gw = row ? routerGateway(s, row, viaPort) : undefined;
+    return gw ? gatewayHop(s, cfg, gw, family) : null;
+  });
+}
+
 function floatingIp(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
   const out = new Out(cfg);
   const nat = r.row('nb.NAT', uuid);
   if (!nat || !cfg.kinds.floatingIps.enabled || str(nat, 'type') !== 'dnat_and_snat') return out;
-  const router = r.first('routerNat', uuid);
+  // Not the router's `nat`: every other NAT of the router changes it.
+  const router = r.firstColumns('routerNat', uuid, ROUTER_COLUMNS_OF_FIP);
   if (!router) return out;
   const external = str(nat, 'external_ip');
   const origin = nb('NAT', nat, `${str(router, 'name')}/${external}`);
@@ -108,12 +134,12 @@ function floatingIp(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
     );
     return out;
   }
-  const gw = routerGateway(r, router, opt(nat, 'gateway_port'));
-  if (!gw) {
+  const hop = routerGatewayHop(r, cfg, router._uuid, opt(nat, 'gateway_port'), ip.family);
+  if (!hop) {
     out.problem('router-no-gateway', origin, `${prefix}: router ${str(router, 'name')} has no gateway port`);
     return out;
   }
-  out.route('floatingIps', prefix, gatewayHop(r, cfg, gw, ip.family), origin);
+  out.route('floatingIps', prefix, hop, origin);
   return out;
 }
 

@@ -35,10 +35,16 @@ export function isProviderSwitch(r: Reader, switchUuid: string | undefined): boo
   return false;
 }
 
+/**
+ * What is read of the switch behind a router port: not its `ports`, which every new port of
+ * a provider network shared by thousands of routers changes.
+ */
+const PEER_SWITCH_COLUMNS = ['name', 'load_balancer', 'load_balancer_group', 'external_ids'] as const;
+
 /** The switch on the other side of a router port (the LSP with options:router-port=<lrp>). */
 export function peerSwitch(r: Reader, lrp: Row): Row | undefined {
   for (const lsp of r.find('lspRouterPort', str(lrp, 'name'))) {
-    const sw = r.row('nb.Logical_Switch', switchOfPort(r, lsp));
+    const sw = r.columns('nb.Logical_Switch', switchOfPort(r, lsp), PEER_SWITCH_COLUMNS);
     if (sw) return sw;
   }
   return undefined;

@@ -45,6 +45,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.constant<Step>((m, ids) => [m.update('nb', 'Logical_Router', ids.router1, { load_balancer: [] })]),
   fc.constant<Step>((m, ids) => {
     const r = m.get('nb', 'Logical_Router', ids.router1);
+    if (!r) return [];
     return [
       m.update('nb', 'Logical_Router', ids.router1, {
         nat: (r.nat as string[]).filter((n) => n !== ids.snat1),
@@ -71,12 +72,46 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.constant<Step>((m, ids) => [m.update('nb', 'Logical_Switch', ids.tenant3, { ports: [] })]),
   fc.constant<Step>((m, ids) => {
     const r = m.get('nb', 'Logical_Router', ids.router1);
+    if (!r) return [];
     return [
       m.update('nb', 'Logical_Router', ids.router1, {
         ports: (r.ports as string[]).filter((p) => p !== ids.lrpPublic),
       }),
     ];
   }),
+  // A floating IP added to router1: the router's `nat` changes under its other floating IPs.
+  fc.constantFrom('198.18.64.120', '198.18.64.121').map(
+    (ip): Step =>
+      (m, ids) => {
+        if (!m.nb.get('Logical_Router')!.has(ids.router1)) return [];
+        const id = m.put('nb', 'NAT', { type: 'dnat_and_snat', external_ip: ip, logical_ip: '198.19.3.20' });
+        const r = m.get('nb', 'Logical_Router', ids.router1);
+        return [
+          { db: 'nb', table: 'NAT', uuid: id, old: null, new: m.get('nb', 'NAT', id) },
+          m.update('nb', 'Logical_Router', ids.router1, { nat: [...(r.nat as string[]), id] }),
+        ];
+      },
+  ),
+  fc.constant<Step>((m, ids) =>
+    m.nb.get('Logical_Router')!.has(ids.router1)
+      ? [m.update('nb', 'Logical_Router', ids.router1, { name: 'router1-renamed' })]
+      : [],
+  ),
+  fc.constant<Step>((m, ids) =>
+    m.nb.get('Logical_Router')!.has(ids.router1) ? [m.remove('nb', 'Logical_Router', ids.router1)] : [],
+  ),
+  // Columns the router reads of the switches behind it: load balancers and the marker.
+  fc.constant<Step>((m, ids) => {
+    const id = m.put('nb', 'Load_Balancer', { name: 'lb3', vips: { '198.18.64.210:80': '198.19.3.10:80' } });
+    return [
+      { db: 'nb', table: 'Load_Balancer', uuid: id, old: null, new: m.get('nb', 'Load_Balancer', id) },
+      m.update('nb', 'Logical_Switch', ids.tenant3, { load_balancer: [id] }),
+    ];
+  }),
+  fc.constantFrom('true', 'false').map(
+    (v): Step =>
+      (m, ids) => [m.update('nb', 'Logical_Switch', ids.tenant3, { external_ids: { 'bgp-expose': v } })],
+  ),
 );
 
 const key = (a: Advertisement) => `${a.prefix} ${a.nextHop} ${a.kind} ${a.origin.uuid} ${a.why}`;
@@ -105,6 +140,17 @@ function check(config: OvnDeriveConfig) {
 
 describe('incremental = from scratch', () => {
   it('central mode', () => check(DEFAULT_OVN_DERIVE_CONFIG));
+  it('tenant networks selected by an external_ids marker', () =>
+    check({
+      ...DEFAULT_OVN_DERIVE_CONFIG,
+      kinds: {
+        ...DEFAULT_OVN_DERIVE_CONFIG.kinds,
+        tenantNetworks: {
+          ...DEFAULT_OVN_DERIVE_CONFIG.kinds.tenantNetworks,
+          select: { marker: 'bgp-expose' },
+        },
+      },
+    }));
   it('local mode', () =>
     check({
       ...DEFAULT_OVN_DERIVE_CONFIG,

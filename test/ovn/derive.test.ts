@@ -6,7 +6,7 @@ import {
   type OvnDeriveConfig,
   OvnDeriver,
 } from '../../src/ovn/index.js';
-import { labModel, Model } from './model.js';
+import { labModel, Model, uuid } from './model.js';
 
 const table = (ads: readonly Advertisement[]) => ads.map((a) => `${a.kind} ${a.prefix} via ${a.nextHop}`);
 const cfg = (over: Partial<OvnDeriveConfig> = {}): OvnDeriveConfig => ({
@@ -145,6 +145,49 @@ describe('derivation from scratch (central mode)', () => {
     expect(ads[0].why).toBe('chassis gw1 (gateway router gr1 options:chassis=gw1), Encap ip');
   });
 
+  it('gives centralized FIPs of one router the gateway hop of their own family and gateway port', () => {
+    const { m, ids } = labModel();
+    m.update('sb', 'Chassis', ids.gw1, {
+      other_config: { 'ovn-bgp-speaker-nexthop-ipv6': '2001:db8:100::11' },
+    });
+    // A second DGP, bound on hv2; lrp-public sorts first, so it is the default one.
+    const lrp2 = m.put('nb', 'Logical_Router_Port', {
+      name: 'lrp-public2',
+      networks: ['198.18.65.1/24'],
+      gateway_chassis: [uuid()],
+    });
+    m.binding('cr-lrp-public2', ids.hv2, 'chassisredirect');
+    const nat = (external_ip: string, gateway_port?: string) =>
+      m.put('nb', 'NAT', {
+        type: 'dnat_and_snat',
+        external_ip,
+        logical_ip: '198.19.3.10',
+        ...(gateway_port && { gateway_port }),
+      });
+    const r = m.get('nb', 'Logical_Router', ids.router1);
+    m.update('nb', 'Logical_Router', ids.router1, {
+      ports: [...(r.ports as string[]), lrp2],
+      nat: [
+        ...(r.nat as string[]),
+        nat('2001:db8:64::101'),
+        nat('198.18.65.101', lrp2),
+        nat('2001:db8:65::101', lrp2),
+      ],
+    });
+    const fips = deriveOvnRoutes(m.snapshot(), cfg()).advertisements.filter((a) => a.kind === 'floatingIps');
+    expect(table(fips)).toEqual([
+      'floatingIps 198.18.64.100/32 via 198.18.100.12',
+      'floatingIps 198.18.64.101/32 via 198.18.100.11',
+      'floatingIps 198.18.65.101/32 via 198.18.100.13',
+      'floatingIps 2001:db8:64::101/128 via 2001:db8:100::11',
+    ]);
+    // hv2 has no IPv6 address: the IPv6 FIP behind lrp-public2 is a problem, not a route.
+    const problems = deriveOvnRoutes(m.snapshot(), cfg()).problems.filter((p) => p.origin.table === 'NAT');
+    expect(problems.map((p) => `${p.kind} ${p.origin.name}`)).toEqual([
+      'chassis-no-address router1/2001:db8:65::101',
+    ]);
+  });
+
   it('derives ovn-kubernetes pod subnets and service VIPs via the node', () => {
     const m = new Model();
     m.chassis('6f2c-node-a', '198.18.100.21', { hostname: 'node-a' });
@@ -223,5 +266,81 @@ describe('incremental derivation', () => {
       'loadBalancerVips 198.18.64.200/32 via 198.18.100.12',
     ]);
     expect(diff.withdraw).toEqual([]);
+  });
+
+  it('lets go of everything a FIP made it hold once the FIP is gone', () => {
+    const { m, ids } = labModel();
+    const d = new OvnDeriver(cfg());
+    d.load(m.snapshot());
+    const before = d.held;
+    const nats = m.get('nb', 'Logical_Router', ids.router1).nat as string[];
+    for (let round = 0; round < 3; round++) {
+      // Centralized, distributed on a bound VM, distributed on a port with no binding at all.
+      const added = [
+        { external_ip: '198.18.64.120', logical_ip: '198.19.3.20' },
+        {
+          external_ip: '198.18.64.121',
+          logical_ip: '198.19.1.10',
+          logical_port: 'vm1',
+          external_mac: '50:54:00:00:fe:21',
+        },
+        {
+          external_ip: '198.18.64.122',
+          logical_ip: '198.19.1.12',
+          logical_port: 'vm9',
+          external_mac: '50:54:00:00:fe:22',
+        },
+      ].map((cells) => m.put('nb', 'NAT', { type: 'dnat_and_snat', ...cells }));
+      const diff = d.apply([
+        ...added.map((id) => ({
+          db: 'nb' as const,
+          table: 'NAT',
+          uuid: id,
+          old: null,
+          new: m.get('nb', 'NAT', id),
+        })),
+        m.update('nb', 'Logical_Router', ids.router1, { nat: [...nats, ...added] }),
+      ]);
+      expect(diff.announce.map((a) => a.prefix)).toEqual(['198.18.64.120/32', '198.18.64.121/32']);
+      expect(d.held.units).toBe(before.units + 3);
+      d.apply([
+        m.update('nb', 'Logical_Router', ids.router1, { nat: nats }),
+        ...added.map((id) => m.remove('nb', 'NAT', id)),
+      ]);
+      expect(d.held).toEqual(before);
+    }
+  });
+
+  it('a FIP added to a router of many computes that FIP and the router again, not the others', () => {
+    const { m, ids } = labModel();
+    const nats = [...(m.get('nb', 'Logical_Router', ids.router1).nat as string[])];
+    for (let i = 0; i < 500; i++)
+      nats.push(
+        m.put('nb', 'NAT', {
+          type: 'dnat_and_snat',
+          external_ip: `198.18.${70 + (i >> 8)}.${i & 255}`,
+          logical_ip: '198.19.3.10',
+        }),
+      );
+    m.update('nb', 'Logical_Router', ids.router1, { nat: nats });
+    const d = new OvnDeriver(cfg());
+    d.load(m.snapshot());
+    const fip = m.put('nb', 'NAT', {
+      type: 'dnat_and_snat',
+      external_ip: '198.18.72.1',
+      logical_ip: '198.19.3.11',
+    });
+    const diff = d.apply([
+      { db: 'nb', table: 'NAT', uuid: fip, old: null, new: m.get('nb', 'NAT', fip) },
+      m.update('nb', 'Logical_Router', ids.router1, { nat: [...nats, fip] }),
+    ]);
+    expect(table(diff.announce)).toEqual(['floatingIps 198.18.72.1/32 via 198.18.100.11']);
+    expect(d.lastApply.units).toBe(2);
+    // The router's name is read by every FIP (it names their origin): all 503 again, and the router.
+    d.apply([m.update('nb', 'Logical_Router', ids.router1, { name: 'router-one' })]);
+    expect(d.lastApply.units).toBe(504);
+    expect(d.advertisements.find((a) => a.prefix === '198.18.72.1/32')?.origin.name).toBe(
+      'router-one/198.18.72.1',
+    );
   });
 });

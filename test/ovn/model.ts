@@ -31,7 +31,9 @@ export class Model {
 
   /** A change that sets some cells of a row (returned, and applied to the model). */
   update(db: 'nb' | 'sb', table: string, id: string, cells: Cells): OvnRowChange {
-    const old = this.get(db, table, id);
+    const old = this[db].get(table)?.get(id);
+    // A row removed by an earlier step: nothing to set (a change that changes nothing).
+    if (!old) return { db, table, uuid: id, old: null, new: null };
     const merged: Cells = { ...old };
     for (const [k, v] of Object.entries(cells))
       merged[k] = v !== null && typeof v === 'object' && !Array.isArray(v) ? new Map(Object.entries(v)) : v;
