@@ -566,6 +566,32 @@ describe('UPDATE interning and list reuse', () => {
     expect(interner.size).toBe(3);
   });
 
+  it('holds at most maxBytes of attribute sets: past it the table starts afresh', () => {
+    // A peer sending a new large set in every UPDATE must not pin memory without bound.
+    const interner = new AttrInterner(1 << 20, 100);
+    const d = new UpdateDecoder(EBGP, { interner });
+    const decode = (asn: number) => {
+      const as = asn.toString(16).padStart(8, '0');
+      const b = body({ attrs: `${ORIGIN_IGP} 40 02 06 02 01 ${as} ${NEXT_HOP}`, nlri: NLRI_24 });
+      return d.decode(b, 0, b.length).attrs as WireAttributes;
+    };
+    const first = decode(65001);
+    const perSet = interner.heldBytes;
+    expect(perSet).toBeGreaterThan(0);
+    let n = 1;
+    while (interner.heldBytes + perSet <= 100) {
+      decode(65001 + n);
+      n++;
+    }
+    expect(interner.size).toBe(n);
+    expect(decode(65001)).toBe(first);
+    decode(65001 + n);
+    // The set that did not fit cleared the table and is its only entry.
+    expect(interner.size).toBe(1);
+    expect(interner.heldBytes).toBe(perSet);
+    expect(decode(65001)).not.toBe(first);
+  });
+
   it('arena chunks grow to their cap as a long session interns more', () => {
     const arena = new ByteArena();
     const sizes: number[] = [];

@@ -4,17 +4,27 @@ import type { WireAttributes } from './wire-attributes.js';
  * Hash-consing of attribute blocks by their bytes (MP_REACH_NLRI's NLRI and MP_UNREACH_NLRI
  * left out, see WireAttributes.raw), so an attribute set shared by many UPDATEs is checked
  * and held once. Open addressing over typed arrays: a lookup allocates nothing, unlike a Map
- * keyed by 32-bit hashes (which boxes every key above 2^30). Bounded: past `maxEntries` the
- * table starts afresh — values already handed out stay valid, only sharing with them is lost.
+ * keyed by 32-bit hashes (which boxes every key above 2^30). Bounded: past `maxEntries`, or
+ * once the sets held reach `maxBytes` of attribute bytes (a peer sending a new set in every
+ * large UPDATE), the table starts afresh — values already handed out stay valid, only sharing
+ * with them is lost.
  */
 export class AttrInterner {
   readonly maxEntries: number;
+  readonly maxBytes: number;
   /** Pairs (hash, entry index + 1); entry 0 is an empty slot. One cache line per probe, not two. */
   private slots = new Int32Array(2 * INITIAL_SLOTS);
   private entries: WireAttributes[] = [];
+  private bytes = 0;
 
-  constructor(maxEntries = 1 << 20) {
+  constructor(maxEntries = 1 << 20, maxBytes = 64 * 1024 * 1024) {
     this.maxEntries = maxEntries;
+    this.maxBytes = maxBytes;
+  }
+
+  /** Attribute bytes of the sets held. */
+  get heldBytes(): number {
+    return this.bytes;
   }
 
   get size(): number {
@@ -36,15 +46,18 @@ export class AttrInterner {
   }
 
   put(hash: number, attrs: WireAttributes): void {
-    if (this.entries.length >= this.maxEntries) this.clear();
+    const len = attrs.rawEnd - attrs.rawStart;
+    if (this.entries.length >= this.maxEntries || this.bytes + len > this.maxBytes) this.clear();
     if ((this.entries.length + 1) * 4 > this.slots.length) this.grow();
     this.entries.push(attrs);
+    this.bytes += len;
     place(this.slots, hash, this.entries.length);
   }
 
   clear(): void {
     this.slots = new Int32Array(2 * INITIAL_SLOTS);
     this.entries = [];
+    this.bytes = 0;
   }
 
   private grow(): void {
