@@ -2,7 +2,7 @@ import type { EstablishedInfo, Peer } from '../bgp/session/index.js';
 import { Afi, type AfiCode, type UpdateMessage } from '../bgp/wire/index.js';
 import type { Logger } from '../components/index.js';
 import type { PeerPolicies, RouteFilter } from '../policy/index.js';
-import type { ExportTarget, PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
+import type { AddPathSelect, ExportTarget, PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
 import { RoutingDefaults } from './constants.js';
 import { Importer } from './importer.js';
 import type { RouteFlow } from './route-flow.js';
@@ -28,6 +28,8 @@ export interface PeerRoutesInit {
   readonly address: string;
   readonly nextHopSelf: boolean;
   readonly policies: PeerPolicies;
+  /** RFC 7911: paths sent per prefix once add-path send is negotiated (absent: the best only). */
+  readonly sendPaths?: AddPathSelect;
 }
 
 const FAMILIES: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6];
@@ -67,12 +69,21 @@ export class PeerRoutes {
       nextHopSelf: init.nextHopSelf,
       ...(init.kind === 'ebgp' && { sharedSubnets: local.subnets }),
     };
-    this.export = new SessionExport(init.name, peer, info, target, local, init.policies.export, {
-      groups: components.groups,
-      rib,
-      log: components.log,
-      defer: components.defer,
-    });
+    this.export = new SessionExport(
+      init.name,
+      peer,
+      info,
+      target,
+      local,
+      init.policies.export,
+      {
+        groups: components.groups,
+        rib,
+        log: components.log,
+        defer: components.defer,
+      },
+      init.sendPaths,
+    );
   }
 
   /** One UPDATE into the RIB; a promise when reading should pause until the next flush. */

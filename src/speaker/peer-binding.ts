@@ -337,6 +337,7 @@ export class PeerBinding {
         address: this.#config.peerIp,
         nextHopSelf: this.#config.nextHopSelf,
         policies: this.#policies,
+        sendPaths: this.#config.addPath.sendPaths,
       },
       { ...this.#c, log: this.#log },
     );
