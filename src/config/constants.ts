@@ -30,6 +30,11 @@ export const MAX_RESTART_TIME = GRACEFUL_RESTART_TIME_MAX;
 /** FRR caps `bgp graceful-restart stalepath-time` at one hour. */
 export const MAX_STALE_ROUTES_TIME = 3600;
 
+/** `add_path.send` keywords: every path, or the equal-cost (multipath) set. */
+export const ADD_PATH_SEND_KEYWORDS = ['all', 'ecmp'] as const;
+/** Upper bound of `add_path.send: N` (FRR's `addpath-tx-best-selected` allows 1..6; GoBGP any). */
+export const MAX_ADD_PATH_SEND = 255;
+
 /** FRR's `maximum-paths` bound (MULTIPATH_NUM as Debian builds it). */
 export const MAX_MULTIPATHS = 64;
 

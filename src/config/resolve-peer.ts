@@ -152,7 +152,7 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
     localAddress: raw.localAddress,
     ebgpMultihop: raw.ebgpMultihop,
     ttlSecurity: raw.ttlSecurity,
-    addPath: { receive: raw.addPath?.receive ?? false, send: raw.addPath?.send ?? false },
+    addPath: addPathOf(raw.addPath?.receive, raw.addPath?.send),
     routeReflectorClient: raw.routeReflectorClient ?? false,
     nextHopSelf: raw.nextHopSelf ?? false,
     extendedMessage: raw.extendedMessage ?? false,
@@ -197,4 +197,11 @@ export function checkDuplicatePeers(raw: readonly RawPeer[], ctx: Context): void
         );
     }
   });
+}
+
+/** `add_path.send: true` sends every path; false (or absent) none. */
+function addPathOf(receive: boolean | undefined, send: boolean | number | 'all' | 'ecmp' | undefined) {
+  const sendPaths = send === true ? 'all' : send === false || send === undefined ? undefined : send;
+  const base = { receive: receive ?? false, send: sendPaths !== undefined };
+  return sendPaths === undefined ? base : { ...base, sendPaths };
 }

@@ -110,8 +110,15 @@ export interface PeerConfig {
   readonly ebgpMultihop: number | undefined;
   /** RFC 5082 GTSM: the peer is at most this many hops away. */
   readonly ttlSecurity: number | undefined;
-  /** RFC 7911 for every configured family. */
-  readonly addPath: { readonly receive: boolean; readonly send: boolean };
+  /**
+   * RFC 7911 for every configured family. `send` advertises the capability; `sendPaths` says
+   * which paths go out once the peer accepts them (absent when `send` is false).
+   */
+  readonly addPath: {
+    readonly receive: boolean;
+    readonly send: boolean;
+    readonly sendPaths?: AddPathSendPaths;
+  };
   readonly routeReflectorClient: boolean;
   readonly nextHopSelf: boolean;
   /** RFC 8654. */
@@ -123,6 +130,9 @@ export interface PeerConfig {
   readonly import: readonly string[];
   readonly export: readonly string[];
 }
+
+/** Paths sent per prefix with add-path: every path, the multipath set, or the N best. */
+export type AddPathSendPaths = 'all' | 'ecmp' | number;
 
 export interface MaxPrefixes {
   /** Prefixes accepted from the peer in each family (as FRR's maximum-prefix). */

@@ -10,6 +10,7 @@ import {
   routerId,
 } from './addresses.js';
 import {
+  ADD_PATH_SEND_KEYWORDS,
   AUTH_TYPES,
   DEFAULT_CONTROL_SOCKET,
   DEFAULT_LOG_LEVEL,
@@ -19,6 +20,7 @@ import {
   IP_VERSIONS,
   LISTEN_DEFAULTS,
   LOG_LEVELS,
+  MAX_ADD_PATH_SEND,
   MAX_HOLD_TIME,
   MAX_MULTIPATHS,
   MAX_PORT,
@@ -41,6 +43,7 @@ import {
   isBoolean,
   isMapping,
   isNumber,
+  isString,
   list,
   map,
   object,
@@ -214,6 +217,16 @@ const maxPrefixes = either<MaxPrefixesInput>('a prefix count or a mapping with l
   { when: isMapping, decoder: maxPrefixFields },
 ]);
 
+/** `add_path.send`: which paths go to the peer (RFC 7911), or false for none. */
+const addPathSend = either<boolean | number | 'all' | 'ecmp'>(
+  `true, false, all, ecmp or a path count 1..${MAX_ADD_PATH_SEND}`,
+  [
+    { when: isBoolean, decoder: boolean },
+    { when: isNumber, decoder: integer(1, MAX_ADD_PATH_SEND, `a path count 1..${MAX_ADD_PATH_SEND}`) },
+    { when: isString, decoder: oneOf(ADD_PATH_SEND_KEYWORDS) },
+  ],
+);
+
 const policyNames = list(name, { key: String, expected: 'a list of policy names' });
 
 const peerFields = {
@@ -256,7 +269,11 @@ const peerFields = {
   add_path: optional(
     object('a mapping with receive and send', {
       receive: optional(boolean, 'Accept several paths per prefix.', 'false'),
-      send: optional(boolean, 'Send several paths per prefix.', 'false'),
+      send: optional(
+        addPathSend,
+        'Paths sent per prefix: all, ecmp (the multipath set), N (the N best in decision order), true (all) or false (none).',
+        'false',
+      ),
     }),
     'RFC 7911 ADD-PATH for every configured family.',
   ),

@@ -129,6 +129,12 @@ export class AdjRibOut {
     return this.exported.get(f.sent[e]);
   }
 
+  /** What was last sent for a prefix, as the one path it has (path id 0: none on the wire). */
+  sentPaths(prefix: RibPrefix): { pathId: number; attrs: PathAttributes }[] {
+    const attrs = this.sentFor(prefix);
+    return attrs ? [{ pathId: 0, attrs }] : [];
+  }
+
   /**
    * Wish the prefix (`len` bits of words[off..], 1 or 4 words) advertised with exported
    * attribute `id`, or withdrawn (NOT_ADVERTISED).

@@ -1,4 +1,6 @@
 /** The routing core: prefix keys, Adj-RIB-In, Loc-RIB and the decision process, export and Adj-RIB-Out. */
+
+export { AddPathRibOut, type PathWishes } from './add-path-out.js';
 export { AdjRibIn } from './adj-rib-in.js';
 export { AdjRibOut, type AnnounceWork, NOT_ADVERTISED, type OutboundWork } from './adj-rib-out.js';
 export {
@@ -63,7 +65,15 @@ export {
   prependAs,
 } from './export-rules.js';
 export { InternTable } from './intern-table.js';
-export { type EntryView, hasLongLivedStale, LocRib, type LocRibContext, type PathView } from './loc-rib.js';
+export {
+  type EntryView,
+  hasLongLivedStale,
+  LocRib,
+  type LocRibContext,
+  type PathView,
+  type RankedPaths,
+} from './loc-rib.js';
+export { FIRST_SENT_PATH_ID, PathIds, pathKey } from './path-ids.js';
 export {
   addressKey,
   PEER_KINDS,
@@ -95,8 +105,12 @@ export { type GrowColumns, PrefixTable } from './prefix-table.js';
 export { type BestCursor, FIRST_BEST, type PeerCounts, Rib, type RibInit } from './rib.js';
 export type { RouteAdd, RouteChange, RoutePath, RouteSink, RouteWithdraw } from './route-change.js';
 export {
+  type AddPathExport,
+  type AddPathSelect,
   type BestPathSource,
   type OutPeer,
+  type RankedPathSource,
+  type RibOut,
   targetKey,
   UpdateGroup,
   UpdateGroups,

@@ -1,7 +1,7 @@
 // Over 400 lines on purpose: the Loc-RIB's columns, its path pool and the decision that reads
 // them are one hot loop per received prefix; split across modules the columns would have to
 // be shared through accessors the JIT does not always inline.
-import type { AfiCode } from '../bgp/wire/index.js';
+import type { AfiCode, PrefixList } from '../bgp/wire/index.js';
 import type { AttrTable } from './attr-table.js';
 import { ChangeBatch } from './change-batch.js';
 import { BestPathReason, type BestPathReasonText, MED_WORST, WellKnownCommunity } from './constants.js';
@@ -47,6 +47,14 @@ export interface PathView extends RoutePath {
   readonly longLivedStale: boolean;
   readonly best: boolean;
   readonly multipath: boolean;
+}
+
+/** A prefix's eligible paths for add-path export. */
+export interface RankedPaths {
+  /** In decision order, best first. */
+  readonly paths: readonly RoutePath[];
+  /** The equal-cost set, best first ([best] without multipath). */
+  readonly multipath: readonly RoutePath[];
 }
 
 export interface EntryView {
@@ -338,14 +346,18 @@ export class LocRib {
     return this.dirty.count;
   }
 
-  /** Runs the decision process on every dirty prefix and appends the real changes to `out`. */
-  flush(out: ChangeBatch): void {
+  /**
+   * Runs the decision process on every dirty prefix and appends the real changes to `out`;
+   * every prefix decided goes to `touched` too (add-path peers see more than the best path).
+   */
+  flush(out: ChangeBatch, touched?: PrefixList): void {
     const t = this.table;
     const dirty = this.dirty;
     // decide() could mark more entries: read the count and the array afresh each time.
     for (let k = 0; k < dirty.count; k++) {
       const e = dirty.items[k];
       this.isDirty[e] = 0;
+      if (touched) appendEntry(touched, t, e);
       this.decide(e, out);
       if (this.head[e] === NONE && this.selPeer[e] === NONE) t.remove(e);
     }
@@ -383,6 +395,34 @@ export class LocRib {
   selection(prefix: RibPrefix): RouteAdd | undefined {
     const e = this.table.find(prefix.words(), 0, prefix.len);
     return e >= 0 && this.selPeer[e] !== NONE ? this.selectedRoute(e) : undefined;
+  }
+
+  /**
+   * The eligible paths of a prefix in decision order, best first (the decision process run
+   * again on what is left after each pick), and the multipath set; undefined when none.
+   */
+  rankedPaths(words: ArrayLike<number>, off: number, len: number): RankedPaths | undefined {
+    const e = this.table.find(words, off, len);
+    if (e < 0) return undefined;
+    const eligible: number[] = [];
+    for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) if (this.eligible(p)) eligible.push(p);
+    if (eligible.length === 0) return undefined;
+    const candidates = eligible.map((p) => this.candidate(p));
+    const path = (p: number) => this.routePath(this.pPeer[p], this.pPathId.get(p), this.pAttr[p]);
+    const first = selectBest(candidates, this.ctx.options)!;
+    const multipath = first.multipath.map((i) => path(eligible[i]));
+    const ranked: RoutePath[] = [path(eligible[first.best])];
+    let left = candidates.map((_, i) => i).filter((i) => i !== first.best);
+    while (left.length > 0) {
+      const sel = selectBest(
+        left.map((i) => candidates[i]),
+        this.ctx.options,
+      )!;
+      const pick = left[sel.best];
+      ranked.push(path(eligible[pick]));
+      left = left.filter((i) => i !== pick);
+    }
+    return { paths: ranked, multipath };
   }
 
   /** Every path of a prefix with the decision explained, for `show`. */
@@ -711,4 +751,12 @@ function sameTriples(a: number[] | null, b: number[] | null): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** Appends entry e's prefix to a list (no path id). */
+function appendEntry(list: PrefixList, t: PrefixTable, e: number): void {
+  const i = list.grow();
+  list.lens[i] = t.lens[e];
+  const wpp = t.wordsPerPrefix;
+  for (let w = 0; w < wpp; w++) list.words[i * wpp + w] = t.words[e * wpp + w];
 }

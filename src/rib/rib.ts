@@ -4,7 +4,7 @@ import {
   makeAttributes,
   type PathAttributes,
   type Prefix,
-  type PrefixList,
+  PrefixList,
   type UpdateMessage,
 } from '../bgp/wire/index.js';
 import { AdjRibIn } from './adj-rib-in.js';
@@ -19,7 +19,7 @@ import {
   WellKnownCommunity,
 } from './constants.js';
 import { DEFAULT_DECISION, type DecisionOptions } from './decision.js';
-import { type EntryView, LocRib } from './loc-rib.js';
+import { type EntryView, LocRib, type RankedPaths } from './loc-rib.js';
 import { type PeerInit, RibPeer } from './peer.js';
 import { toRibPrefix } from './prefix-key.js';
 import type { RouteAdd, RouteChange } from './route-change.js';
@@ -331,10 +331,20 @@ export class Rib {
     return changes;
   }
 
+  /**
+   * Prefixes decided by the last flush, per family (IPv4, IPv6), whatever their best path
+   * did: filled only while `trackTouched` is set (some peer receives several paths).
+   */
+  readonly touched: readonly [PrefixList, PrefixList] = [new PrefixList(Afi.IPV4), new PrefixList(Afi.IPV6)];
+  trackTouched = false;
+
   /** `flush` into a batch of columns (the speaker's path: no objects per prefix). */
   flushInto(out: ChangeBatch): void {
-    this.locRibs[0].flush(out);
-    this.locRibs[1].flush(out);
+    const [t4, t6] = this.touched;
+    t4.reset(Afi.IPV4, false);
+    t6.reset(Afi.IPV6, false);
+    this.locRibs[0].flush(out, this.trackTouched ? t4 : undefined);
+    this.locRibs[1].flush(out, this.trackTouched ? t6 : undefined);
     for (const index of this.retired) {
       this.peers[index] = undefined;
       this.freeIndexes.push(index);
@@ -426,6 +436,11 @@ export class Rib {
       entry = 0;
     }
     return null;
+  }
+
+  /** A prefix's eligible paths in decision order and its multipath set (add-path export). */
+  rankedPaths(afi: AfiCode, words: ArrayLike<number>, off: number, len: number): RankedPaths | undefined {
+    return this.locRib(afi).rankedPaths(words, off, len);
   }
 
   bestCount(afi: AfiCode): number {

@@ -1,8 +1,11 @@
-import { Afi, type AfiCode, type PathAttributes } from '../bgp/wire/index.js';
+import { Afi, type AfiCode, type PathAttributes, type PrefixList } from '../bgp/wire/index.js';
+import { AddPathRibOut, type PathWishes } from './add-path-out.js';
 import { AdjRibOut, NOT_ADVERTISED } from './adj-rib-out.js';
 import { ChangeBatch } from './change-batch.js';
 import { ExportInterner } from './export-interner.js';
 import { type ExportContext, type ExportTarget, exportAttributes } from './export-rules.js';
+import type { RankedPaths } from './loc-rib.js';
+import { pathKey } from './path-ids.js';
 import type { RouteSource } from './peer.js';
 import type { RibPrefix } from './prefix-key.js';
 import { type BestCursor, FIRST_BEST } from './rib.js';
@@ -20,7 +23,32 @@ export interface OutPeer {
   /** Its BGP Identifier (u32). */
   readonly routerId: number;
   readonly target: ExportTarget;
+  /**
+   * RFC 7911 send: which paths the peer gets, and per family (IPv4, IPv6) whether add-path
+   * send was negotiated (a family without it gets the best path alone). Absent: the best path
+   * only, through the single-path Adj-RIB-Out.
+   */
+  readonly addPath?: AddPathExport;
 }
+
+/** Paths sent per prefix to an add-path peer: every path, the multipath set, or the N best. */
+export type AddPathSelect = 'all' | 'ecmp' | number;
+
+export interface AddPathExport {
+  readonly select: AddPathSelect;
+  readonly families: readonly [boolean, boolean];
+}
+
+/** Where add-path groups read every path of a prefix (a Rib is one). */
+export interface RankedPathSource {
+  rankedPaths(afi: AfiCode, words: ArrayLike<number>, off: number, len: number): RankedPaths | undefined;
+  /** The prefixes the last flush decided, per family; filled while `trackTouched` is set. */
+  readonly touched: readonly PrefixList[];
+  trackTouched: boolean;
+}
+
+/** An Adj-RIB-Out of either kind. */
+export type RibOut = AdjRibOut | AddPathRibOut;
 
 /** Where Adj-RIB-Outs get the current best paths from when a peer joins (a Rib is one). */
 export interface BestPathSource {
@@ -39,7 +67,11 @@ export interface BestPathSource {
 export class UpdateGroup {
   readonly key: string;
   readonly target: ExportTarget;
-  readonly members = new Set<AdjRibOut>();
+  readonly members = new Set<RibOut>();
+  /** Null: single-path members (AdjRibOut); else add-path members (AddPathRibOut) and what they get. */
+  readonly addPath: AddPathExport | null;
+  /** Where an add-path group reads every path of a prefix. */
+  private readonly ranked: RankedPathSource | null;
   private readonly ctx: ExportContext;
   private readonly interner: ExportInterner;
   /**
@@ -53,11 +85,21 @@ export class UpdateGroup {
   private lastAfi: AfiCode = Afi.IPV4;
   private lastOut: PathAttributes | null = null;
 
-  constructor(key: string, target: ExportTarget, ctx: ExportContext, interner: ExportInterner) {
+  constructor(
+    key: string,
+    target: ExportTarget,
+    ctx: ExportContext,
+    interner: ExportInterner,
+    addPath: AddPathExport | null = null,
+    ranked: RankedPathSource | null = null,
+  ) {
     this.key = key;
     this.target = target;
     this.ctx = ctx;
     this.interner = interner;
+    this.addPath = addPath;
+    this.ranked = ranked;
+    if (addPath && !ranked) throw new Error('an add-path update group needs a source of every path');
   }
 
   /** The interned export of a route for this group, or null when it is not sent. */
@@ -92,18 +134,23 @@ export class UpdateGroup {
   }
 
   /** Offers one route change to the given members (all by default). */
-  offer(change: RouteChange, to: Iterable<AdjRibOut> = this.members): void {
+  offer(change: RouteChange, to: Iterable<RibOut> = this.members): void {
     const p = change.prefix;
     WORDS[0] = p.w0;
     WORDS[1] = p.w1;
     WORDS[2] = p.w2;
     WORDS[3] = p.w3;
-    if (change.kind === 'withdraw') this.offerRoute(p.afi, WORDS, 0, p.len, null, change.source, to);
+    if (this.addPath) this.offerRanked(p.afi, WORDS, 0, p.len, to);
+    else if (change.kind === 'withdraw') this.offerRoute(p.afi, WORDS, 0, p.len, null, change.source, to);
     else this.offerRoute(p.afi, WORDS, 0, p.len, change.attrs, change.source, to);
   }
 
   /** Offers every change of a batch to every member. */
   offerBatch(batch: ChangeBatch): void {
+    if (this.addPath) {
+      this.offerTouched();
+      return;
+    }
     if (this.members.size !== 1) {
       for (let i = 0; i < batch.count; i++) this.offerAt(batch, i);
       return;
@@ -111,7 +158,7 @@ export class UpdateGroup {
     // One member (a peer alone in its group): a change from that very peer would only be
     // offered to it as "not advertised", a no-op while it holds nothing of that family —
     // the case of a peer sending its full table while nobody else listens.
-    const [only] = this.members;
+    const only = [...this.members][0] as AdjRibOut;
     for (let i = 0; i < batch.count; i++) {
       const source = batch.sources[i]!;
       if (source.kind !== 'local' && source.id === only.peerId && !only.holds(batch.afis[i] as AfiCode))
@@ -120,8 +167,24 @@ export class UpdateGroup {
     }
   }
 
+  /**
+   * Add-path members: every prefix the last flush decided, not just those whose best path
+   * changed (a second path may have).
+   */
+  offerTouched(): void {
+    for (const list of this.ranked!.touched) {
+      const wpp = list.wordsPerPrefix;
+      for (let i = 0; i < list.count; i++)
+        this.offerRanked(list.afi, list.words, i * wpp, list.lens[i], this.members);
+    }
+  }
+
   /** Offers change i of a batch to the given members (all by default). */
-  offerAt(batch: ChangeBatch, i: number, to: Iterable<AdjRibOut> = this.members): void {
+  offerAt(batch: ChangeBatch, i: number, to: Iterable<RibOut> = this.members): void {
+    if (this.addPath) {
+      this.offerRanked(batch.afis[i] as AfiCode, batch.words, i * 4, batch.lens[i], to);
+      return;
+    }
     const attrs = batch.isAdd(i) ? batch.attrs[i]! : null;
     this.offerRoute(
       batch.afis[i] as AfiCode,
@@ -142,33 +205,72 @@ export class UpdateGroup {
     len: number,
     attrs: PathAttributes | null,
     source: RouteSource,
-    to: Iterable<AdjRibOut>,
+    to: Iterable<RibOut>,
   ): void {
     // Nothing goes back to the peer it came from: a group holding only that peer (the usual
     // case while a peer sends its full table) needs no export computed at all.
     const exp = attrs === null || onlySender(to, source) ? null : this.exportOf(attrs, source, afi);
     if (exp === null) {
-      for (const m of to) m.offer(afi, words, off, len, NOT_ADVERTISED);
+      for (const m of to) (m as AdjRibOut).offer(afi, words, off, len, NOT_ADVERTISED);
       return;
     }
     const id = this.interner.intern(exp);
     this.interner.ref(id); // held while members take their own references
-    for (const m of to) m.offer(afi, words, off, len, sendsTo(m, source, exp) ? id : NOT_ADVERTISED);
+    for (const m of to)
+      (m as AdjRibOut).offer(afi, words, off, len, sendsTo(m, source, exp) ? id : NOT_ADVERTISED);
     this.interner.unref(id);
+  }
+
+  /**
+   * Add-path members: the prefix's paths as the RIB has them now, selected for each member
+   * (not back to the peer a path came from, nor to its ORIGINATOR_ID), offered as a set.
+   * A family without add-path gets the best path alone, as the single-path Adj-RIB-Out would.
+   */
+  private offerRanked(
+    afi: AfiCode,
+    words: ArrayLike<number>,
+    off: number,
+    len: number,
+    to: Iterable<RibOut>,
+  ): void {
+    const ranked = this.ranked!.rankedPaths(afi, words, off, len);
+    const select = this.addPath!.select;
+    for (const m of to as Iterable<AddPathRibOut>) {
+      const wish: PathWishes = new Map();
+      if (ranked) {
+        const withIds = m.withPathIds[afi === Afi.IPV4 ? 0 : 1];
+        const pool = !withIds
+          ? ranked.paths.slice(0, 1)
+          : select === 'ecmp'
+            ? ranked.multipath
+            : ranked.paths;
+        const limit = typeof select === 'number' && withIds ? select : Number.POSITIVE_INFINITY;
+        for (const p of pool) {
+          if (wish.size >= limit) break;
+          if (p.source.kind !== 'local' && p.source.id === m.peerId) continue;
+          const exp = this.exportOf(p.attrs, p.source, afi);
+          if (exp === null || !sendsTo(m, p.source, exp)) continue;
+          const id = this.interner.intern(exp);
+          this.interner.ref(id); // the wish's reference, passed to the Adj-RIB-Out
+          wish.set(withIds ? pathKey(p.source.id, p.pathId) : '', id);
+        }
+      }
+      m.offerPaths(afi, words, off, len, wish);
+    }
   }
 }
 
 /** Scratch words of a RibPrefix being offered (read at once, never kept). */
 const WORDS = new Uint32Array(4);
 
-function onlySender(to: Iterable<AdjRibOut>, source: RouteSource): boolean {
+function onlySender(to: Iterable<RibOut>, source: RouteSource): boolean {
   if (source.kind === 'local') return false;
   for (const m of to) if (m.peerId !== source.id) return false;
   return true;
 }
 
 /** Per-peer rules: not back to the sender; not to the peer that originated it into the cluster (RFC 4456 section 8). */
-function sendsTo(m: AdjRibOut, source: RouteSource, exp: PathAttributes): boolean {
+function sendsTo(m: RibOut, source: RouteSource, exp: PathAttributes): boolean {
   if (source.id === m.peerId && source.kind !== 'local') return false;
   return exp.originatorId === undefined || exp.originatorId !== m.routerId;
 }
@@ -198,7 +300,9 @@ export class UpdateGroups {
   readonly ctx: ExportContext;
   readonly interner = new ExportInterner();
   private readonly groups = new Map<string, UpdateGroup>();
-  private readonly peers = new Map<string, { out: AdjRibOut; group: UpdateGroup }>();
+  private readonly peers = new Map<string, { out: RibOut; group: UpdateGroup }>();
+  /** Where add-path groups read every path; set by the first add-path peer's `attach`. */
+  private ranked: RankedPathSource | null = null;
   /** Slices of initial tables pass through here. */
   private readonly scratch = new ChangeBatch();
 
@@ -211,8 +315,8 @@ export class UpdateGroups {
    * `take` is the initial table. Throws when the peer is there already or its target cannot
    * carry any route (an eBGP peer needs a local address for next-hop-self).
    */
-  join(peer: OutPeer, rib: BestPathSource): AdjRibOut {
-    const out = this.attach(peer);
+  join(peer: OutPeer, rib: BestPathSource & Partial<RankedPathSource>): RibOut {
+    const out = this.attach(peer, rib);
     this.fill(peer.id, rib, FIRST_BEST, Number.POSITIVE_INFINITY);
     return out;
   }
@@ -222,18 +326,28 @@ export class UpdateGroups {
    * initial table through `fill`, a slice at a time, so a full table never blocks the event
    * loop (keepalives of every session stay on time). Throws as `join` does.
    */
-  attach(peer: OutPeer): AdjRibOut {
+  attach(peer: OutPeer, rib?: Partial<RankedPathSource>): RibOut {
     if (this.peers.has(peer.id)) throw new Error(`peer ${peer.id} already has an Adj-RIB-Out`);
     const t = peer.target;
     if (t.kind === 'ebgp' && t.localIpv4 === undefined && t.localIpv6 === undefined)
       throw new Error(`peer ${peer.id}: an eBGP target needs localIpv4 or localIpv6 for next-hop-self`);
-    const key = targetKey(t);
+    const ap = peer.addPath ?? null;
+    if (ap && !this.ranked) {
+      if (!rib?.rankedPaths || !rib.touched)
+        throw new Error(`peer ${peer.id}: add-path needs every path of the RIB`);
+      this.ranked = rib as RankedPathSource;
+    }
+    // Add-path and single-path peers never share a group: their Adj-RIB-Outs differ in kind.
+    const key = ap ? `${targetKey(t)}|add-path ${ap.select} ${ap.families.join(',')}` : targetKey(t);
     let group = this.groups.get(key);
     if (!group) {
-      group = new UpdateGroup(key, t, this.ctx, this.interner);
+      group = new UpdateGroup(key, t, this.ctx, this.interner, ap, ap && this.ranked);
       this.groups.set(key, group);
     }
-    const out = new AdjRibOut(peer.id, peer.routerId >>> 0, this.interner);
+    if (ap) this.ranked!.trackTouched = true;
+    const out = ap
+      ? new AddPathRibOut(peer.id, peer.routerId >>> 0, this.interner, ap.families)
+      : new AdjRibOut(peer.id, peer.routerId >>> 0, this.interner);
     group.members.add(out);
     this.peers.set(peer.id, { out, group });
     return out;
@@ -267,11 +381,15 @@ export class UpdateGroups {
     p.group.members.delete(p.out);
     if (p.group.members.size === 0) this.groups.delete(p.group.key);
     this.peers.delete(peerId);
+    if (this.ranked && ![...this.groups.values()].some((g) => g.addPath)) this.ranked.trackTouched = false;
   }
 
   /** Offers a flushed batch to every peer. */
   apply(changes: readonly RouteChange[]): void {
-    for (const group of this.groups.values()) for (const c of changes) group.offer(c);
+    for (const group of this.groups.values()) {
+      if (group.addPath) group.offerTouched();
+      else for (const c of changes) group.offer(c);
+    }
   }
 
   /** Offers a flushed batch of columns to every peer. */
@@ -279,7 +397,7 @@ export class UpdateGroups {
     for (const group of this.groups.values()) group.offerBatch(batch);
   }
 
-  adjRibOut(peerId: string): AdjRibOut | undefined {
+  adjRibOut(peerId: string): RibOut | undefined {
     return this.peers.get(peerId)?.out;
   }
 

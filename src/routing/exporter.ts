@@ -10,7 +10,7 @@ import {
   type Writer,
 } from '../bgp/wire/index.js';
 import type { PolicyResult, RouteFilter } from '../policy/index.js';
-import type { AdjRibOut, OutboundWork, RibPrefix } from '../rib/index.js';
+import type { OutboundWork, RibOut, RibPrefix } from '../rib/index.js';
 import { SINGLE_PATH_ID } from './constants.js';
 import { RouteStore } from './route-store.js';
 
@@ -50,7 +50,7 @@ export class Exporter {
   readonly session: ExportSession;
   /** What was sent; null while the Adj-RIB-Out says it (accept-all policy, no resync). */
   #advertised: RouteStore | null;
-  #adjOut: AdjRibOut | null = null;
+  #adjOut: RibOut | null = null;
   /** During a resync: what was sent before it and has not been sent again yet. */
   #previous: RouteStore | null = null;
   #filter: RouteFilter;
@@ -60,11 +60,11 @@ export class Exporter {
   constructor(filter: RouteFilter, session: ExportSession) {
     this.#filter = filter;
     this.session = session;
-    this.#advertised = filter.acceptsAll ? null : new RouteStore();
+    this.#advertised = filter.acceptsAll ? null : this.#newStore();
   }
 
   /** The Adj-RIB-Out whose work this encodes (null: none, the session cannot send). */
-  track(out: AdjRibOut | null): void {
+  track(out: RibOut | null): void {
     this.#adjOut = out;
   }
 
@@ -100,8 +100,9 @@ export class Exporter {
     // Withdrawn only when the peer has it (now, or from before a resync). Without a record
     // the Adj-RIB-Out withdraws only what it sent.
     const unsend = (list: PrefixList, i: number, at: number) => {
-      const had = adv === null || adv.delete(list.afi, list.words, at, list.lens[i]);
-      if (prev?.delete(list.afi, list.words, at, list.lens[i]) || had) append(gone, list, i, addPath);
+      const id = pathIdOf(list, i);
+      const had = adv === null || adv.delete(list.afi, list.words, at, list.lens[i], id);
+      if (prev?.delete(list.afi, list.words, at, list.lens[i], id) || had) append(gone, list, i, addPath);
     };
     for (const list of work.withdraw) {
       if (!families.has(list.afi)) continue;
@@ -114,10 +115,11 @@ export class Exporter {
       const afi = list.afi;
       if (!families.has(afi)) continue;
       const wpp = list.wordsPerPrefix;
-      if (filter.acceptsAll && prev === null && list.addPath === addPath[slot(afi)] && !list.addPath) {
-        // Sent as the update group exported it: pack the list as it is.
+      if (filter.acceptsAll && prev === null && list.addPath === addPath[slot(afi)]) {
+        // Sent as the update group exported it (path ids included): pack the list as it is.
         if (adv)
-          for (let i = 0; i < list.count; i++) adv.set(afi, list.words, i * wpp, list.lens[i], 0, attrs);
+          for (let i = 0; i < list.count; i++)
+            adv.set(afi, list.words, i * wpp, list.lens[i], pathIdOf(list, i), attrs);
         announced.push(attrs, list);
         continue;
       }
@@ -132,8 +134,8 @@ export class Exporter {
           continue;
         }
         const out = r === null ? attrs : r.nextHop === 'self' ? this.#withSelfNextHop(r.attrs, afi) : r.attrs;
-        adv?.set(afi, list.words, i * wpp, list.lens[i], 0, out);
-        prev?.delete(afi, list.words, i * wpp, list.lens[i]);
+        adv?.set(afi, list.words, i * wpp, list.lens[i], pathIdOf(list, i), out);
+        prev?.delete(afi, list.words, i * wpp, list.lens[i], pathIdOf(list, i));
         let group = groups.get(out);
         if (!group) {
           group = new PrefixList(afi, addPath[slot(afi)]);
@@ -169,12 +171,12 @@ export class Exporter {
     } else {
       // A resync within a resync: what was sent since the first one is also the peer's now.
       for (const afi of [Afi.IPV4, Afi.IPV6] as const) {
-        sent.visit(afi, 0, Number.POSITIVE_INFINITY, (words, off, len, _id, attrs) => {
-          prev.set(afi, words, off, len, 0, attrs);
+        sent.visit(afi, 0, Number.POSITIVE_INFINITY, (words, off, len, id, attrs) => {
+          prev.set(afi, words, off, len, id, attrs);
         });
       }
     }
-    this.#advertised = new RouteStore();
+    this.#advertised = this.#newStore();
   }
 
   /** The initial table is about to go out: size the record of what was sent for it. */
@@ -195,12 +197,12 @@ export class Exporter {
     const addPath = this.session.addPathSend;
     for (const afi of [Afi.IPV4, Afi.IPV6] as const) {
       const list = new PrefixList(afi, addPath[slot(afi)]);
-      prev.visit(afi, 0, Number.POSITIVE_INFINITY, (words, off, len) => {
+      prev.visit(afi, 0, Number.POSITIVE_INFINITY, (words, off, len, id) => {
         const j = list.grow();
         list.lens[j] = len;
         for (let k = 0; k < list.wordsPerPrefix; k++)
           list.words[j * list.wordsPerPrefix + k] = words[off + k];
-        if (list.addPath) list.pathIds[j] = SINGLE_PATH_ID;
+        if (list.addPath) list.pathIds[j] = id === 0 ? SINGLE_PATH_ID : id;
       });
       if (list.count > 0) gone[slot(afi)] = list;
     }
@@ -213,20 +215,27 @@ export class Exporter {
 
   /** Drops what was recorded as sent (the session is gone). */
   clear(): void {
-    this.#advertised = this.#filter.acceptsAll ? null : new RouteStore();
+    this.#advertised = this.#filter.acceptsAll ? null : this.#newStore();
     this.#adjOut = null;
     this.#previous = null;
   }
 
   /** A record of what the Adj-RIB-Out sent in the negotiated families. */
   #sentByAdjRibOut(): RouteStore {
-    const store = new RouteStore();
+    const store = this.#newStore();
     const out = this.#adjOut;
     if (!out) return store;
     for (const afi of this.session.families) {
-      out.forEachAdvertised(afi, (words, off, len, attrs) => store.set(afi, words, off, len, 0, attrs));
+      out.forEachAdvertised(afi, (words, off, len, attrs, pathId = 0) =>
+        store.set(afi, words, off, len, pathId, attrs),
+      );
     }
     return store;
+  }
+
+  /** A record of what was sent: keyed by path id too where the peer receives path ids. */
+  #newStore(): RouteStore {
+    return new RouteStore(this.session.addPathSend);
   }
 
   #prepare(attrs: PathAttributes): PreparedAttributes {
@@ -280,21 +289,29 @@ function append(
   copyPrefix(list, from, i);
 }
 
-/** Copies prefix i of `from` into `to`, with our one path id when `to` carries path ids. */
+/**
+ * Copies prefix i of `from` into `to`: with its path id when both carry them (an add-path
+ * Adj-RIB-Out's work), our one path id when only `to` does.
+ */
 function copyPrefix(to: PrefixList, from: PrefixList, i: number): void {
   const j = to.grow();
   to.lens[j] = from.lens[i];
   const wpp = from.wordsPerPrefix;
   for (let k = 0; k < wpp; k++) to.words[j * wpp + k] = from.words[i * wpp + k];
-  if (to.addPath) to.pathIds[j] = SINGLE_PATH_ID;
+  if (to.addPath) to.pathIds[j] = from.addPath ? from.pathIds[i] : SINGLE_PATH_ID;
+}
+
+/** The path id a list gives prefix i (0 without path ids): the key of what was sent. */
+function pathIdOf(list: PrefixList, i: number): number {
+  return list.addPath ? list.pathIds[i] : 0;
 }
 
 /** The Adj-RIB-Out as the record of what was sent, in the families the session carries. */
 class SentRoutes implements AdvertisedRoutes {
-  readonly #out: AdjRibOut | null;
+  readonly #out: RibOut | null;
   readonly #families: ReadonlySet<AfiCode>;
 
-  constructor(out: AdjRibOut | null, families: ReadonlySet<AfiCode>) {
+  constructor(out: RibOut | null, families: ReadonlySet<AfiCode>) {
     this.#out = out;
     this.#families = families;
   }
@@ -305,8 +322,7 @@ class SentRoutes implements AdvertisedRoutes {
 
   lookup(prefix: RibPrefix): { pathId: number; attrs: PathAttributes }[] {
     if (!this.#out || !this.#families.has(prefix.afi)) return [];
-    const attrs = this.#out.sentFor(prefix);
-    return attrs ? [{ pathId: 0, attrs }] : [];
+    return this.#out.sentPaths(prefix);
   }
 
   entries(afi: AfiCode): number[] {

@@ -2,7 +2,7 @@ import type { EstablishedInfo, Peer } from '../bgp/session/index.js';
 import { Afi, type AfiCode, type UpdateMessage } from '../bgp/wire/index.js';
 import type { Logger } from '../components/index.js';
 import type { PeerPolicies, RouteFilter } from '../policy/index.js';
-import type { ExportTarget, PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
+import type { AddPathSelect, ExportTarget, PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
 import { RoutingDefaults } from './constants.js';
 import { Importer } from './importer.js';
 import type { RouteFlow } from './route-flow.js';
@@ -32,6 +32,8 @@ export interface PeerRoutesInit {
   readonly ribPeer?: RibPeer;
   /** Send nothing until `export.release()` (our own restart defers our routes, RFC 4724 4.1). */
   readonly exportHeld?: boolean;
+  /** RFC 7911: paths sent per prefix once add-path send is negotiated (absent: the best only). */
+  readonly sendPaths?: AddPathSelect;
 }
 
 const FAMILIES: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6];
@@ -83,6 +85,7 @@ export class PeerRoutes {
       init.policies.export,
       { groups: components.groups, rib, log: components.log, defer: components.defer },
       init.exportHeld ?? false,
+      init.sendPaths,
     );
   }
 

@@ -3,11 +3,14 @@ import { Afi, type AfiCode, Safi, UpdatePacker, Writer } from '../bgp/wire/index
 import type { Logger } from '../components/index.js';
 import type { RouteFilter } from '../policy/index.js';
 import {
-  type AdjRibOut,
+  type AddPathExport,
+  type AddPathSelect,
   type BestCursor,
   type BestPathSource,
   type ExportTarget,
   FIRST_BEST,
+  type RankedPathSource,
+  type RibOut,
   type UpdateGroups,
 } from '../rib/index.js';
 import { RoutingDefaults } from './constants.js';
@@ -17,7 +20,7 @@ import type { SessionAddresses } from './session-addresses.js';
 /** What sending to one session needs from the speaker. */
 export interface SessionExportComponents {
   readonly groups: UpdateGroups;
-  readonly rib: BestPathSource;
+  readonly rib: BestPathSource & Partial<RankedPathSource>;
   readonly log: Logger;
   /** Where long work yields to the event loop (setImmediate). */
   readonly defer: (fn: () => void) => void;
@@ -38,7 +41,9 @@ export class SessionExport {
   readonly #c: SessionExportComponents;
   readonly #writer = new Writer(RoutingDefaults.SEND_BATCH_BYTES);
   #target: ExportTarget;
-  #adjOut: AdjRibOut | null = null;
+  #adjOut: RibOut | null = null;
+  /** Several paths per prefix (RFC 7911), when configured and negotiated. */
+  readonly #addPath: AddPathExport | undefined;
   /** Where offering the initial table (or a resync) goes on; null once all of it was offered. */
   #fill: BestCursor | null = null;
   /** Prefixes of the initial table offered and not yet taken from the Adj-RIB-Out. */
@@ -57,6 +62,7 @@ export class SessionExport {
     filter: RouteFilter,
     components: SessionExportComponents,
     held = false,
+    sendPaths?: AddPathSelect,
   ) {
     this.#id = id;
     this.#peer = peer;
@@ -72,6 +78,10 @@ export class SessionExport {
       localIpv4: local.ipv4,
       localIpv6: local.ipv6,
     });
+    const families: [boolean, boolean] = [sends(Afi.IPV4), sends(Afi.IPV6)];
+    // Configured but not accepted by the peer in any family: the single-path export as before.
+    this.#addPath =
+      sendPaths !== undefined && (families[0] || families[1]) ? { select: sendPaths, families } : undefined;
     this.#held = held;
     if (held) return;
     this.#join();
@@ -129,11 +139,15 @@ export class SessionExport {
   #join(): void {
     try {
       // The initial table is offered a slice per turn by #pump, between sending slices.
-      this.#adjOut = this.#c.groups.attach({
-        id: this.#id,
-        routerId: this.#info.negotiated.remoteBgpId,
-        target: this.#target,
-      });
+      this.#adjOut = this.#c.groups.attach(
+        {
+          id: this.#id,
+          routerId: this.#info.negotiated.remoteBgpId,
+          target: this.#target,
+          ...(this.#addPath && { addPath: this.#addPath }),
+        },
+        this.#c.rib,
+      );
       this.exporter.track(this.#adjOut);
       this.#fill = FIRST_BEST;
       this.#initialLeft = 0;

@@ -393,6 +393,7 @@ export class PeerBinding {
         policies: this.#policies,
         ...(ribPeer && { ribPeer }),
         exportHeld: this.#c.exportHeld?.() ?? false,
+        sendPaths: this.#config.addPath.sendPaths,
       },
       { ...this.#c, log: this.#log },
     );

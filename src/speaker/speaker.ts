@@ -174,7 +174,9 @@ export class Speaker implements SpeakerControl {
     this.#flow.addConsumer({
       name: 'bgp',
       accept: (changes) => {
-        if (changes.count > 0) this.#groups.applyBatch(changes);
+        // Add-path peers also follow prefixes whose best path stayed (rib.touched).
+        if (changes.count > 0 || this.#rib.touched[0].count + this.#rib.touched[1].count > 0)
+          this.#groups.applyBatch(changes);
         for (const b of this.#bindings.values()) b.kick();
       },
     });

@@ -26,6 +26,16 @@ const cases: Case[] = [
     text: `${SPEAKER}  bestpath:\n    max_paths: 65\n`,
     want: ['config.yaml:6:5 speaker.bestpath.max_paths: expected a number of paths 1..64, got 65'],
   },
+  {
+    name: 'out of range: add_path.send of no path',
+    text: `${PEER.replace('peers:', `${SPEAKER}peers:`)}    add_path: { send: 0 }\n`,
+    want: ['config.yaml:9:17 peers[0].add_path.send: expected a path count 1..255, got 0'],
+  },
+  {
+    name: 'unknown keyword: add_path.send names no selection',
+    text: `${PEER.replace('peers:', `${SPEAKER}peers:`)}    add_path: { send: best }\n`,
+    want: ['config.yaml:9:17 peers[0].add_path.send: expected one of all, ecmp, got "best"'],
+  },
   // --- types and unknown keys ---
   {
     name: 'wrong type: a quoted number is not a number',

@@ -242,7 +242,7 @@ describe('end to end: RIB → Adj-RIB-Out → UpdatePacker → UpdateDecoder →
     const { rib, groups, step } = setup();
     const upstream = new Rib({ localAs: 65099, routerId: 0xc6120063 });
     upstream.addPeer({ id: 'us', kind: 'ebgp', asn: LOCAL_AS, routerId: ROUTER_ID, address: '198.18.0.1' });
-    const toUp: AdjRibOut = groups.join(out('up'), rib);
+    const toUp = groups.join(out('up'), rib) as AdjRibOut;
     const a = rib.addPeer(EBGP_A);
     rib.originate(parsePrefix('198.18.60.10/32'), attrs([], {}, '198.18.50.7'));
     rib.originate(parsePrefix('2001:db8:60::10/128'), attrs6([], {}, '2001:db8:50::7'));

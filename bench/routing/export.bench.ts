@@ -1,0 +1,140 @@
+import b from 'benny';
+import { Afi } from '../../src/bgp/wire/constants.js';
+import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
+import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
+import { Writer } from '../../src/bgp/wire/writer.js';
+import { AcceptAll } from '../../src/policy/index.js';
+import { ChangeBatch, DEFAULT_LOCAL_PREF, FIRST_BEST, Rib, UpdateGroups } from '../../src/rib/index.js';
+import { Exporter } from '../../src/routing/index.js';
+import { generateTable } from '../gen/full-table.js';
+import { machineLine, rate, table } from '../support/report.js';
+
+// The single-path export of a joining peer's initial table, end to end in one process: the
+// update group offers every best path to its Adj-RIB-Out, `take` turns them into work, the
+// exporter packs the UPDATEs. What every session without add-path does; a change that slows
+// it shows here. Then the same for an add-path peer sent both paths of every prefix (prefixes/s
+// counts prefixes, each sent twice).
+
+const LOCAL_AS = 65000;
+const OUR_IPV4 = parseIpv4('198.18.1.1');
+const PREFIXES = Number(process.argv[process.argv.indexOf('--prefixes') + 1]) || 500_000;
+
+function setup() {
+  const t = generateTable({ afi: Afi.IPV4, prefixes: PREFIXES });
+  const rib = new Rib({ localAs: LOCAL_AS, routerId: parseIpv4('198.18.0.1') });
+  const from = rib.addPeer({ id: 'a', kind: 'ebgp', asn: 65001, routerId: 2, address: '198.18.1.2' });
+  for (const g of t.groups) rib.announce(from, t.prefixes, g.attrs, g.from, g.to);
+  rib.flushInto(new ChangeBatch());
+  const groups = new UpdateGroups({
+    localAs: LOCAL_AS,
+    clusterId: rib.clusterId,
+    defaultLocalPref: DEFAULT_LOCAL_PREF,
+  });
+  const w = new Writer(1 << 26);
+  return { rib, groups, w };
+}
+
+/** One peer joins, gets the whole table packed into UPDATEs, and leaves; returns the messages. */
+function exportTable({ rib, groups, w }: ReturnType<typeof setup>): number {
+  const target = { kind: 'ebgp' as const, localIpv4: OUR_IPV4 };
+  const out = groups.attach({ id: 'b', routerId: 3, target });
+  groups.fill('b', rib, FIRST_BEST, Number.POSITIVE_INFINITY);
+  const exporter = new Exporter(new AcceptAll('all'), {
+    packer: new UpdatePacker({ as4: true }),
+    families: new Set([Afi.IPV4]),
+    addPathSend: [false, false],
+    localIpv4: OUR_IPV4,
+    localIpv6: undefined,
+  });
+  exporter.track(out);
+  w.reset();
+  const messages = exporter.encode(out.take(), w);
+  groups.leave('b');
+  return messages;
+}
+
+/** Prefixes of the add-path case: each has two paths, both sent. */
+const ADD_PATH_PREFIXES = Math.round(PREFIXES / 5);
+
+/** The add-path peer (send: all) joins and gets both paths of every prefix. */
+function exportAllPaths(world: ReturnType<typeof setupAddPath>): number {
+  const { rib, groups, w } = world;
+  const target = { kind: 'ebgp' as const, localIpv4: OUR_IPV4 };
+  const out = groups.attach(
+    { id: 'b', routerId: 3, target, addPath: { select: 'all', families: [true, false] } },
+    rib,
+  );
+  groups.fill('b', rib, FIRST_BEST, Number.POSITIVE_INFINITY);
+  const exporter = new Exporter(new AcceptAll('all'), {
+    packer: new UpdatePacker({ as4: true }),
+    families: new Set([Afi.IPV4]),
+    addPathSend: [true, false],
+    localIpv4: OUR_IPV4,
+    localIpv6: undefined,
+  });
+  exporter.track(out);
+  w.reset();
+  const messages = exporter.encode(out.take(), w);
+  groups.leave('b');
+  return messages;
+}
+
+function setupAddPath() {
+  const t = generateTable({ afi: Afi.IPV4, prefixes: ADD_PATH_PREFIXES });
+  const rib = new Rib({ localAs: LOCAL_AS, routerId: parseIpv4('198.18.0.1') });
+  const a = rib.addPeer({ id: 'a', kind: 'ebgp', asn: 65001, routerId: 2, address: '198.18.1.2' });
+  const c = rib.addPeer({ id: 'c', kind: 'ebgp', asn: 65003, routerId: 4, address: '198.18.1.4' });
+  for (const g of t.groups) {
+    rib.announce(a, t.prefixes, g.attrs, g.from, g.to);
+    const longer = [{ type: 2 as const, asns: [65003, ...(g.attrs.asPath?.flatMap((x) => x.asns) ?? [])] }];
+    rib.announce(c, t.prefixes, { ...g.attrs, asPath: longer }, g.from, g.to);
+  }
+  rib.flushInto(new ChangeBatch());
+  const groups = new UpdateGroups({
+    localAs: LOCAL_AS,
+    clusterId: rib.clusterId,
+    defaultLocalPref: DEFAULT_LOCAL_PREF,
+  });
+  return { rib, groups, w: new Writer(1 << 26) };
+}
+
+async function main(): Promise<void> {
+  console.log(`machine: ${machineLine()}`);
+  const world = setup();
+  console.log(`IPv4 ${PREFIXES}: ${exportTable(world)} UPDATEs per initial table`);
+  const figures: string[][] = [];
+  await b.suite(
+    'single-path export',
+    b.add(`offer + take + encode, IPv4 ${PREFIXES}`, () => {
+      exportTable(world);
+    }),
+    b.configure({ cases: { minSamples: 10, maxTime: 8 } }),
+    b.complete((summary) => {
+      for (const r of summary.results)
+        figures.push([r.name, rate(PREFIXES / r.details.mean), r.margin.toFixed(1), String(r.samples)]);
+    }),
+  );
+  if (!process.argv.includes('--single-path-only')) {
+    const twoPaths = setupAddPath();
+    console.log(`IPv4 ${ADD_PATH_PREFIXES} x 2 paths: ${exportAllPaths(twoPaths)} UPDATEs with add-path`);
+    await b.suite(
+      'add-path export',
+      b.add(`add-path send all, IPv4 ${ADD_PATH_PREFIXES} x 2 paths`, () => {
+        exportAllPaths(twoPaths);
+      }),
+      b.configure({ cases: { minSamples: 5, maxTime: 8 } }),
+      b.complete((summary) => {
+        for (const r of summary.results)
+          figures.push([
+            r.name,
+            rate(ADD_PATH_PREFIXES / r.details.mean),
+            r.margin.toFixed(1),
+            String(r.samples),
+          ]);
+      }),
+    );
+  }
+  console.log(table([['case', 'prefixes/s', '± %', 'samples'], ...figures]));
+}
+
+await main();
