@@ -119,6 +119,7 @@ const PEER_EFFECTS: Readonly<Record<keyof PeerConfig, Effect>> = {
   routeReflectorClient: 'reset',
   nextHopSelf: 'soft-out',
   extendedMessage: 'reset',
+  extendedNextHop: 'reset',
   maxPrefixes: 'live',
   import: 'soft-in',
   export: 'soft-out',

@@ -116,6 +116,8 @@ export interface PeerConfig {
   readonly nextHopSelf: boolean;
   /** RFC 8654. */
   readonly extendedMessage: boolean;
+  /** RFC 8950 for IPv4 unicast over an IPv6 session. */
+  readonly extendedNextHop: boolean;
   readonly maxPrefixes: MaxPrefixes | undefined;
   /** Policy chains; RFC 8212: for an eBGP peer an empty chain accepts and sends nothing. */
   readonly import: readonly string[];

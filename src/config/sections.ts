@@ -263,6 +263,11 @@ const peerFields = {
   route_reflector_client: optional(boolean, 'Reflect iBGP routes to this iBGP peer (RFC 4456).', 'false'),
   next_hop_self: optional(boolean, 'Put our address as next hop on routes sent to this peer.', 'false'),
   extended_message: optional(boolean, 'Offer RFC 8654 messages up to 65535 bytes.', 'false'),
+  extended_next_hop: optional(
+    boolean,
+    "RFC 8950: IPv4 routes with IPv6 next hops over this IPv6 session (FRR's capability extended-nexthop); needs ipv4-unicast in families.",
+    'false',
+  ),
   max_prefixes: optional(maxPrefixes, 'A limit, or {limit, warning_only, warning_threshold, restart_after}.'),
   import: optional(policyNames, 'Policies applied, in order, to routes received (RFC 8212).', '[]'),
   export: optional(policyNames, 'Policies applied, in order, to routes sent (RFC 8212).', '[]'),

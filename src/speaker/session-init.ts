@@ -29,6 +29,7 @@ export function sessionPeerInit(p: PeerConfig): SessionsPeerInit {
     ...(ttl && { ttl }),
     families: p.families,
     extendedMessage: p.extendedMessage,
+    extendedNextHop: p.extendedNextHop,
     ...(addPath && { addPath: Object.fromEntries(p.families.map((f) => [f, addPath])) }),
     holdTime: p.holdTime,
     keepaliveTime: p.keepaliveTime,

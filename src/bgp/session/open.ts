@@ -1,5 +1,5 @@
 import { type Capability, encodeCapabilities } from '../wire/capabilities.js';
-import { AddPathMode, ErrorCode, OpenSubcode } from '../wire/constants.js';
+import { AddPathMode, Afi, ErrorCode, OpenSubcode, Safi } from '../wire/constants.js';
 import { BgpError } from '../wire/errors.js';
 import type { Negotiated } from '../wire/negotiate.js';
 import { buildOpen, type OpenMessage } from '../wire/open.js';
@@ -16,7 +16,8 @@ const ADD_PATH_MODE: Readonly<Record<AddPathSetting, (typeof AddPathMode)[keyof 
 /**
  * What we advertise: multiprotocol for each configured family (RFC 4760), route refresh
  * (RFC 2918), the 4-octet AS (RFC 6793), and, when configured, enhanced route refresh
- * (RFC 7313), extended message (RFC 8654) and ADD-PATH (RFC 7911). No graceful restart yet.
+ * (RFC 7313), extended message (RFC 8654), ADD-PATH (RFC 7911) and extended next hop for
+ * IPv4 unicast over IPv6 (RFC 8950). No graceful restart yet.
  */
 export function localCapabilities(config: PeerConfig): Capability[] {
   const caps: Capability[] = config.families.map((f) => ({
@@ -34,6 +35,14 @@ export function localCapabilities(config: PeerConfig): Capability[] {
     return mode === undefined ? [] : [{ ...FAMILY[f], mode: ADD_PATH_MODE[mode] }];
   });
   if (addPath.length > 0) caps.push({ name: 'add-path', families: addPath });
+  if (config.extendedNextHop) {
+    // RFC 8950 section 3: IPv4 unicast NLRI may come with an IPv6 next hop (both ways once
+    // both sides advertise it; each direction follows the receiver's advertisement).
+    caps.push({
+      name: 'extended-next-hop',
+      families: [{ afi: Afi.IPV4, safi: Safi.UNICAST, nextHopAfi: Afi.IPV6 }],
+    });
+  }
   return caps;
 }
 
