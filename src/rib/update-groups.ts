@@ -186,6 +186,7 @@ export function targetKey(t: ExportTarget): string {
     t.nextHopSelf === true,
     t.medUnchanged === true,
     subnets,
+    t.extendedNextHop === true,
   ]);
 }
 

@@ -13,6 +13,11 @@ export { PeerClearing } from './peer-clearing.js';
 export { PeerRoutes, type PeerRoutesComponents, type PeerRoutesInit } from './peer-routes.js';
 export { type RouteConsumer, RouteFlow } from './route-flow.js';
 export { RouteStore, type StoredRouteVisitor } from './route-store.js';
-export { type InterfaceTable, type SessionAddresses, sessionAddresses } from './session-addresses.js';
+export {
+  type InterfaceTable,
+  peerOnLink,
+  type SessionAddresses,
+  sessionAddresses,
+} from './session-addresses.js';
 export { SessionExport, type SessionExportComponents } from './session-export.js';
 export { applyRouteChanges, originateAll, staticAttributes } from './static-origin.js';
