@@ -24,6 +24,21 @@ const SESSION = { transports: ['ipv6' as const], families: ['ipv4' as const, 'ip
 describe.skipIf(!IS_ROOT)('extended next hop (RFC 8950) with FRR over IPv6-only links', () => {
   let lab: Lab;
   let speaker: LabSpeaker;
+  let config: Record<string, unknown>;
+  const kernelRoute = async (prefix: string) => {
+    const out = await lab.exec(lab.speakerNs, [
+      'ip',
+      '-4',
+      '-j',
+      'route',
+      'show',
+      'table',
+      String(KERNEL_TABLE),
+      prefix,
+    ]);
+    const [r] = JSON.parse(out || '[]') as { via?: { family: string; host: string }; dev?: string }[];
+    return r;
+  };
 
   beforeAll(async () => {
     lab = await Lab.create({
@@ -55,7 +70,7 @@ describe.skipIf(!IS_ROOT)('extended next hop (RFC 8950) with FRR over IPv6-only 
       import: ['accept-all'],
       export: ['accept-all'],
     });
-    speaker = await LabSpeaker.start(lab, {
+    config = {
       speaker: {
         name: 'extnh',
         local_as: AS,
@@ -67,7 +82,8 @@ describe.skipIf(!IS_ROOT)('extended next hop (RFC 8950) with FRR over IPv6-only 
       peers: [peer('enhe', true), peer('plain', false)],
       networks: [OUR_V4, OUR_V6],
       sinks: { kernel: { table: KERNEL_TABLE } },
-    });
+    };
+    speaker = await LabSpeaker.start(lab, config);
     await speaker.waitEstablished(['enhe', 'plain'], 60_000);
   }, 120_000);
 
@@ -118,20 +134,7 @@ describe.skipIf(!IS_ROOT)('extended next hop (RFC 8950) with FRR over IPv6-only 
     );
     expect(entry.paths.find((p) => p.best)?.nextHop).toBe(theirs);
     const route = await eventually(
-      async () => {
-        const out = await lab.exec(lab.speakerNs, [
-          'ip',
-          '-4',
-          '-j',
-          'route',
-          'show',
-          'table',
-          String(KERNEL_TABLE),
-          FRR_V4,
-        ]);
-        const [r] = JSON.parse(out || '[]') as { via?: { family: string; host: string }; dev?: string }[];
-        return r;
-      },
+      () => kernelRoute(FRR_V4),
       `${FRR_V4} in kernel table ${KERNEL_TABLE}`,
       FLOW_MS,
     );
@@ -150,5 +153,23 @@ describe.skipIf(!IS_ROOT)('extended next hop (RFC 8950) with FRR over IPv6-only 
     expect(await plain.routes('ipv4')).toEqual([]);
     const n = await speaker.neighbor('plain');
     expect(n?.prefixes?.['ipv4-unicast']).toMatchObject({ advertised: 0 });
+  });
+
+  it('withdrawals go both ways: FRR drops our route, the kernel route goes with FRR’s', async () => {
+    const enhe = lab.frr('enhe');
+    await speaker.reload({ ...config, networks: [OUR_V6] });
+    await eventually(
+      async () => ((await enhe.routes('ipv4')).some((r) => r.prefix === OUR_V4) ? undefined : true),
+      `${OUR_V4} withdrawn at FRR`,
+      FLOW_MS,
+    );
+    expect((await enhe.routes('ipv6')).some((r) => r.prefix === OUR_V6)).toBe(true);
+    await enhe.configure(['address-family ipv4 unicast', `no network ${FRR_V4}`, 'exit-address-family']);
+    await eventually(
+      async () => ((await kernelRoute(FRR_V4)) ? undefined : true),
+      `${FRR_V4} gone from kernel table ${KERNEL_TABLE}`,
+      FLOW_MS,
+    );
+    expect(await speaker.rib(FRR_V4)).toEqual([]);
   });
 });
