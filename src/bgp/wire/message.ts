@@ -52,16 +52,7 @@ export function messageContextOf(n: Negotiated, ebgp: boolean): MessageContext {
   const receives = (afi: number) =>
     n.addPath.some((f) => f.afi === afi && f.safi === Safi.UNICAST && f.receive);
   return {
-    update: {
-      as4: n.as4,
-      addPathIpv4: receives(Afi.IPV4),
-      addPathIpv6: receives(Afi.IPV6),
-      ebgp,
-      // RFC 8950: we advertised IPv4 unicast with IPv6 next hops.
-      extendedNextHopIpv4: n.extendedNextHop.some(
-        (f) => f.afi === Afi.IPV4 && f.safi === Safi.UNICAST && f.nextHopAfi === Afi.IPV6 && f.receive,
-      ),
-    },
+    update: { as4: n.as4, addPathIpv4: receives(Afi.IPV4), addPathIpv6: receives(Afi.IPV6), ebgp },
     maxLength: n.extendedMessage ? MAX_EXTENDED_MESSAGE_LENGTH : MAX_MESSAGE_LENGTH,
     enhancedRouteRefresh: n.enhancedRouteRefresh,
   };

@@ -29,12 +29,6 @@ export interface UpdateContext extends AttrContext {
   readonly addPathIpv6: boolean;
   /** eBGP: LOCAL_PREF is discarded (RFC 7606 section 7.5), confederation segments are malformed (7.2). */
   readonly ebgp: boolean;
-  /**
-   * RFC 8950: we advertised extended next hop for IPv4 unicast, so IPv4 NLRI may come with an
-   * IPv6 next hop. false: such routes are treat-as-withdraw; undefined: not checked (decoding
-   * outside a session, e.g. a capture).
-   */
-  readonly extendedNextHopIpv4?: boolean;
 }
 
 export const DEFAULT_UPDATE_CONTEXT: UpdateContext = {
@@ -47,7 +41,6 @@ export const DEFAULT_UPDATE_CONTEXT: UpdateContext = {
 const MAX_ATTRS = 256;
 const MP_MIN_REACH = 5; // AFI(2) SAFI(1) next-hop length(1) reserved(1)
 const MP_MIN_UNREACH = 3;
-const IPV4_NEXT_HOP_LENGTH = 4;
 const SEVERITY: Record<UpdateAction, number> = { ok: 0, 'attribute-discard': 1, 'treat-as-withdraw': 2 };
 
 export interface UpdateDecoderOptions {
@@ -185,7 +178,6 @@ export class UpdateDecoder {
     let mpNlriStart = -1;
     let mpReachEnd = -1;
     let mpAfi: AfiCode = Afi.IPV4;
-    let mpNextHopLen = 0;
     if (mpReachSlot >= 0 && isUnicastFamily(buf, this.slotStart[mpReachSlot], this.slotEnd[mpReachSlot])) {
       checkMpFlags(this.slotFlags[mpReachSlot], AttrType.MP_REACH_NLRI);
       const s = this.slotStart[mpReachSlot];
@@ -198,7 +190,6 @@ export class UpdateDecoder {
         throw mpError('mp-reach-next-hop-length');
       }
       mpNlriStart = s + 4 + nhLen + 1;
-      mpNextHopLen = nhLen;
     }
 
     let attrs: PathAttributes | null = null;
@@ -265,26 +256,6 @@ export class UpdateDecoder {
           }
         }
       }
-    }
-    if (
-      mpNlri !== null &&
-      mpNlri.count > 0 &&
-      mpAfi === Afi.IPV4 &&
-      mpNextHopLen > IPV4_NEXT_HOP_LENGTH &&
-      ctx.extendedNextHopIpv4 === false
-    ) {
-      // RFC 8950 section 2: an IPv6 next hop for IPv4 NLRI only after we advertised the
-      // capability. The length is a valid IPv6 one, so the NLRI is located reliably and the
-      // routes are withdrawn rather than the session reset (RFC 7606 section 2).
-      extra ??= [];
-      extra.push(
-        issue(
-          'mp-reach-next-hop-not-negotiated',
-          'treat-as-withdraw',
-          AttrType.MP_REACH_NLRI,
-          UpdateSubcode.OPTIONAL_ATTRIBUTE_ERROR,
-        ),
-      );
     }
     if (extra) issues = issues.length ? [...issues, ...extra] : extra;
 

