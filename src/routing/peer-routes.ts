@@ -60,10 +60,13 @@ export class PeerRoutes {
     const addPathIn: [boolean, boolean] = [info.context.update.addPathIpv4, info.context.update.addPathIpv6];
     this.importer = new Importer(rib, this.ribPeer, init.policies.import, addPathIn);
     const local = sessionAddresses(info.connection.local.address, components.interfaces());
-    // RFC 8950: the peer takes IPv4 routes with an IPv6 next hop. Our link-local address goes
-    // with the global one when the peer is on the link (what an unnumbered fabric routes by).
+    // RFC 8950: the peer takes IPv4 routes with an IPv6 next hop. As FRR, only when both sides
+    // advertised it: GoBGP advertises it unasked, and a session the operator did not configure
+    // for it keeps its IPv4 next hops. Our link-local address goes with the global one when the
+    // peer is on the link (what an unnumbered fabric routes by).
     const extendedNextHop = n.extendedNextHop.some(
-      (f) => f.afi === Afi.IPV4 && f.safi === Safi.UNICAST && f.nextHopAfi === Afi.IPV6 && f.send,
+      (f) =>
+        f.afi === Afi.IPV4 && f.safi === Safi.UNICAST && f.nextHopAfi === Afi.IPV6 && f.send && f.receive,
     );
     const linkLocal =
       extendedNextHop && peerOnLink(info.connection.remote.address, local) ? local.ipv6LinkLocal : undefined;
