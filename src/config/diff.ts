@@ -120,6 +120,7 @@ const PEER_EFFECTS: Readonly<Record<keyof PeerConfig, Effect>> = {
   nextHopSelf: 'soft-out',
   extendedMessage: 'reset',
   longLivedStaleTime: 'next-session',
+  extendedNextHop: 'reset',
   maxPrefixes: 'live',
   import: 'soft-in',
   export: 'soft-out',

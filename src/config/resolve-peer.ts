@@ -60,6 +60,25 @@ function resolveFamilies(raw: RawPeer, path: Path, scope: PeerScope): readonly F
   return ok ? raw.families : undefined;
 }
 
+/** RFC 8950 here means IPv4 routes over an IPv6 session: an IPv6 peer_ip and ipv4-unicast negotiated. */
+function checkExtendedNextHop(
+  raw: RawPeer,
+  families: readonly FamilyName[] | undefined,
+  path: Path,
+  scope: PeerScope,
+): void {
+  if (raw.extendedNextHop !== true) return;
+  const at = [...path, 'extended_next_hop'];
+  if (raw.peerIp !== undefined && versionOf(raw.peerIp) === 4) {
+    scope.ctx.problems.push(problem(at, `applies to IPv6 sessions; peer_ip ${raw.peerIp} is IPv4`, true));
+  }
+  if (families !== undefined && !families.includes('ipv4-unicast')) {
+    scope.ctx.problems.push(
+      problem(at, `needs ipv4-unicast in families (families is [${families.join(', ')}])`, true),
+    );
+  }
+}
+
 function checkPolicyNames(names: readonly string[] | undefined, path: Path, scope: PeerScope): void {
   names?.forEach((n, i) => {
     if (scope.policyNames.has(n)) return;
@@ -119,6 +138,7 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
       ),
     );
   }
+  checkExtendedNextHop(raw, families, path, scope);
   checkPolicyNames(raw.import, at('import'), scope);
   checkPolicyNames(raw.export, at('export'), scope);
   if (type === 'ebgp') {
@@ -157,6 +177,7 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
     nextHopSelf: raw.nextHopSelf ?? false,
     extendedMessage: raw.extendedMessage ?? false,
     longLivedStaleTime: raw.longLivedStaleTime,
+    extendedNextHop: raw.extendedNextHop ?? false,
     maxPrefixes:
       mp?.limit === undefined
         ? undefined

@@ -125,6 +125,8 @@ export interface PeerConfig {
   readonly extendedMessage: boolean;
   /** RFC 9494 Long-lived Stale Time in seconds; undefined: off. */
   readonly longLivedStaleTime: number | undefined;
+  /** RFC 8950 for IPv4 unicast over an IPv6 session. */
+  readonly extendedNextHop: boolean;
   readonly maxPrefixes: MaxPrefixes | undefined;
   /** Policy chains; RFC 8212: for an eBGP peer an empty chain accepts and sends nothing. */
   readonly import: readonly string[];

@@ -284,6 +284,11 @@ const peerFields = {
     seconds(1, LONG_LIVED_STALE_TIME_MAX),
     'RFC 9494 long-lived graceful restart, only with speaker.graceful_restart: the Long-lived Stale Time offered to this peer (how long it keeps our routes past our Restart Time) and the longest its routes stay past its Restart Time (its own time when shorter), least preferred and marked LLGR_STALE.',
   ),
+  extended_next_hop: optional(
+    boolean,
+    "RFC 8950: IPv4 routes with IPv6 next hops over this IPv6 session (FRR's capability extended-nexthop); needs ipv4-unicast in families.",
+    'false',
+  ),
   max_prefixes: optional(maxPrefixes, 'A limit, or {limit, warning_only, warning_threshold, restart_after}.'),
   import: optional(policyNames, 'Policies applied, in order, to routes received (RFC 8212).', '[]'),
   export: optional(policyNames, 'Policies applied, in order, to routes sent (RFC 8212).', '[]'),

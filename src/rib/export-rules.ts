@@ -33,6 +33,12 @@ export interface ExportTarget {
   readonly localIpv6?: Uint8Array;
   /** Our link-local address when the peer shares the link (16 bytes; RFC 2545 section 3). */
   readonly localIpv6LinkLocal?: Uint8Array;
+  /**
+   * The peer advertised RFC 8950 extended next hop for IPv4 unicast with IPv6 next hops: IPv4
+   * routes go in MP_REACH_NLRI (AFI 1) with an IPv6 next hop, ours being localIpv6 (and
+   * localIpv6LinkLocal). Without it an IPv4 route never leaves with an IPv6 next hop.
+   */
+  readonly extendedNextHop?: boolean;
   /** iBGP: announce ourselves as next hop ("next-hop-self"); eBGP always does unless third-party. */
   readonly nextHopSelf?: boolean;
   /** eBGP: pass on the MED of routes learned from another AS ("attribute-unchanged med"). */
@@ -132,24 +138,37 @@ export function exportAttributes(
   return out;
 }
 
-/** A number for NEXT_HOP (IPv4), an MpReach for IPv6, or null when we have no address to offer. */
+/**
+ * A number for NEXT_HOP (IPv4), an MpReach for IPv6 (and for IPv4 with an IPv6 next hop,
+ * RFC 8950), or null when we have no address to offer.
+ */
 function exportNextHop(attrs: PathAttributes, afi: AfiCode, target: ExportTarget): number | MpReach | null {
   const current = currentNextHop(attrs, afi);
   const ebgp = target.kind === 'ebgp';
   let keep = current !== undefined && !(ebgp || target.nextHopSelf);
   // RFC 4271 section 5.1.3: a next hop on a subnet shared with the external peer may stay.
-  if (current !== undefined && ebgp && inSharedSubnet(current, afi, target.sharedSubnets)) keep = true;
+  if (current !== undefined && ebgp && inSharedSubnet(current, target.sharedSubnets)) keep = true;
   if (afi === Afi.IPV4) {
     if (keep && typeof current === 'number') return current;
+    if (target.extendedNextHop) {
+      // RFC 8950 section 4: the IPv6 next hop (global, or global and link-local) in MP_REACH_NLRI.
+      if (keep && current instanceof Uint8Array) return mpReach(afi, current);
+      if (target.localIpv6) return mpReach(afi, ourIpv6NextHop(target, target.localIpv6));
+    }
     return target.localIpv4 ?? null;
   }
   if (keep && current instanceof Uint8Array) return mpReach(afi, current);
   if (!target.localIpv6) return null;
-  if (!target.localIpv6LinkLocal) return mpReach(afi, target.localIpv6);
+  return mpReach(afi, ourIpv6NextHop(target, target.localIpv6));
+}
+
+/** Our global address, followed by our link-local one when the peer shares the link (RFC 2545 section 3). */
+function ourIpv6NextHop(target: ExportTarget, global: Uint8Array): Uint8Array {
+  if (!target.localIpv6LinkLocal) return global;
   const both = new Uint8Array(IPV6_LENGTH * 2);
-  both.set(target.localIpv6);
+  both.set(global);
   both.set(target.localIpv6LinkLocal, IPV6_LENGTH);
-  return mpReach(afi, both);
+  return both;
 }
 
 /** The route's next hop: a u32 for IPv4 NEXT_HOP (or a 4-byte MP next hop), the 16-byte global IPv6 one. */
@@ -169,16 +188,14 @@ function mpReach(afi: AfiCode, nextHop: Uint8Array): MpReach {
   return { afi, safi: Safi.UNICAST, nextHop, reserved: 0 };
 }
 
-function inSharedSubnet(
-  nh: number | Uint8Array,
-  afi: AfiCode,
-  subnets: readonly RibPrefix[] | undefined,
-): boolean {
+/** Is the next hop (of its own family: an IPv4 route may have an IPv6 one) on one of the subnets? */
+function inSharedSubnet(nh: number | Uint8Array, subnets: readonly RibPrefix[] | undefined): boolean {
   if (!subnets) return false;
+  const afi = typeof nh === 'number' ? Afi.IPV4 : Afi.IPV6;
   for (const s of subnets) {
     if (s.afi !== afi) continue;
     if (typeof nh === 'number') {
-      if (afi === Afi.IPV4 && maskIpv4(nh, s.len) === s.w0) return true;
+      if (maskIpv4(nh, s.len) === s.w0) return true;
       continue;
     }
     const w = (i: number) =>

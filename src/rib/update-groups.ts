@@ -289,6 +289,7 @@ export function targetKey(t: ExportTarget): string {
     t.medUnchanged === true,
     subnets,
     t.longLivedGracefulRestart === true,
+    t.extendedNextHop === true,
   ]);
 }
 

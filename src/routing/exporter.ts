@@ -25,6 +25,8 @@ export interface ExportSession {
   /** Our addresses on the session, for a policy's `set next_hop self`. */
   readonly localIpv4: number | undefined;
   readonly localIpv6: Uint8Array | undefined;
+  /** RFC 8950 agreed: our IPv6 address is the `self` of an IPv4 route too. */
+  readonly extendedNextHop?: boolean;
 }
 
 /** What the peer has from us, as `show advertised` and the counters read it. */
@@ -251,8 +253,15 @@ export class Exporter {
   #withSelfNextHop(attrs: PathAttributes, afi: AfiCode): PathAttributes {
     let out = this.#selfNextHop.get(attrs);
     if (out) return out;
-    const { localIpv4, localIpv6 } = this.session;
-    if (afi === Afi.IPV4 && localIpv4 !== undefined) {
+    const { localIpv4, localIpv6, extendedNextHop } = this.session;
+    if (afi === Afi.IPV4 && extendedNextHop && localIpv6 !== undefined) {
+      // As export-rules does on such a session: the IPv6 address, in MP_REACH_NLRI (AFI 1).
+      out = makeAttributes({
+        ...makeAttributes(attrs),
+        nextHop: undefined,
+        mpReach: { afi: Afi.IPV4, safi: Safi.UNICAST, nextHop: localIpv6, reserved: 0 },
+      });
+    } else if (afi === Afi.IPV4 && localIpv4 !== undefined) {
       // makeAttributes first: a spread alone would drop a wire-backed set's lazily decoded fields.
       out = makeAttributes({ ...makeAttributes(attrs), nextHop: localIpv4, mpReach: undefined });
     } else if (afi === Afi.IPV6 && localIpv6 !== undefined) {

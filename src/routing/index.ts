@@ -19,7 +19,12 @@ export {
 } from './restart-deferral.js';
 export { type RouteConsumer, RouteFlow } from './route-flow.js';
 export { RouteStore, type StoredRouteVisitor } from './route-store.js';
-export { type InterfaceTable, type SessionAddresses, sessionAddresses } from './session-addresses.js';
+export {
+  type InterfaceTable,
+  peerOnLink,
+  type SessionAddresses,
+  sessionAddresses,
+} from './session-addresses.js';
 export { SessionExport, type SessionExportComponents } from './session-export.js';
 export {
   type LongLivedNegotiated,

@@ -1,12 +1,12 @@
 import type { EstablishedInfo, Peer } from '../bgp/session/index.js';
-import { Afi, type AfiCode, type UpdateMessage } from '../bgp/wire/index.js';
+import { Afi, type AfiCode, Safi, type UpdateMessage } from '../bgp/wire/index.js';
 import type { Logger } from '../components/index.js';
 import type { PeerPolicies, RouteFilter } from '../policy/index.js';
 import type { AddPathSelect, ExportTarget, PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
 import { RoutingDefaults } from './constants.js';
 import { Importer } from './importer.js';
 import type { RouteFlow } from './route-flow.js';
-import { type InterfaceTable, sessionAddresses } from './session-addresses.js';
+import { type InterfaceTable, peerOnLink, sessionAddresses } from './session-addresses.js';
 import { SessionExport } from './session-export.js';
 
 /** What the routes of one session need from the speaker. */
@@ -68,6 +68,16 @@ export class PeerRoutes {
     const addPathIn: [boolean, boolean] = [info.context.update.addPathIpv4, info.context.update.addPathIpv6];
     this.importer = new Importer(rib, this.ribPeer, init.policies.import, addPathIn);
     const local = sessionAddresses(info.connection.local.address, components.interfaces());
+    // RFC 8950: the peer takes IPv4 routes with an IPv6 next hop. As FRR, only when both sides
+    // advertised it: GoBGP advertises it unasked, and a session the operator did not configure
+    // for it keeps its IPv4 next hops. Our link-local address goes with the global one when the
+    // peer is on the link (what an unnumbered fabric routes by).
+    const extendedNextHop = n.extendedNextHop.some(
+      (f) =>
+        f.afi === Afi.IPV4 && f.safi === Safi.UNICAST && f.nextHopAfi === Afi.IPV6 && f.send && f.receive,
+    );
+    const linkLocal =
+      extendedNextHop && peerOnLink(info.connection.remote.address, local) ? local.ipv6LinkLocal : undefined;
     const target: ExportTarget = {
       kind: init.kind,
       localIpv4: local.ipv4,
@@ -75,6 +85,8 @@ export class PeerRoutes {
       nextHopSelf: init.nextHopSelf,
       ...(init.kind === 'ebgp' && { sharedSubnets: local.subnets }),
       ...(n.longLivedGracefulRestart && { longLivedGracefulRestart: true }),
+      ...(extendedNextHop && { extendedNextHop }),
+      ...(linkLocal && { localIpv6LinkLocal: linkLocal }),
     };
     this.export = new SessionExport(
       init.name,

@@ -1,7 +1,7 @@
 import type { NetworkInterfaceInfo } from 'node:os';
 import { normalizeAddress } from '../bgp/transport/index.js';
 import { addressBytes, parseIpv4 } from '../bgp/wire/index.js';
-import { parsePrefix, type RibPrefix } from '../rib/index.js';
+import { parsePrefix, RibPrefix } from '../rib/index.js';
 
 /** What `os.networkInterfaces()` returns: the addresses of each interface. */
 export type InterfaceTable = NodeJS.Dict<NetworkInterfaceInfo[]>;
@@ -11,6 +11,8 @@ export interface SessionAddresses {
   readonly ipv4: number | undefined;
   /** A global (not link-local) IPv6 address. */
   readonly ipv6: Uint8Array | undefined;
+  /** The interface's link-local IPv6 address (the second half of a 32-byte next hop, RFC 2545). */
+  readonly ipv6LinkLocal: Uint8Array | undefined;
   /** The subnets of the interface the session runs over (RFC 4271 5.1.3 third-party next hops). */
   readonly subnets: readonly RibPrefix[];
 }
@@ -32,6 +34,7 @@ export function sessionAddresses(local: string, interfaces: InterfaceTable): Ses
     iface?.find((a) => a.family === family && !(family === 'IPv6' && LINK_LOCAL.test(a.address)))?.address;
   const ipv4 = v6 ? sibling('IPv4') : address;
   const ipv6 = v6 ? address : sibling('IPv6');
+  const linkLocal = iface?.find((a) => a.family === 'IPv6' && LINK_LOCAL.test(a.address))?.address;
   const subnets: RibPrefix[] = [];
   for (const a of iface ?? []) {
     if (a.cidr === null || (a.family === 'IPv6' && LINK_LOCAL.test(a.address))) continue;
@@ -44,8 +47,30 @@ export function sessionAddresses(local: string, interfaces: InterfaceTable): Ses
   return {
     ipv4: ipv4 === undefined ? undefined : parseIpv4(ipv4),
     ipv6: ipv6 === undefined ? undefined : addressBytes(ipv6),
+    ipv6LinkLocal: linkLocal === undefined ? undefined : addressBytes(linkLocal.replace(/%.*$/, '')),
     subnets,
   };
+}
+
+/**
+ * Is the peer on the link the session runs over: its address link-local, or inside one of the
+ * interface's subnets? Then our IPv6 next hop carries our link-local address too (RFC 2545
+ * section 3), which is what a peer on an unnumbered link can route through.
+ */
+export function peerOnLink(remote: string, local: SessionAddresses): boolean {
+  const address = normalizeSafe(remote.replace(/%.*$/, ''));
+  if (address === undefined) return false;
+  if (LINK_LOCAL.test(address)) return true;
+  let peer: RibPrefix;
+  try {
+    peer = parsePrefix(`${address}/${address.includes(':') ? 128 : 32}`);
+  } catch {
+    return false;
+  }
+  const words = peer.words();
+  return local.subnets.some(
+    (s) => s.afi === peer.afi && RibPrefix.fromWords(s.afi, words, 0, s.len).equals(s),
+  );
 }
 
 function normalizeSafe(text: string): string | undefined {

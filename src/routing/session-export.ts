@@ -77,6 +77,7 @@ export class SessionExport {
       addPathSend: [sends(Afi.IPV4), sends(Afi.IPV6)],
       localIpv4: local.ipv4,
       localIpv6: local.ipv6,
+      extendedNextHop: target.extendedNextHop === true,
     });
     const families: [boolean, boolean] = [sends(Afi.IPV4), sends(Afi.IPV6)];
     // Configured but not accepted by the peer in any family: the single-path export as before.

@@ -30,6 +30,7 @@ export function sessionPeerInit(p: PeerConfig): SessionsPeerInit {
     families: p.families,
     extendedMessage: p.extendedMessage,
     ...(p.longLivedStaleTime !== undefined && { longLivedStaleTime: p.longLivedStaleTime }),
+    extendedNextHop: p.extendedNextHop,
     ...(addPath && { addPath: Object.fromEntries(p.families.map((f) => [f, addPath])) }),
     holdTime: p.holdTime,
     keepaliveTime: p.keepaliveTime,

@@ -232,6 +232,20 @@ peers:
       'config.yaml:8:5 peers[1].families: defaults to ipv4-unicast (the family of peer_ip), which speaker.ip_versions [6] leaves out; list the families',
     ],
   },
+  {
+    name: 'extended next hop (RFC 8950) needs an IPv6 session carrying ipv4-unicast',
+    text: `${SPEAKER}  ip_versions: [4, 6]
+peers:
+  - { name: a, peer_ip: 2001:db8::2, remote_as: 65001, extended_next_hop: true }
+  - { name: b, peer_ip: 198.18.1.2, remote_as: 65001, extended_next_hop: true }
+  - { name: c, peer_ip: 2001:db8::3, remote_as: 65001, extended_next_hop: ok }
+`,
+    want: [
+      'config.yaml:7:56 peers[0].extended_next_hop: needs ipv4-unicast in families (families is [ipv6-unicast])',
+      'config.yaml:8:55 peers[1].extended_next_hop: applies to IPv6 sessions; peer_ip 198.18.1.2 is IPv4',
+      'config.yaml:9:56 peers[2].extended_next_hop: expected true or false, got "ok"',
+    ],
+  },
   // --- timers ---
   {
     name: 'hold time of 1 or 2 seconds (RFC 4271 4.2)',

@@ -187,6 +187,71 @@ describe('exported attributes', () => {
     expect(exportAttributes(attrs([65001]), Afi.IPV4, source('ebgp'), v6only, CTX)).toBeNull();
   });
 
+  describe('IPv4 with an IPv6 next hop (RFC 8950)', () => {
+    const v6only: ExportTarget = { kind: 'ebgp', localIpv6: LOCAL_V6 };
+    const enhe: ExportTarget = { ...v6only, extendedNextHop: true };
+    /** An IPv4 route learned with an IPv6 next hop (MP_REACH_NLRI, AFI 1). */
+    const learned = (nh: Uint8Array): PathAttributes => ({
+      origin: 0,
+      asPath: [{ type: 2, asns: [65001] }],
+      mpReach: { afi: Afi.IPV4, safi: 1, nextHop: nh, reserved: 0 },
+    });
+
+    it('negotiated: MP_REACH_NLRI with AFI 1 and our global address, plus our link-local on-link', () => {
+      const out = exportAttributes(attrs([65001]), Afi.IPV4, source('ebgp'), enhe, CTX)!;
+      expect(out.nextHop).toBeUndefined();
+      expect(out.mpReach).toEqual({ afi: Afi.IPV4, safi: 1, nextHop: LOCAL_V6, reserved: 0 });
+      const onLink = { ...enhe, localIpv6LinkLocal: LINK_LOCAL };
+      const both = exportAttributes(attrs([65001]), Afi.IPV4, source('ebgp'), onLink, CTX)!;
+      expect(both.mpReach!.afi).toBe(Afi.IPV4);
+      expect(both.mpReach!.nextHop.length).toBe(32);
+      expect(formatAddress(both.mpReach!.nextHop.subarray(0, 16))).toBe('2001:db8::1');
+      expect(formatAddress(both.mpReach!.nextHop.subarray(16))).toBe('fe80::1');
+    });
+
+    it('negotiated with an IPv4 address too: the IPv6 next hop still (as FRR does)', () => {
+      const dual = { ...enhe, localIpv4: LOCAL_V4 };
+      const out = exportAttributes(attrs([65001]), Afi.IPV4, source('ebgp'), dual, CTX)!;
+      expect(formatAddress(out.mpReach!.nextHop)).toBe('2001:db8::1');
+    });
+
+    it('towards iBGP the learned IPv6 next hop stays, its global half only', () => {
+      const ll = new Uint8Array(32);
+      ll.set(addressBytes('2001:db8::2'));
+      ll.set(addressBytes('fe80::2'), 16);
+      const ibgp: ExportTarget = { kind: 'ibgp-nonclient', localIpv6: LOCAL_V6, extendedNextHop: true };
+      const out = exportAttributes(learned(ll), Afi.IPV4, source('ebgp'), ibgp, CTX)!;
+      expect(out.mpReach!.afi).toBe(Afi.IPV4);
+      expect(formatAddress(out.mpReach!.nextHop)).toBe('2001:db8::2');
+      // ...and an IPv4 next hop stays in NEXT_HOP.
+      expect(exportAttributes(attrs([65001]), Afi.IPV4, source('ebgp'), ibgp, CTX)!.nextHop).toBe(
+        parseIpv4('198.18.0.2'),
+      );
+    });
+
+    it('keeps a third-party IPv6 next hop of an IPv4 route on a shared IPv6 subnet', () => {
+      const shared = { ...enhe, sharedSubnets: [parsePrefix('2001:db8:50::/64')] };
+      const out = exportAttributes(
+        learned(addressBytes('2001:db8:50::7')),
+        Afi.IPV4,
+        source('ebgp'),
+        shared,
+        CTX,
+      )!;
+      expect(formatAddress(out.mpReach!.nextHop)).toBe('2001:db8:50::7');
+    });
+
+    it('not negotiated: never an IPv6 next hop; without an IPv4 address nothing is sent', () => {
+      expect(exportAttributes(attrs([65001]), Afi.IPV4, source('ebgp'), v6only, CTX)).toBeNull();
+      const learnedV6 = learned(addressBytes('2001:db8::2'));
+      expect(exportAttributes(learnedV6, Afi.IPV4, source('ebgp'), v6only, CTX)).toBeNull();
+      const ibgp: ExportTarget = { kind: 'ibgp-nonclient', localIpv4: LOCAL_V4, localIpv6: LOCAL_V6 };
+      const out = exportAttributes(learnedV6, Afi.IPV4, source('ebgp'), ibgp, CTX)!;
+      expect(out.mpReach).toBeUndefined();
+      expect(out.nextHop).toBe(LOCAL_V4);
+    });
+  });
+
   it('merges AS4_PATH before prepending, drops confederation segments towards eBGP', () => {
     const a: PathAttributes = {
       origin: 0,

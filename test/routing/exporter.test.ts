@@ -211,6 +211,23 @@ describe('Exporter', () => {
     expect(x.peer.get('198.18.20.0/24')!.med).toBe(7);
   });
 
+  it('next_hop self on an extended next hop session (RFC 8950): our IPv6 address for IPv4 routes', () => {
+    const self = compilePolicy(
+      { name: 'self', statements: [{ set: { nextHop: 'self' }, action: 'accept' }] },
+      compileLists({}),
+    );
+    const x = world(self, { ...session(), localIpv4: undefined, extendedNextHop: true });
+    x.rib.originate(
+      parsePrefix('198.18.22.0/24'),
+      makeAttributes({ origin: 0, asPath: [], nextHop: parseIpv4('198.18.1.50') }),
+    );
+    x.pump();
+    const got = x.peer.get('198.18.22.0/24')!;
+    expect(got.nextHop).toBeUndefined();
+    expect(got.mpReach?.afi).toBe(Afi.IPV4);
+    expect(Buffer.from(got.mpReach!.nextHop).toString('hex')).toBe('20010db8000100000000000000000001');
+  });
+
   it('next_hop self keeps every other attribute of a received (wire-backed) set', () => {
     const self = compilePolicy(
       { name: 'self', statements: [{ set: { nextHop: 'self' }, action: 'accept' }] },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newMessageStats } from '../../src/bgp/session/stats.js';
 import { AsPathSegmentType, MessageType, Origin } from '../../src/bgp/wire/constants.js';
 import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
-import { sessionAddresses, staticAttributes } from '../../src/routing/index.js';
+import { peerOnLink, sessionAddresses, staticAttributes } from '../../src/routing/index.js';
 import { formatAsPath, maxPrefixConfig, sessionPeerInit, tapMessageStats } from '../../src/speaker/index.js';
 import { configFrom } from './support.js';
 
@@ -100,6 +100,15 @@ describe('sessionAddresses', () => {
     expect(a.subnets.map(String)).toEqual(['198.18.1.0/24', '2001:db8:1::/64']);
     const b = sessionAddresses('2001:db8:1::1', interfaces);
     expect(b.ipv4).toBe(parseIpv4('198.18.1.1'));
+  });
+
+  it('finds our link-local address, and tells a peer on the link from one elsewhere', () => {
+    const a = sessionAddresses('2001:db8:1::1', interfaces);
+    expect(Buffer.from(a.ipv6LinkLocal!).toString('hex')).toBe('fe800000000000000000000000000001');
+    expect(peerOnLink('2001:db8:1::2', a)).toBe(true);
+    expect(peerOnLink('fe80::2%to-frr', a)).toBe(true);
+    expect(peerOnLink('2001:db8:2::2', a)).toBe(false);
+    expect(peerOnLink('not an address', a)).toBe(false);
   });
 
   it('an address on no interface is still ours for its own family', () => {

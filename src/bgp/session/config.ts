@@ -45,6 +45,12 @@ export interface PeerInit extends Partial<FsmConfig> {
   readonly longLivedStaleTime?: number;
   /** Advertise RFC 7911 ADD-PATH per family (off by default). */
   readonly addPath?: Readonly<Partial<Record<FamilyName, AddPathSetting>>>;
+  /**
+   * Advertise RFC 8950 extended next hop for IPv4 unicast with IPv6 next hops (off by default):
+   * over an IPv6 session, IPv4 routes then go with our IPv6 address as next hop. Needs
+   * ipv4-unicast among the families.
+   */
+  readonly extendedNextHop?: boolean;
   /** Bound of one outgoing connection attempt; default the connect retry time. */
   readonly connectTimeoutMs?: number;
   /** See SessionDefaults.MAX_WRITE_QUEUE_BYTES. */
@@ -74,6 +80,7 @@ export interface PeerConfig {
   /** RFC 9494 Long-lived Stale Time in seconds; 0: long-lived graceful restart off. */
   readonly longLivedStaleTime: number;
   readonly addPath: Readonly<Partial<Record<FamilyName, AddPathSetting>>>;
+  readonly extendedNextHop: boolean;
   readonly fsm: FsmConfig;
   readonly connectTimeoutMs: number;
   readonly maxWriteQueueBytes: number;
@@ -191,6 +198,10 @@ export function resolvePeerConfig(init: PeerInit): PeerConfig {
     throw new SessionConfigError('password', 'must be a non-empty string or null');
   }
   const fams = families(init.families, addr);
+  const extendedNextHop = flag('extendedNextHop', init.extendedNextHop, false);
+  if (extendedNextHop && !fams.includes('ipv4-unicast')) {
+    throw new SessionConfigError('extendedNextHop', 'needs ipv4-unicast among the families (RFC 8950)');
+  }
   return {
     address: addr,
     name: typeof init.name === 'string' && init.name !== '' ? init.name : addr,
@@ -211,6 +222,7 @@ export function resolvePeerConfig(init: PeerInit): PeerConfig {
         ? 0
         : positiveInt('longLivedStaleTime', init.longLivedStaleTime, LONG_LIVED_STALE_TIME_MAX),
     addPath: addPath(init.addPath, fams),
+    extendedNextHop,
     fsm,
     connectTimeoutMs:
       init.connectTimeoutMs === undefined

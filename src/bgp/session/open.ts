@@ -1,5 +1,5 @@
 import { type Capability, encodeCapabilities } from '../wire/capabilities.js';
-import { AddPathMode, ErrorCode, GracefulRestartAfFlag, OpenSubcode } from '../wire/constants.js';
+import { AddPathMode, Afi, ErrorCode, GracefulRestartAfFlag, OpenSubcode, Safi } from '../wire/constants.js';
 import { BgpError } from '../wire/errors.js';
 import { gracefulRestartCapability } from '../wire/graceful-restart.js';
 import type { Negotiated } from '../wire/negotiate.js';
@@ -30,8 +30,9 @@ const ADD_PATH_MODE: Readonly<Record<AddPathSetting, (typeof AddPathMode)[keyof 
 /**
  * What we advertise: multiprotocol for each configured family (RFC 4760), route refresh
  * (RFC 2918), the 4-octet AS (RFC 6793), and, when configured, enhanced route refresh
- * (RFC 7313), extended message (RFC 8654), ADD-PATH (RFC 7911) and graceful restart (RFC 4724
- * for every configured family, with the RFC 8538 N bit: we do both).
+ * (RFC 7313), extended message (RFC 8654), ADD-PATH (RFC 7911), extended next hop for IPv4
+ * unicast over IPv6 (RFC 8950), and graceful restart (RFC 4724 for every configured family, with
+ * the RFC 8538 N bit: we do both).
  */
 export function localCapabilities(config: PeerConfig, gr: GracefulRestartState | null = null): Capability[] {
   const caps: Capability[] = config.families.map((f) => ({
@@ -69,6 +70,14 @@ export function localCapabilities(config: PeerConfig, gr: GracefulRestartState |
         })),
       });
     }
+  }
+  if (config.extendedNextHop) {
+    // RFC 8950 section 3: IPv4 unicast NLRI may come with an IPv6 next hop (both ways once
+    // both sides advertise it; each direction follows the receiver's advertisement).
+    caps.push({
+      name: 'extended-next-hop',
+      families: [{ afi: Afi.IPV4, safi: Safi.UNICAST, nextHopAfi: Afi.IPV6 }],
+    });
   }
   return caps;
 }

@@ -7,8 +7,10 @@ import {
   resolvePeerConfig,
   SessionConfigError,
 } from '../../../src/bgp/session/index.js';
+import { encodeCapabilities } from '../../../src/bgp/wire/capabilities.js';
 import { BgpError } from '../../../src/bgp/wire/errors.js';
-import type { Negotiated } from '../../../src/bgp/wire/negotiate.js';
+import { type Negotiated, negotiate } from '../../../src/bgp/wire/negotiate.js';
+import { Writer } from '../../../src/bgp/wire/writer.js';
 
 const BASE: PeerInit = { address: '198.18.1.2', remoteAs: 65001, localAs: 65000, routerId: '198.18.0.1' };
 
@@ -52,6 +54,8 @@ describe('peer configuration', () => {
     ['password', { password: '' }],
     ['port', { port: 70_000 }],
     ['extendedMessage', { extendedMessage: 'yes' }],
+    ['extendedNextHop', { extendedNextHop: 'yes' }],
+    ['extendedNextHop', { address: '2001:db8:1::2', extendedNextHop: true }],
   ])('refuses a bad %s with an error naming it', (field, patch) => {
     let caught: unknown;
     try {
@@ -126,6 +130,55 @@ describe('our OPEN', () => {
     });
     expect(localCapabilities(c, null).some((x) => x.name === 'long-lived-graceful-restart')).toBe(false);
     expect(() => resolvePeerConfig({ ...BASE, longLivedStaleTime: 0x1000000 })).toThrow(/longLivedStaleTime/);
+  });
+
+  it('extended next hop (RFC 8950) is advertised only when configured: IPv4 unicast, next hop AFI 2', () => {
+    const families = ['ipv4-unicast', 'ipv6-unicast'] as const;
+    const v6 = { ...BASE, address: '2001:db8:1::2', families };
+    expect(localCapabilities(resolvePeerConfig(v6)).some((c) => c.name === 'extended-next-hop')).toBe(false);
+    const c = resolvePeerConfig({ ...v6, extendedNextHop: true });
+    const cap = localCapabilities(c).filter((x) => x.name === 'extended-next-hop');
+    expect(cap).toEqual([{ name: 'extended-next-hop', families: [{ afi: 1, safi: 1, nextHopAfi: 2 }] }]);
+    const w = new Writer(16);
+    encodeCapabilities(w, cap);
+    // code 5, length 6: AFI 1, SAFI 1 (2 octets in RFC 8950), next hop AFI 2
+    expect(Buffer.from(w.finish()).toString('hex')).toBe('0506000100010002');
+  });
+
+  it('extended next hop is negotiated per direction: each side sends what the other advertised', () => {
+    const families = ['ipv4-unicast', 'ipv6-unicast'] as const;
+    const ours = resolvePeerConfig({ ...BASE, address: '2001:db8:1::2', families, extendedNextHop: true });
+    const with_ = localOpen(
+      resolvePeerConfig({
+        ...BASE,
+        localAs: 65001,
+        address: '2001:db8:1::1',
+        families,
+        extendedNextHop: true,
+        routerId: '198.18.0.2',
+      }),
+    );
+    const without = localOpen(
+      resolvePeerConfig({
+        ...BASE,
+        localAs: 65001,
+        address: '2001:db8:1::1',
+        families,
+        routerId: '198.18.0.2',
+      }),
+    );
+    const opts = { expectedRemoteAs: 65001, localAs: 65000 };
+    expect(negotiate(localOpen(ours), with_, opts).extendedNextHop).toEqual([
+      { afi: 1, safi: 1, nextHopAfi: 2, send: true, receive: true },
+    ]);
+    // We advertised it, they did not: they may send us IPv6 next hops, we may not send them.
+    expect(negotiate(localOpen(ours), without, opts).extendedNextHop).toEqual([
+      { afi: 1, safi: 1, nextHopAfi: 2, send: false, receive: true },
+    ]);
+    const plain = resolvePeerConfig({ ...BASE, address: '2001:db8:1::2', families });
+    expect(negotiate(localOpen(plain), with_, opts).extendedNextHop).toEqual([
+      { afi: 1, safi: 1, nextHopAfi: 2, send: true, receive: false },
+    ]);
   });
 
   it('a session without a common family is refused with 2/7 naming our families', () => {

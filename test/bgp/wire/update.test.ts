@@ -5,9 +5,10 @@ import { AttrInterner } from '../../../src/bgp/wire/attributes/interner.js';
 import type { WireAttributes } from '../../../src/bgp/wire/attributes/wire-attributes.js';
 import { Afi, AttrType, UpdateSubcode } from '../../../src/bgp/wire/constants.js';
 import { BgpError } from '../../../src/bgp/wire/errors.js';
-import { PrefixList } from '../../../src/bgp/wire/prefix-list.js';
+import { addressBytes, PrefixList } from '../../../src/bgp/wire/prefix-list.js';
 import { encodeUpdate, endOfRib, endOfRibInput } from '../../../src/bgp/wire/update.js';
 import { type UpdateContext, UpdateDecoder } from '../../../src/bgp/wire/update-decode.js';
+import { UpdatePacker } from '../../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../../src/bgp/wire/writer.js';
 import { hex, toHex } from '../../support/hex.js';
 
@@ -103,6 +104,44 @@ describe('UPDATE decode: well-formed', () => {
         expect(u.attrs?.mpReach?.afi).toBe(Afi.IPV6);
         expect(u.attrs?.mpReach?.nextHop.length).toBe(32);
         expect(u.mpNlri?.toArray()).toEqual([{ afi: Afi.IPV6, addr: '2001:db8:f00::', len: 48 }]);
+      },
+    },
+    {
+      name: 'IPv4 NLRI in MP_REACH with a 16-byte IPv6 next hop (RFC 8950)',
+      body: body({
+        attrs: `90 0e 00 1c 0001 01 10          # MP_REACH ext-length 28, AFI 1 SAFI 1, NH len 16
+          20010db8000100000000000000000001  # 2001:db8:1::1
+          00                                # reserved
+          18 c61301 10 c614                 # 198.19.1.0/24, 198.20.0.0/16
+          ${ORIGIN_IGP} ${AS_PATH_65001}`,
+      }),
+      check(u) {
+        expect(u.action).toBe('ok');
+        expect(u.attrs?.nextHop).toBeUndefined();
+        expect(u.attrs?.mpReach?.afi).toBe(Afi.IPV4);
+        expect(toHex(u.attrs!.mpReach!.nextHop)).toBe('20010db8000100000000000000000001');
+        expect(u.nlri.count).toBe(0);
+        expect(u.mpNlri?.toArray()).toEqual([
+          { afi: Afi.IPV4, addr: '198.19.1.0', len: 24 },
+          { afi: Afi.IPV4, addr: '198.20.0.0', len: 16 },
+        ]);
+      },
+    },
+    {
+      name: 'IPv4 NLRI in MP_REACH with a 32-byte global and link-local next hop (RFC 8950)',
+      body: body({
+        attrs: `90 0e 00 29 0001 01 20          # MP_REACH ext-length 41, AFI 1 SAFI 1, NH len 32
+          20010db8000100000000000000000001  # 2001:db8:1::1
+          fe800000000000000000000000000001  # fe80::1
+          00                                # reserved
+          18 c61301                         # 198.19.1.0/24
+          ${ORIGIN_IGP} ${AS_PATH_65001}`,
+      }),
+      check(u) {
+        expect(u.action).toBe('ok');
+        expect(u.attrs?.mpReach?.afi).toBe(Afi.IPV4);
+        expect(u.attrs?.mpReach?.nextHop.length).toBe(32);
+        expect(u.mpNlri?.toArray()).toEqual([{ afi: Afi.IPV4, addr: '198.19.1.0', len: 24 }]);
       },
     },
     {
@@ -725,5 +764,48 @@ describe('UPDATE towards a 2-octet speaker (RFC 6793 section 4.2.2)', () => {
       OLD,
     );
     expect(decode(w.finish(), OLD).attrs?.as4Path).toBeUndefined();
+  });
+});
+
+describe('UpdatePacker: IPv4 routes with an IPv6 next hop (RFC 8950)', () => {
+  const pack = (nextHop: Uint8Array) => {
+    const packer = new UpdatePacker({ as4: true });
+    const prepared = packer.prepare({
+      origin: 0,
+      asPath: [{ type: 2, asns: [65001] }],
+      mpReach: { afi: Afi.IPV4, safi: 1, nextHop, reserved: 0 },
+    });
+    const list = new PrefixList(Afi.IPV4).add('198.19.1.0', 24).add('198.20.0.0', 16);
+    const w = new Writer();
+    expect(packer.announce(w, prepared, list)).toBe(1);
+    // The body after the 19-octet header.
+    return w.finish().subarray(19);
+  };
+
+  it('16-byte next hop: MP_REACH_NLRI with AFI 1 first, no NEXT_HOP, no IPv4 NLRI field', () => {
+    const b = pack(addressBytes('2001:db8:1::1'));
+    expect(toHex(b)).toBe(
+      toHex(
+        body({
+          attrs: `90 0e 00 1c 0001 01 10 20010db8000100000000000000000001 00 18 c61301 10 c614
+            ${ORIGIN_IGP} ${AS_PATH_65001}`,
+        }),
+      ),
+    );
+    const u = decode(b);
+    expect(u.action).toBe('ok');
+    expect(u.attrs?.nextHop).toBeUndefined();
+    expect(u.mpNlri?.toArray().map((p) => `${p.addr}/${p.len}`)).toEqual(['198.19.1.0/24', '198.20.0.0/16']);
+  });
+
+  it('32-byte next hop: global then link-local, decoded back as sent', () => {
+    const nh = new Uint8Array(32);
+    nh.set(addressBytes('2001:db8:1::1'));
+    nh.set(addressBytes('fe80::1'), 16);
+    const u = decode(pack(nh));
+    expect(u.action).toBe('ok');
+    expect(u.attrs?.mpReach?.afi).toBe(Afi.IPV4);
+    expect(toHex(u.attrs!.mpReach!.nextHop)).toBe(toHex(nh));
+    expect(u.mpNlri?.count).toBe(2);
   });
 });
