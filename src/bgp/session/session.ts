@@ -35,6 +35,7 @@ import { familyName, SessionDefaults } from './constants.js';
 import { SessionError } from './errors.js';
 import { Inbound } from './inbound.js';
 import { errorEvent, KEEPALIVE_BYTES, notificationOf, reasonOf } from './messages.js';
+import { nextHopFacts } from './next-hop-facts.js';
 import { checkFamilies, localOpen } from './open.js';
 import type { ConnectionInfo, EstablishedInfo } from './peer-events.js';
 import { SendQueue } from './send-queue.js';
@@ -430,7 +431,7 @@ export class Session {
     const negotiated = this.#negotiated;
     const fsmTimes = this.#fsm.negotiated;
     if (!negotiated || !fsmTimes || !this.#connection || !this.#remoteOpen) return;
-    const context = messageContextOf(negotiated, this.config.ebgp);
+    const context = messageContextOf(negotiated, this.config.ebgp, nextHopFacts(this.#connection));
     this.#decoder = new MessageDecoder(context, {
       interner: this.#components.interner,
       reuseLists: this.#components.reuseUpdateLists ?? false,
