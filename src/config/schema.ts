@@ -58,6 +58,10 @@ export interface SpeakerConfig {
   readonly holdTime: number;
   readonly keepaliveTime: number;
   readonly connectRetry: number;
+  /** Reconnect back-off after a reset, in seconds (see Timers). */
+  readonly idleHoldTime: number;
+  readonly maxIdleHoldTime: number;
+  readonly idleHoldResetTime: number;
   readonly gracefulRestart: GracefulRestartConfig;
   readonly bestpath: BestpathConfig;
   readonly controlSocket: string;
@@ -101,6 +105,10 @@ export interface PeerConfig {
   readonly holdTime: number;
   readonly keepaliveTime: number;
   readonly connectRetry: number;
+  /** Reconnect back-off after a reset, in seconds (see Timers). */
+  readonly idleHoldTime: number;
+  readonly maxIdleHoldTime: number;
+  readonly idleHoldResetTime: number;
   readonly passive: boolean;
   /** Administratively down: configured, never connected. */
   readonly shutdown: boolean;

@@ -84,6 +84,21 @@ const timers = {
     'hold_time / 3',
   ),
   connect_retry: optional(seconds(1), 'ConnectRetryTime: seconds between connection attempts.', '120'),
+  idle_hold_time: optional(
+    seconds(0),
+    'Seconds to wait after a session reset before reconnecting or accepting again, doubled at each flap (GoBGP idle-hold-time-after-reset, BIRD error wait time); 0: at once, no back-off.',
+    '5',
+  ),
+  max_idle_hold_time: optional(
+    seconds(0),
+    'Cap of the doubled wait; equal to idle_hold_time: a fixed wait (BIRD error wait time max).',
+    '120',
+  ),
+  idle_hold_reset_time: optional(
+    seconds(1),
+    'Established this long: the next reset waits idle_hold_time again (BIRD error forget time).',
+    '300',
+  ),
 } as const;
 
 const listen = object('a mapping with address and port', {
