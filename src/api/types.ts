@@ -55,6 +55,10 @@ export interface NeighborDetail extends NeighborSummary {
   readonly families: readonly FamilyName[];
   readonly capabilities: readonly string[];
   readonly establishedTransitions: number;
+  /** Reconnect back-off as configured (seconds), and while waiting after a reset the seconds left. */
+  readonly idleHoldTime: number;
+  readonly maxIdleHoldTime: number;
+  readonly reconnectIn?: number;
   readonly lastNotification?: NotificationView;
   readonly lastError?: string;
 }

@@ -301,6 +301,7 @@ export function neighborDetail(b: PeerBinding, now: number, localAs: number): Ne
   const s = b.session;
   const n = s?.info.negotiated;
   const last = b.lastNotification;
+  const idleHoldLeft = b.peer.idleHoldLeftMs;
   const localAddress = s?.info.connection.local.address ?? b.config.localAddress;
   const families = (n?.families ?? [])
     .map((f) => familyName(f.afi, f.safi))
@@ -315,6 +316,9 @@ export function neighborDetail(b: PeerBinding, now: number, localAs: number): Ne
     families,
     capabilities: capabilities(b),
     establishedTransitions: b.establishedTransitions,
+    idleHoldTime: b.config.idleHoldTime,
+    maxIdleHoldTime: b.config.maxIdleHoldTime,
+    ...(idleHoldLeft !== undefined && { reconnectIn: Math.ceil(idleHoldLeft / MS_PER_SECOND) }),
     ...(last && {
       lastNotification: {
         direction: last.event.direction,

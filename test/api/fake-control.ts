@@ -38,6 +38,8 @@ export const SPINE1: NeighborDetail = {
   families: ['ipv4-unicast', 'ipv6-unicast'],
   capabilities: ['multiprotocol', 'route-refresh', 'four-octet-as'],
   establishedTransitions: 1,
+  idleHoldTime: 5,
+  maxIdleHoldTime: 120,
 };
 
 export const SPINE2: NeighborDetail = {
@@ -54,6 +56,9 @@ export const SPINE2: NeighborDetail = {
   families: [],
   capabilities: [],
   establishedTransitions: 3,
+  idleHoldTime: 5,
+  maxIdleHoldTime: 120,
+  reconnectIn: 17,
   lastNotification: {
     direction: 'received',
     code: 6,
@@ -80,6 +85,8 @@ export const RR1: NeighborDetail = {
   families: [],
   capabilities: [],
   establishedTransitions: 0,
+  idleHoldTime: 0,
+  maxIdleHoldTime: 0,
 };
 
 export const NEIGHBORS: readonly NeighborDetail[] = [SPINE1, SPINE2, RR1];

@@ -136,6 +136,11 @@ export class Session {
     return this.#fsm;
   }
 
+  /** Milliseconds until an FSM timer expires, while it runs (`show neighbors` reports the idle hold). */
+  timerLeftMs(timer: Timer): number | undefined {
+    return this.#timers.leftMs(timer);
+  }
+
   get connection(): ConnectionInfo | null {
     return this.#connection;
   }
