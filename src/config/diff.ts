@@ -125,6 +125,7 @@ const PEER_EFFECTS: Readonly<Record<keyof PeerConfig, Effect>> = {
   routeReflectorClient: 'reset',
   nextHopSelf: 'soft-out',
   extendedMessage: 'reset',
+  enhancedRouteRefresh: 'reset',
   maxPrefixes: 'live',
   import: 'soft-in',
   export: 'soft-out',

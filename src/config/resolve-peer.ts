@@ -156,6 +156,7 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
     routeReflectorClient: raw.routeReflectorClient ?? false,
     nextHopSelf: raw.nextHopSelf ?? false,
     extendedMessage: raw.extendedMessage ?? false,
+    enhancedRouteRefresh: raw.enhancedRouteRefresh ?? false,
     maxPrefixes:
       mp?.limit === undefined
         ? undefined

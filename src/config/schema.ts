@@ -124,6 +124,8 @@ export interface PeerConfig {
   readonly nextHopSelf: boolean;
   /** RFC 8654. */
   readonly extendedMessage: boolean;
+  /** RFC 7313, advertised in our OPEN. */
+  readonly enhancedRouteRefresh: boolean;
   readonly maxPrefixes: MaxPrefixes | undefined;
   /** Policy chains; RFC 8212: for an eBGP peer an empty chain accepts and sends nothing. */
   readonly import: readonly string[];

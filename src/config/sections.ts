@@ -278,6 +278,11 @@ const peerFields = {
   route_reflector_client: optional(boolean, 'Reflect iBGP routes to this iBGP peer (RFC 4456).', 'false'),
   next_hop_self: optional(boolean, 'Put our address as next hop on routes sent to this peer.', 'false'),
   extended_message: optional(boolean, 'Offer RFC 8654 messages up to 65535 bytes.', 'false'),
+  enhanced_route_refresh: optional(
+    boolean,
+    'Offer RFC 7313 enhanced route refresh (BoRR/EoRR around a refresh). Off by default: FRR 8.4 leaves a refresh unanswered once it is agreed and no End-of-RIB was exchanged.',
+    'false',
+  ),
   max_prefixes: optional(maxPrefixes, 'A limit, or {limit, warning_only, warning_threshold, restart_after}.'),
   import: optional(policyNames, 'Policies applied, in order, to routes received (RFC 8212).', '[]'),
   export: optional(policyNames, 'Policies applied, in order, to routes sent (RFC 8212).', '[]'),

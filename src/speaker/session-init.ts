@@ -39,6 +39,7 @@ export function sessionPeerInit(p: PeerConfig): SessionsPeerInit {
     ...(ttl && { ttl }),
     families: p.families,
     extendedMessage: p.extendedMessage,
+    enhancedRouteRefresh: p.enhancedRouteRefresh,
     ...(addPath && { addPath: Object.fromEntries(p.families.map((f) => [f, addPath])) }),
     holdTime: p.holdTime,
     keepaliveTime: p.keepaliveTime,
