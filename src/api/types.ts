@@ -81,6 +81,8 @@ export interface PathView {
   readonly localPref?: number;
   readonly communities: readonly string[];
   readonly largeCommunities: readonly string[];
+  /** RFC 4360, as policies spell them: "rt:65001:100", "soo:198.18.0.1:7", "0x4300:000000000007". */
+  readonly extendedCommunities: readonly string[];
   readonly best: boolean;
   readonly multipath: boolean;
   /** On the best path: the decision step that chose it ("Local Pref", "AS Path", ...). */

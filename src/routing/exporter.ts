@@ -10,7 +10,13 @@ import {
   type Writer,
 } from '../bgp/wire/index.js';
 import type { PolicyResult, RouteFilter } from '../policy/index.js';
-import type { AdjRibOut, OutboundWork, RibPrefix } from '../rib/index.js';
+import {
+  type AdjRibOut,
+  hasNonTransitive,
+  type OutboundWork,
+  type RibPrefix,
+  transitiveOnly,
+} from '../rib/index.js';
 import { SINGLE_PATH_ID } from './constants.js';
 import { RouteStore } from './route-store.js';
 
@@ -25,6 +31,8 @@ export interface ExportSession {
   /** Our addresses on the session, for a policy's `set next_hop self`. */
   readonly localIpv4: number | undefined;
   readonly localIpv6: Uint8Array | undefined;
+  /** An eBGP peer: what export policy adds is held to RFC 4360 section 6 as well. */
+  readonly ebgp?: boolean;
 }
 
 /** What the peer has from us, as `show advertised` and the counters read it. */
@@ -56,6 +64,7 @@ export class Exporter {
   #filter: RouteFilter;
   readonly #prepared = new WeakMap<PathAttributes, PreparedAttributes>();
   readonly #selfNextHop = new WeakMap<PathAttributes, PathAttributes>();
+  readonly #scoped = new WeakMap<PathAttributes, PathAttributes>();
 
   constructor(filter: RouteFilter, session: ExportSession) {
     this.#filter = filter;
@@ -131,7 +140,8 @@ export class Exporter {
           unsend(list, i, i * wpp);
           continue;
         }
-        const out = r === null ? attrs : r.nextHop === 'self' ? this.#withSelfNextHop(r.attrs, afi) : r.attrs;
+        let out = r === null ? attrs : r.nextHop === 'self' ? this.#withSelfNextHop(r.attrs, afi) : r.attrs;
+        if (out !== attrs && this.session.ebgp) out = this.#transitiveOnly(out);
         adv?.set(afi, list.words, i * wpp, list.lens[i], 0, out);
         prev?.delete(afi, list.words, i * wpp, list.lens[i]);
         let group = groups.get(out);
@@ -239,6 +249,22 @@ export class Exporter {
   }
 
   /** A policy's `set next_hop self`: our address on this session replaces the next hop. */
+  /** RFC 4360 section 6: a policy's non-transitive extended communities do not leave the AS. */
+  #transitiveOnly(attrs: PathAttributes): PathAttributes {
+    if (!hasNonTransitive(attrs.extCommunities, 8) && !hasNonTransitive(attrs.ipv6ExtCommunities, 20))
+      return attrs;
+    let out = this.#scoped.get(attrs);
+    if (!out) {
+      out = makeAttributes({
+        ...makeAttributes(attrs),
+        extCommunities: transitiveOnly(attrs.extCommunities, 8),
+        ipv6ExtCommunities: transitiveOnly(attrs.ipv6ExtCommunities, 20),
+      });
+      this.#scoped.set(attrs, out);
+    }
+    return out;
+  }
+
   #withSelfNextHop(attrs: PathAttributes, afi: AfiCode): PathAttributes {
     let out = this.#selfNextHop.get(attrs);
     if (out) return out;

@@ -68,6 +68,7 @@ export class SessionExport {
       addPathSend: [sends(Afi.IPV4), sends(Afi.IPV6)],
       localIpv4: local.ipv4,
       localIpv6: local.ipv6,
+      ebgp: target.kind === 'ebgp',
     });
     this.#join();
     this.kick();

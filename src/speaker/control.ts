@@ -21,7 +21,8 @@ import {
   Origin,
   type PathAttributes,
 } from '../bgp/wire/index.js';
-import { formatCommunity, formatLargeCommunity } from '../policy/index.js';
+import { EXT_COMMUNITY_BYTES } from '../policy/constants.js';
+import { extHi, extLo, formatCommunity, formatExtCommunity, formatLargeCommunity } from '../policy/index.js';
 import {
   type EntryView,
   effectiveAsPath,
@@ -82,6 +83,14 @@ function largeCommunities(flat: readonly number[] | undefined): string[] {
   return out;
 }
 
+function extendedCommunities(bytes: Uint8Array | undefined): string[] {
+  const out: string[] = [];
+  if (!bytes) return out;
+  for (let at = 0; at + EXT_COMMUNITY_BYTES <= bytes.length; at += EXT_COMMUNITY_BYTES)
+    out.push(formatExtCommunity(extHi(bytes, at), extLo(bytes, at)));
+  return out;
+}
+
 /** One path's attributes as `show` prints them. */
 export function attributesView(
   attrs: PathAttributes,
@@ -98,6 +107,7 @@ export function attributesView(
     ...(attrs.localPref !== undefined && { localPref: attrs.localPref }),
     communities: (attrs.communities ?? []).map(formatCommunity),
     largeCommunities: largeCommunities(attrs.largeCommunities),
+    extendedCommunities: extendedCommunities(attrs.extCommunities),
     best: flags.best,
     multipath: flags.multipath,
     ...(flags.best && flags.reason !== undefined && { reason: flags.reason }),

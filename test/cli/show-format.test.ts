@@ -223,6 +223,7 @@ describe('show rib', () => {
         '      Best path selection reason: AS Path',
         '      Community: 65001:100 no-export',
         '      Large Community: 65001:1:2',
+        '      Extended Community: rt:65001:100 0x4300:000000000007',
         '  65003 65004',
         '    198.18.0.4 from 198.18.0.4',
         '      Origin incomplete, localpref 100, valid',
