@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { Afi, RouteRefreshSubtype } from '../../src/bgp/wire/constants.js';
 import { capabilitiesOf } from '../../src/bgp/wire/open.js';
 import { ACCEPT_ALL, Probe, probePeer, speakerSection, startSpeaker, tempDir, until } from './support.js';
 
@@ -20,6 +21,7 @@ async function session(probeOffers: boolean, extra: Record<string, unknown>) {
     speaker: speakerSection(t.dir),
     peers: [probePeer(a, { import: ['all'], export: ['all'], ...extra })],
     policies: { all: ACCEPT_ALL },
+    routes: [{ prefix: '198.18.60.0/24' }],
   });
   cleanups.push(() => speaker.close());
   await until(() => a.established && speaker.neighbors('p2')[0]?.state === 'Established', 'the session up');
@@ -42,5 +44,31 @@ describe('enhanced_route_refresh', () => {
     expect(offered(a)).toBe(true);
     expect(a.rec.established[0].negotiated.enhancedRouteRefresh).toBe(true);
     expect(speaker.neighbors('p2')[0]!.capabilities).toContain('enhanced-route-refresh');
+  });
+
+  it('agreed: the answer to a refresh comes between a BoRR and an EoRR (RFC 7313 section 4)', async () => {
+    const { a } = await session(true, { enhanced_route_refresh: true });
+    await until(() => a.table().has('198.18.60.0/24'), 'the route at the peer');
+    const order: string[] = [];
+    a.peer.on('route-refresh', (m) => order.push(`refresh ${m.subtype}`));
+    a.peer.on('update', (u) => {
+      if (u.nlri.count > 0) order.push('routes');
+    });
+    a.peer.refresh(Afi.IPV4);
+    await until(() => order.includes(`refresh ${RouteRefreshSubtype.EORR}`), 'the EoRR');
+    expect(order).toEqual([
+      `refresh ${RouteRefreshSubtype.BORR}`,
+      'routes',
+      `refresh ${RouteRefreshSubtype.EORR}`,
+    ]);
+  });
+
+  it('not agreed: a refresh is answered with the routes alone', async () => {
+    const { a } = await session(false, { enhanced_route_refresh: true });
+    await until(() => a.table().has('198.18.60.0/24'), 'the route at the peer');
+    const before = a.rec.updates.length;
+    a.peer.refresh(Afi.IPV4);
+    await until(() => a.rec.updates.length > before, 'the routes again');
+    expect(a.rec.refreshes).toEqual([]);
   });
 });
