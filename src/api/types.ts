@@ -55,6 +55,10 @@ export interface NeighborDetail extends NeighborSummary {
   readonly families: readonly FamilyName[];
   readonly capabilities: readonly string[];
   readonly establishedTransitions: number;
+  /** Reconnect back-off as configured (seconds), and while waiting after a reset the seconds left. */
+  readonly idleHoldTime: number;
+  readonly maxIdleHoldTime: number;
+  readonly reconnectIn?: number;
   readonly lastNotification?: NotificationView;
   readonly lastError?: string;
   /** RFC 4724: what the peer advertised, and its routes we keep while it restarts. */
@@ -99,6 +103,8 @@ export interface PathView {
   readonly localPref?: number;
   readonly communities: readonly string[];
   readonly largeCommunities: readonly string[];
+  /** RFC 4360, as policies spell them: "rt:65001:100", "soo:198.18.0.1:7", "0x4300:000000000007". */
+  readonly extendedCommunities: readonly string[];
   readonly best: boolean;
   readonly multipath: boolean;
   /** On the best path: the decision step that chose it ("Local Pref", "AS Path", ...). */

@@ -45,6 +45,18 @@ function stateLine(n: NeighborDetail): string {
     : `BGP state = ${n.state}, in this state for ${time}`;
 }
 
+/** FRR's "Next start timer due in", with the back-off as configured. */
+function reconnectLine(n: NeighborDetail): string {
+  const backoff =
+    n.idleHoldTime === 0
+      ? 'reconnect at once after a reset'
+      : n.maxIdleHoldTime > n.idleHoldTime
+        ? `wait ${n.idleHoldTime} seconds after a reset, doubling up to ${n.maxIdleHoldTime}`
+        : `wait ${n.idleHoldTime} seconds after a reset`;
+  const due = n.reconnectIn !== undefined ? `next start in ${n.reconnectIn} seconds; ` : '';
+  return `Reconnect: ${due}${backoff}`;
+}
+
 export function formatNeighbor(n: NeighborDetail): string {
   const body: string[] = [];
   if (description(n) !== 'N/A') body.push(`Description: ${n.name}`);
@@ -72,6 +84,7 @@ export function formatNeighbor(n: NeighborDetail): string {
     }
   }
   body.push(`Connections established ${n.establishedTransitions}`);
+  body.push(reconnectLine(n));
   if (n.lastNotification) body.push(...notificationLines(n.lastNotification));
   if (n.lastError) body.push(`Last error: ${n.lastError}`);
   const link = n.ebgp ? 'external link' : 'internal link';

@@ -101,6 +101,8 @@ function pathDetail(p: PathView): string[] {
   if (p.best && p.reason) lines.push(`      Best path selection reason: ${p.reason}`);
   if (p.communities.length) lines.push(`      Community: ${p.communities.join(' ')}`);
   if (p.largeCommunities.length) lines.push(`      Large Community: ${p.largeCommunities.join(' ')}`);
+  if (p.extendedCommunities?.length)
+    lines.push(`      Extended Community: ${p.extendedCommunities.join(' ')}`);
   if (p.ovn) {
     const o = p.ovn.origin;
     lines.push(`      OVN ${p.ovn.kind}: ${o.db.toUpperCase()} ${o.table} ${o.name} (${o.uuid})`);

@@ -18,6 +18,10 @@ export const LISTEN_DEFAULTS = {
 export const TIMER_DEFAULTS = {
   holdTime: FSM_DEFAULTS.holdTime,
   connectRetry: FSM_DEFAULTS.connectRetryTime,
+  /** Reconnect back-off after a reset (RFC 4271 8.1.1 IdleHoldTime, DampPeerOscillations). */
+  idleHoldTime: FSM_DEFAULTS.idleHoldTime,
+  maxIdleHoldTime: FSM_DEFAULTS.maxIdleHoldTime,
+  idleHoldResetTime: FSM_DEFAULTS.dampResetTime,
 } as const;
 
 /** RFC 4724 graceful restart; FRR's defaults (`bgp graceful-restart restart-time 120`, `stalepath-time 360`). */

@@ -178,6 +178,7 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
     extendedMessage: raw.extendedMessage ?? false,
     longLivedStaleTime: raw.longLivedStaleTime,
     extendedNextHop: raw.extendedNextHop ?? false,
+    enhancedRouteRefresh: raw.enhancedRouteRefresh ?? false,
     maxPrefixes:
       mp?.limit === undefined
         ? undefined

@@ -58,6 +58,10 @@ export interface SpeakerConfig {
   readonly holdTime: number;
   readonly keepaliveTime: number;
   readonly connectRetry: number;
+  /** Reconnect back-off after a reset, in seconds (see Timers). */
+  readonly idleHoldTime: number;
+  readonly maxIdleHoldTime: number;
+  readonly idleHoldResetTime: number;
   readonly gracefulRestart: GracefulRestartConfig;
   readonly bestpath: BestpathConfig;
   readonly controlSocket: string;
@@ -101,6 +105,10 @@ export interface PeerConfig {
   readonly holdTime: number;
   readonly keepaliveTime: number;
   readonly connectRetry: number;
+  /** Reconnect back-off after a reset, in seconds (see Timers). */
+  readonly idleHoldTime: number;
+  readonly maxIdleHoldTime: number;
+  readonly idleHoldResetTime: number;
   readonly passive: boolean;
   /** Administratively down: configured, never connected. */
   readonly shutdown: boolean;
@@ -127,6 +135,8 @@ export interface PeerConfig {
   readonly longLivedStaleTime: number | undefined;
   /** RFC 8950 for IPv4 unicast over an IPv6 session. */
   readonly extendedNextHop: boolean;
+  /** RFC 7313, advertised in our OPEN. */
+  readonly enhancedRouteRefresh: boolean;
   readonly maxPrefixes: MaxPrefixes | undefined;
   /** Policy chains; RFC 8212: for an eBGP peer an empty chain accepts and sends nothing. */
   readonly import: readonly string[];

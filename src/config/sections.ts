@@ -87,6 +87,21 @@ const timers = {
     'hold_time / 3',
   ),
   connect_retry: optional(seconds(1), 'ConnectRetryTime: seconds between connection attempts.', '120'),
+  idle_hold_time: optional(
+    seconds(0),
+    'Seconds to wait after a session reset before reconnecting or accepting again, doubled at each flap (GoBGP idle-hold-time-after-reset, BIRD error wait time); 0: at once, no back-off.',
+    '5',
+  ),
+  max_idle_hold_time: optional(
+    seconds(0),
+    'Cap of the doubled wait; equal to idle_hold_time: a fixed wait (BIRD error wait time max).',
+    '120',
+  ),
+  idle_hold_reset_time: optional(
+    seconds(1),
+    'Established this long: the next reset waits idle_hold_time again (BIRD error forget time).',
+    '300',
+  ),
 } as const;
 
 const listen = object('a mapping with address and port', {
@@ -287,6 +302,11 @@ const peerFields = {
   extended_next_hop: optional(
     boolean,
     "RFC 8950: IPv4 routes with IPv6 next hops over this IPv6 session (FRR's capability extended-nexthop); needs ipv4-unicast in families.",
+    'false',
+  ),
+  enhanced_route_refresh: optional(
+    boolean,
+    'Offer RFC 7313 enhanced route refresh (BoRR/EoRR around a refresh). Off by default: FRR 8.4 leaves a refresh unanswered once it is agreed and no End-of-RIB was exchanged.',
     'false',
   ),
   max_prefixes: optional(maxPrefixes, 'A limit, or {limit, warning_only, warning_threshold, restart_after}.'),

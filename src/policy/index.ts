@@ -39,6 +39,8 @@ export {
   EXT_COMMUNITY_EXPECTED,
   type ExtCommunityPattern,
   encodeExtCommunities,
+  extHi,
+  extLo,
   formatExtCommunity,
   parseExtCommunity,
   parseExtCommunityPattern,

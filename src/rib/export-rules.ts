@@ -13,6 +13,7 @@ import {
 } from '../bgp/wire/index.js';
 import { effectiveAsPath } from './attr-table.js';
 import { WellKnownCommunity } from './constants.js';
+import { transitiveOnly } from './ext-community-scope.js';
 import { hasLongLivedStale } from './loc-rib.js';
 import type { PeerKind, RouteSource, SourceKind } from './peer.js';
 import { maskIpv4, maskWord, type RibPrefix } from './prefix-key.js';
@@ -130,8 +131,11 @@ export function exportAttributes(
     out.originatorId = attrs.originatorId ?? source.routerId;
     out.clusterList = [ctx.clusterId, ...(attrs.clusterList ?? [])];
   }
-  if (attrs.extCommunities) out.extCommunities = attrs.extCommunities;
-  if (attrs.ipv6ExtCommunities) out.ipv6ExtCommunities = attrs.ipv6ExtCommunities;
+  // RFC 4360 section 6, RFC 5701: non-transitive extended communities stay inside the AS.
+  const ext = ebgp ? transitiveOnly(attrs.extCommunities, 8) : attrs.extCommunities;
+  if (ext) out.extCommunities = ext;
+  const ext6 = ebgp ? transitiveOnly(attrs.ipv6ExtCommunities, 20) : attrs.ipv6ExtCommunities;
+  if (ext6) out.ipv6ExtCommunities = ext6;
   if (attrs.largeCommunities) out.largeCommunities = attrs.largeCommunities;
   const unknown = passUnknown(attrs.unknown);
   if (unknown) out.unknown = unknown;

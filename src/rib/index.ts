@@ -64,6 +64,7 @@ export {
   mayAdvertise,
   prependAs,
 } from './export-rules.js';
+export { type ExtCommunityUnit, hasNonTransitive, transitiveOnly } from './ext-community-scope.js';
 export { InternTable } from './intern-table.js';
 export {
   type EntryView,

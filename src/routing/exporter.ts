@@ -10,7 +10,13 @@ import {
   type Writer,
 } from '../bgp/wire/index.js';
 import type { PolicyResult, RouteFilter } from '../policy/index.js';
-import type { OutboundWork, RibOut, RibPrefix } from '../rib/index.js';
+import {
+  hasNonTransitive,
+  type OutboundWork,
+  type RibOut,
+  type RibPrefix,
+  transitiveOnly,
+} from '../rib/index.js';
 import { SINGLE_PATH_ID } from './constants.js';
 import { RouteStore } from './route-store.js';
 
@@ -27,6 +33,8 @@ export interface ExportSession {
   readonly localIpv6: Uint8Array | undefined;
   /** RFC 8950 agreed: our IPv6 address is the `self` of an IPv4 route too. */
   readonly extendedNextHop?: boolean;
+  /** An eBGP peer: what export policy adds is held to RFC 4360 section 6 as well. */
+  readonly ebgp?: boolean;
 }
 
 /** What the peer has from us, as `show advertised` and the counters read it. */
@@ -58,6 +66,7 @@ export class Exporter {
   #filter: RouteFilter;
   readonly #prepared = new WeakMap<PathAttributes, PreparedAttributes>();
   readonly #selfNextHop = new WeakMap<PathAttributes, PathAttributes>();
+  readonly #scoped = new WeakMap<PathAttributes, PathAttributes>();
 
   constructor(filter: RouteFilter, session: ExportSession) {
     this.#filter = filter;
@@ -135,7 +144,8 @@ export class Exporter {
           unsend(list, i, i * wpp);
           continue;
         }
-        const out = r === null ? attrs : r.nextHop === 'self' ? this.#withSelfNextHop(r.attrs, afi) : r.attrs;
+        let out = r === null ? attrs : r.nextHop === 'self' ? this.#withSelfNextHop(r.attrs, afi) : r.attrs;
+        if (out !== attrs && this.session.ebgp) out = this.#transitiveOnly(out);
         adv?.set(afi, list.words, i * wpp, list.lens[i], pathIdOf(list, i), out);
         prev?.delete(afi, list.words, i * wpp, list.lens[i], pathIdOf(list, i));
         let group = groups.get(out);
@@ -250,6 +260,22 @@ export class Exporter {
   }
 
   /** A policy's `set next_hop self`: our address on this session replaces the next hop. */
+  /** RFC 4360 section 6: a policy's non-transitive extended communities do not leave the AS. */
+  #transitiveOnly(attrs: PathAttributes): PathAttributes {
+    if (!hasNonTransitive(attrs.extCommunities, 8) && !hasNonTransitive(attrs.ipv6ExtCommunities, 20))
+      return attrs;
+    let out = this.#scoped.get(attrs);
+    if (!out) {
+      out = makeAttributes({
+        ...makeAttributes(attrs),
+        extCommunities: transitiveOnly(attrs.extCommunities, 8),
+        ipv6ExtCommunities: transitiveOnly(attrs.ipv6ExtCommunities, 20),
+      });
+      this.#scoped.set(attrs, out);
+    }
+    return out;
+  }
+
   #withSelfNextHop(attrs: PathAttributes, afi: AfiCode): PathAttributes {
     let out = this.#selfNextHop.get(attrs);
     if (out) return out;

@@ -128,9 +128,9 @@ export class PeerRoutes {
     this.export.resync({ nextHopSelf });
   }
 
-  /** RFC 2918: the peer asked for our routes again. */
-  resend(filter?: RouteFilter): void {
-    this.export.resync(filter ? { filter } : {});
+  /** RFC 2918: the peer asked for our routes again (for `refresh`: RFC 7313 BoRR/EoRR around them). */
+  resend(filter?: RouteFilter, refresh?: AfiCode): void {
+    this.export.resync({ ...(filter && { filter }), ...(refresh !== undefined && { refresh }) });
   }
 
   /** The stored routes through the import policy again (no ROUTE-REFRESH needed). */

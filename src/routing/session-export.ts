@@ -1,5 +1,5 @@
 import type { EstablishedInfo, Peer } from '../bgp/session/index.js';
-import { Afi, type AfiCode, Safi, UpdatePacker, Writer } from '../bgp/wire/index.js';
+import { Afi, type AfiCode, RouteRefreshSubtype, Safi, UpdatePacker, Writer } from '../bgp/wire/index.js';
 import type { Logger } from '../components/index.js';
 import type { RouteFilter } from '../policy/index.js';
 import {
@@ -49,6 +49,8 @@ export class SessionExport {
   /** Prefixes of the initial table offered and not yet taken from the Adj-RIB-Out. */
   #initialLeft = 0;
   #endOfRibSent = false;
+  /** RFC 7313: families whose refresh began with a BoRR and ends with an EoRR after the resync. */
+  readonly #eorrDue = new Set<AfiCode>();
   #pumping = false;
   #closed = false;
   #held: boolean;
@@ -78,6 +80,7 @@ export class SessionExport {
       localIpv4: local.ipv4,
       localIpv6: local.ipv6,
       extendedNextHop: target.extendedNextHop === true,
+      ebgp: target.kind === 'ebgp',
     });
     const families: [boolean, boolean] = [sends(Afi.IPV4), sends(Afi.IPV6)];
     // Configured but not accepted by the peer in any family: the single-path export as before.
@@ -115,8 +118,24 @@ export class SessionExport {
    * marking the old Adj-RIB-Out for resending, which loses a withdrawal that arrives between
    * the marking and the sending.
    */
-  resync(changes: { readonly filter?: RouteFilter; readonly nextHopSelf?: boolean } = {}): void {
+  resync(
+    changes: {
+      readonly filter?: RouteFilter;
+      readonly nextHopSelf?: boolean;
+      readonly refresh?: AfiCode;
+    } = {},
+  ): void {
     if (this.#closed) return;
+    const afi = changes.refresh;
+    if (
+      afi !== undefined &&
+      this.#info.negotiated.enhancedRouteRefresh &&
+      this.exporter.session.families.has(afi)
+    ) {
+      // RFC 7313 section 4: the answer to a refresh is framed by BoRR ... EoRR.
+      this.#peer.sendRefreshMarker(afi, Safi.UNICAST, RouteRefreshSubtype.BORR);
+      this.#eorrDue.add(afi);
+    }
     if (changes.filter) this.exporter.filter = changes.filter;
     if (changes.nextHopSelf !== undefined)
       this.#target = { ...this.#target, nextHopSelf: changes.nextHopSelf };
@@ -192,6 +211,7 @@ export class SessionExport {
         // sendRaw keeps the bytes until they are written: hand it a copy, reuse the writer.
         if (w.pos > 0 && !this.#peer.sendRaw(w.finish())) await this.#peer.drain();
         if (initialDone && !this.#endOfRibSent && !this.#closed) this.#sendEndOfRib();
+        if (initialDone && this.#eorrDue.size > 0 && !this.#closed) this.#sendEorr();
         if (work.count === 0 && initialDone) return;
         // Yield between slices: timers, other sessions and the control socket get their turn.
         await new Promise<void>((resolve) => this.#c.defer(resolve));
@@ -203,6 +223,12 @@ export class SessionExport {
       // A resync replaced the Adj-RIB-Out while this loop was waiting.
       if (this.#adjOut !== out) this.kick();
     }
+  }
+
+  #sendEorr(): void {
+    for (const afi of this.#eorrDue)
+      this.#peer.sendRefreshMarker(afi, Safi.UNICAST, RouteRefreshSubtype.EORR);
+    this.#eorrDue.clear();
   }
 
   /** RFC 4724 section 2: End-of-RIB for each negotiated family once the initial table is out. */

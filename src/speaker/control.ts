@@ -21,7 +21,8 @@ import {
   Origin,
   type PathAttributes,
 } from '../bgp/wire/index.js';
-import { formatCommunity, formatLargeCommunity } from '../policy/index.js';
+import { EXT_COMMUNITY_BYTES } from '../policy/constants.js';
+import { extHi, extLo, formatCommunity, formatExtCommunity, formatLargeCommunity } from '../policy/index.js';
 import {
   type EntryView,
   effectiveAsPath,
@@ -82,6 +83,14 @@ function largeCommunities(flat: readonly number[] | undefined): string[] {
   return out;
 }
 
+function extendedCommunities(bytes: Uint8Array | undefined): string[] {
+  const out: string[] = [];
+  if (!bytes) return out;
+  for (let at = 0; at + EXT_COMMUNITY_BYTES <= bytes.length; at += EXT_COMMUNITY_BYTES)
+    out.push(formatExtCommunity(extHi(bytes, at), extLo(bytes, at)));
+  return out;
+}
+
 /** One path's attributes as `show` prints them. */
 export function attributesView(
   attrs: PathAttributes,
@@ -98,6 +107,7 @@ export function attributesView(
     ...(attrs.localPref !== undefined && { localPref: attrs.localPref }),
     communities: (attrs.communities ?? []).map(formatCommunity),
     largeCommunities: largeCommunities(attrs.largeCommunities),
+    extendedCommunities: extendedCommunities(attrs.extCommunities),
     best: flags.best,
     multipath: flags.multipath,
     ...(flags.best && flags.reason !== undefined && { reason: flags.reason }),
@@ -330,6 +340,7 @@ export function neighborDetail(b: PeerBinding, now: number, localAs: number): Ne
   const s = b.session;
   const n = s?.info.negotiated;
   const last = b.lastNotification;
+  const idleHoldLeft = b.peer.idleHoldLeftMs;
   const localAddress = s?.info.connection.local.address ?? b.config.localAddress;
   const families = (n?.families ?? [])
     .map((f) => familyName(f.afi, f.safi))
@@ -345,6 +356,9 @@ export function neighborDetail(b: PeerBinding, now: number, localAs: number): Ne
     capabilities: capabilities(b),
     establishedTransitions: b.establishedTransitions,
     ...gracefulRestartView(b, now),
+    idleHoldTime: b.config.idleHoldTime,
+    maxIdleHoldTime: b.config.maxIdleHoldTime,
+    ...(idleHoldLeft !== undefined && { reconnectIn: Math.ceil(idleHoldLeft / MS_PER_SECOND) }),
     ...(last && {
       lastNotification: {
         direction: last.event.direction,

@@ -482,10 +482,10 @@ export class PeerBinding {
 
   #onRouteRefresh(m: RouteRefreshMessage): void {
     const s = this.#session;
-    // RFC 2918: send the routes again (both families: one Adj-RIB-Out holds them). BoRR/EoRR
-    // markers (RFC 7313) from the peer need nothing here.
+    // RFC 2918: send the routes again (both families: one Adj-RIB-Out holds them), inside
+    // BoRR/EoRR when RFC 7313 was agreed. The peer's own BoRR/EoRR markers need nothing here.
     if (!s || m.subtype !== RouteRefreshSubtype.NORMAL) return;
     this.#log.info({ afi: m.afi, safi: m.safi }, 'route refresh requested by the peer');
-    s.routes.resend();
+    s.routes.resend(undefined, m.afi as AfiCode);
   }
 }

@@ -15,6 +15,16 @@ function ttlOf(p: PeerConfig): TtlOptions | undefined {
   return undefined;
 }
 
+/** RFC 4271 8.1.1: the wait after a reset, doubled per flap only when the cap is above it. */
+function reconnectBackoff(p: PeerConfig) {
+  return {
+    idleHoldTime: p.idleHoldTime,
+    maxIdleHoldTime: p.maxIdleHoldTime,
+    dampResetTime: p.idleHoldResetTime,
+    dampPeerOscillations: p.idleHoldTime > 0 && p.maxIdleHoldTime > p.idleHoldTime,
+  };
+}
+
 /** A configured peer as the session layer takes it; our AS and router id come from the speaker. */
 export function sessionPeerInit(p: PeerConfig): SessionsPeerInit {
   const addPath = addPathSetting(p.addPath);
@@ -31,10 +41,12 @@ export function sessionPeerInit(p: PeerConfig): SessionsPeerInit {
     extendedMessage: p.extendedMessage,
     ...(p.longLivedStaleTime !== undefined && { longLivedStaleTime: p.longLivedStaleTime }),
     extendedNextHop: p.extendedNextHop,
+    enhancedRouteRefresh: p.enhancedRouteRefresh,
     ...(addPath && { addPath: Object.fromEntries(p.families.map((f) => [f, addPath])) }),
     holdTime: p.holdTime,
     keepaliveTime: p.keepaliveTime,
     connectRetryTime: p.connectRetry,
+    ...reconnectBackoff(p),
     passive: p.passive,
     // Started by the speaker once its events are bound; `shutdown` keeps it down.
     enabled: false,

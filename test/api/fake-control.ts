@@ -38,6 +38,8 @@ export const SPINE1: NeighborDetail = {
   families: ['ipv4-unicast', 'ipv6-unicast'],
   capabilities: ['multiprotocol', 'route-refresh', 'four-octet-as'],
   establishedTransitions: 1,
+  idleHoldTime: 5,
+  maxIdleHoldTime: 120,
 };
 
 export const SPINE2: NeighborDetail = {
@@ -54,6 +56,9 @@ export const SPINE2: NeighborDetail = {
   families: [],
   capabilities: [],
   establishedTransitions: 3,
+  idleHoldTime: 5,
+  maxIdleHoldTime: 120,
+  reconnectIn: 17,
   lastNotification: {
     direction: 'received',
     code: 6,
@@ -80,6 +85,8 @@ export const RR1: NeighborDetail = {
   families: [],
   capabilities: [],
   establishedTransitions: 0,
+  idleHoldTime: 0,
+  maxIdleHoldTime: 0,
 };
 
 export const NEIGHBORS: readonly NeighborDetail[] = [SPINE1, SPINE2, RR1];
@@ -115,6 +122,7 @@ export const RIB: readonly RibEntryView[] = [
         localPref: 100,
         communities: ['65001:100', 'no-export'],
         largeCommunities: ['65001:1:2'],
+        extendedCommunities: ['rt:65001:100', '0x4300:000000000007'],
         best: true,
         multipath: true,
         reason: 'AS Path',
@@ -127,6 +135,7 @@ export const RIB: readonly RibEntryView[] = [
         localPref: 100,
         communities: [],
         largeCommunities: [],
+        extendedCommunities: [],
         best: false,
         multipath: false,
       },
@@ -143,6 +152,7 @@ export const RIB: readonly RibEntryView[] = [
         med: 20,
         communities: [],
         largeCommunities: [],
+        extendedCommunities: [],
         best: true,
         multipath: false,
         reason: 'First path received',
@@ -160,6 +170,7 @@ export const RIB: readonly RibEntryView[] = [
         localPref: 100,
         communities: [],
         largeCommunities: [],
+        extendedCommunities: [],
         best: true,
         multipath: false,
         reason: 'First path received',
@@ -176,6 +187,7 @@ export const RIB: readonly RibEntryView[] = [
         origin: 'igp',
         communities: [],
         largeCommunities: [],
+        extendedCommunities: [],
         best: true,
         multipath: false,
         reason: 'First path received',

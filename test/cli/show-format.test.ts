@@ -134,6 +134,7 @@ describe('show neighbors', () => {
         '    IPv4 Unicast: received 4, accepted 3, advertised 5',
         '    IPv6 Unicast: received 1, accepted 1, advertised 2',
         '  Connections established 1',
+        '  Reconnect: wait 5 seconds after a reset, doubling up to 120',
       ),
     );
   });
@@ -148,8 +149,9 @@ describe('show neighbors', () => {
       '  BGP version 4',
       '  BGP state = Active, in this state for 00:00:05',
     ]);
-    expect(blocks[1].split('\n').slice(-4)).toEqual([
+    expect(blocks[1].split('\n').slice(-5)).toEqual([
       '  Connections established 3',
+      '  Reconnect: next start in 17 seconds; wait 5 seconds after a reset, doubling up to 120',
       '  Last notification received: CEASE/ADMINISTRATIVE_SHUTDOWN (6/2) at 2025-01-02T03:04:05.000Z',
       '    Shutdown communication: "maintenance window"',
       '  Last error: connection refused',
@@ -160,6 +162,7 @@ describe('show neighbors', () => {
       '  BGP state = Idle, in this state for 1d01h01m',
       '  Administratively shut down',
     ]);
+    expect(blocks[2]).toContain('  Reconnect: reconnect at once after a reset');
     expect(formatNeighbors([SPINE2])).toBe(blocks[1]);
   });
 
@@ -220,6 +223,7 @@ describe('show rib', () => {
         '      Best path selection reason: AS Path',
         '      Community: 65001:100 no-export',
         '      Large Community: 65001:1:2',
+        '      Extended Community: rt:65001:100 0x4300:000000000007',
         '  65003 65004',
         '    198.18.0.4 from 198.18.0.4',
         '      Origin incomplete, localpref 100, valid',

@@ -373,3 +373,35 @@ describe('route reflection attributes and loops (RFC 4456 section 8)', () => {
     expect(rib.flush().length).toBe(1);
   });
 });
+
+describe('non-transitive extended communities (RFC 4360 section 6, RFC 5701)', () => {
+  const RT = [0x00, 0x02, 0xfd, 0xe9, 0, 0, 0, 100]; // transitive two-octet AS route target 65001:100
+  const OPAQUE_NT = [0x43, 0x00, 0, 0, 0, 0, 0, 7]; // non-transitive opaque
+  const V6_RT = [0x00, 0x02, ...new Array<number>(18).fill(1)];
+  const V6_NT = [0x40, 0x02, ...new Array<number>(18).fill(2)];
+  const withExt = attrs([65001], {
+    extCommunities: Uint8Array.from([...RT, ...OPAQUE_NT]),
+    ipv6ExtCommunities: Uint8Array.from([...V6_NT, ...V6_RT]),
+  });
+
+  it('are not sent to an eBGP peer; the transitive ones are', () => {
+    const out = exportAttributes(withExt, Afi.IPV4, source('ibgp-client'), EBGP, CTX)!;
+    expect([...out.extCommunities!]).toEqual(RT);
+    expect([...out.ipv6ExtCommunities!]).toEqual(V6_RT);
+  });
+
+  it('stay on iBGP sessions', () => {
+    const out = exportAttributes(withExt, Afi.IPV4, source('ebgp'), CLIENT, CTX)!;
+    expect([...out.extCommunities!]).toEqual([...RT, ...OPAQUE_NT]);
+    expect([...out.ipv6ExtCommunities!]).toEqual([...V6_NT, ...V6_RT]);
+  });
+
+  it('leave no empty attribute behind, and an all-transitive list is passed as it is', () => {
+    const only = attrs([65001], { extCommunities: Uint8Array.from(OPAQUE_NT) });
+    expect(exportAttributes(only, Afi.IPV4, source('local'), EBGP, CTX)!.extCommunities).toBeUndefined();
+    const rt = attrs([65001], { extCommunities: Uint8Array.from(RT) });
+    expect(exportAttributes(rt, Afi.IPV4, source('local'), EBGP, CTX)!.extCommunities).toBe(
+      rt.extCommunities,
+    );
+  });
+});

@@ -101,6 +101,7 @@ describe('routes between the speaker and its peers', () => {
             origin: 'igp',
             communities: [],
             largeCommunities: [],
+            extendedCommunities: [],
             best: true,
             multipath: true,
             reason: 'First path received',

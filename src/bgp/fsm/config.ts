@@ -68,7 +68,8 @@ export function resolveFsmConfig(init: Partial<FsmConfig> = {}): FsmConfig {
     init.keepaliveTime ?? Math.floor(holdTime / KEEPALIVE_HOLD_RATIO),
     holdTime === 0 ? 0 : 1,
   );
-  const idleHoldTime = seconds('idleHoldTime', init.idleHoldTime ?? FSM_DEFAULTS.idleHoldTime, 1);
+  // 0: restart (or accept) at once after a reset, as an operator may choose for a passive peer.
+  const idleHoldTime = seconds('idleHoldTime', init.idleHoldTime ?? FSM_DEFAULTS.idleHoldTime, 0);
   const maxIdleHoldTime = seconds(
     'maxIdleHoldTime',
     init.maxIdleHoldTime ?? Math.max(FSM_DEFAULTS.maxIdleHoldTime, idleHoldTime),

@@ -127,6 +127,11 @@ export class Peer {
     return this.#establishedOn?.established ?? null;
   }
 
+  /** Milliseconds left of the wait after a reset (RFC 4271 IdleHoldTimer), while it runs. */
+  get idleHoldLeftMs(): number | undefined {
+    return this.#primary?.timerLeftMs('idle-hold');
+  }
+
   /** Live TCP connections (one, or two during a collision). */
   get connections(): ConnectionInfo[] {
     return [this.#primary, this.#secondary].flatMap((s) => (s?.connection ? [s.connection] : []));

@@ -44,6 +44,7 @@ import {
   notificationEvent as notificationRecord,
   reasonOf,
 } from './messages.js';
+import { nextHopFacts } from './next-hop-facts.js';
 import { checkFamilies, type GracefulRestartState, localOpen } from './open.js';
 import type { ConnectionInfo, EstablishedInfo, NotificationEvent, SessionEnd } from './peer-events.js';
 import { SendQueue } from './send-queue.js';
@@ -149,6 +150,11 @@ export class Session {
 
   get fsm(): FsmState {
     return this.#fsm;
+  }
+
+  /** Milliseconds until an FSM timer expires, while it runs (`show neighbors` reports the idle hold). */
+  timerLeftMs(timer: Timer): number | undefined {
+    return this.#timers.leftMs(timer);
   }
 
   get connection(): ConnectionInfo | null {
@@ -464,7 +470,7 @@ export class Session {
     const negotiated = this.#negotiated;
     const fsmTimes = this.#fsm.negotiated;
     if (!negotiated || !fsmTimes || !this.#connection || !this.#remoteOpen) return;
-    const context = messageContextOf(negotiated, this.config.ebgp);
+    const context = messageContextOf(negotiated, this.config.ebgp, nextHopFacts(this.#connection));
     this.#decoder = new MessageDecoder(context, {
       interner: this.#components.interner,
       reuseLists: this.#components.reuseUpdateLists ?? false,

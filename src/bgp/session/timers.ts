@@ -57,6 +57,12 @@ export class TimerBank {
     this.#handles.set(timer, entry);
   }
 
+  /** Milliseconds until the timer expires, while it runs. */
+  leftMs(timer: Timer): number | undefined {
+    const h = this.#handles.get(timer);
+    return h === undefined ? undefined : Math.max(0, h.due - this.#scheduler.now());
+  }
+
   /** How long the timer was last armed for, while it runs. */
   durationOf(timer: Timer): number | undefined {
     return this.#handles.get(timer)?.ms;

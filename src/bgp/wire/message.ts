@@ -47,12 +47,22 @@ export const DEFAULT_MESSAGE_CONTEXT: MessageContext = {
   enhancedRouteRefresh: false,
 };
 
-/** The decoding context a negotiated session implies. */
-export function messageContextOf(n: Negotiated, ebgp: boolean): MessageContext {
+/** The decoding context a negotiated session (and the connection it runs on) implies. */
+export function messageContextOf(
+  n: Negotiated,
+  ebgp: boolean,
+  connection: Pick<UpdateContext, 'localAddress' | 'linkLocalSession'> = {},
+): MessageContext {
   const receives = (afi: number) =>
     n.addPath.some((f) => f.afi === afi && f.safi === Safi.UNICAST && f.receive);
   return {
-    update: { as4: n.as4, addPathIpv4: receives(Afi.IPV4), addPathIpv6: receives(Afi.IPV6), ebgp },
+    update: {
+      as4: n.as4,
+      addPathIpv4: receives(Afi.IPV4),
+      addPathIpv6: receives(Afi.IPV6),
+      ebgp,
+      ...connection,
+    },
     maxLength: n.extendedMessage ? MAX_EXTENDED_MESSAGE_LENGTH : MAX_MESSAGE_LENGTH,
     enhancedRouteRefresh: n.enhancedRouteRefresh,
   };

@@ -18,6 +18,7 @@ import {
   UpdateSubcode,
 } from './constants.js';
 import { BgpError } from './errors.js';
+import { nextHopProblem } from './next-hop-checks.js';
 import { decodeNlri } from './nlri.js';
 import { PrefixList } from './prefix-list.js';
 import type { MpUnreach, UpdateMessage } from './update.js';
@@ -27,8 +28,21 @@ export interface UpdateContext extends AttrContext {
   /** RFC 7911: we negotiated to receive path identifiers for IPv4 / IPv6 unicast. */
   readonly addPathIpv4: boolean;
   readonly addPathIpv6: boolean;
-  /** eBGP: LOCAL_PREF is discarded (RFC 7606 section 7.5), confederation segments are malformed (7.2). */
+  /**
+   * eBGP: LOCAL_PREF, ORIGINATOR_ID and CLUSTER_LIST are discarded (RFC 7606 sections 7.5, 7.9,
+   * 7.10), confederation segments are malformed (7.2).
+   */
   readonly ebgp: boolean;
+  /**
+   * The session's own address (4 or 16 bytes): a next hop equal to it is not accepted
+   * (RFC 4271 section 6.3). Unknown before a connection exists.
+   */
+  readonly localAddress?: Uint8Array;
+  /**
+   * The session runs between IPv6 link-local addresses (an unnumbered link): only then is a
+   * next hop with no global address usable, since the link names the interface.
+   */
+  readonly linkLocalSession?: boolean;
 }
 
 export const DEFAULT_UPDATE_CONTEXT: UpdateContext = {
@@ -74,11 +88,13 @@ export class UpdateDecoder {
   private readonly arena = new ByteArena();
   private readonly lists: PrefixList[];
   private readonly result: Mutable<UpdateMessage>;
+  private readonly checkedFor: number;
 
   constructor(ctx: UpdateContext = DEFAULT_UPDATE_CONTEXT, options: UpdateDecoderOptions = {}) {
     this.ctx = ctx;
     this.interner = options.interner;
     this.reuse = options.reuseLists ?? false;
+    this.checkedFor = WireAttributes.checkedFor(ctx);
     this.lists = [
       new PrefixList(Afi.IPV4, ctx.addPathIpv4, 64),
       new PrefixList(Afi.IPV4, ctx.addPathIpv4, 64),
@@ -208,7 +224,7 @@ export class UpdateDecoder {
         key = this.arena.chunk;
       }
       const hash = hashKey(key, keyAt, keyAt + keyLen);
-      let interned = this.interner?.get(hash, key, keyAt, keyLen);
+      let interned = this.interner?.get(hash, key, keyAt, keyLen, this.checkedFor);
       if (interned === undefined) {
         if (inPlace) {
           const at = this.arena.reserve(keyLen);
@@ -255,6 +271,23 @@ export class UpdateDecoder {
             );
           }
         }
+      }
+    }
+    if (reach && !overrun && attrs !== null) {
+      const kind = nextHopProblem(
+        buf,
+        attrs,
+        nlri.count > 0,
+        mpNlri,
+        mpReachSlot >= 0 ? this.slotStart[mpReachSlot] : -1,
+        ctx,
+      );
+      if (kind !== null) {
+        // RFC 4271 section 6.3 (semantic), handled as RFC 7606 section 7.3 says: treat-as-withdraw.
+        extra = append(
+          extra,
+          issue(kind, 'treat-as-withdraw', AttrType.NEXT_HOP, UpdateSubcode.INVALID_NEXT_HOP_ATTRIBUTE),
+        );
       }
     }
     if (extra) issues = issues.length ? [...issues, ...extra] : extra;
@@ -373,6 +406,21 @@ export class UpdateDecoder {
         a.markUndecoded();
         continue;
       }
+      if (ctx.ebgp && isInternalOnly(type)) {
+        // RFC 7606 sections 7.5, 7.9, 7.10: from an external neighbor these are discarded
+        // whatever their flags, length or content, so this comes before the checks below.
+        issues = append(
+          issues,
+          issue(
+            `${d.name.toLowerCase().replaceAll('_', '-')}-from-ebgp`,
+            'attribute-discard',
+            type,
+            d.subcode,
+          ),
+        );
+        hidden = hide(hidden, type);
+        continue;
+      }
       // RFC 7606 section 3 (c): Optional/Transitive bits in conflict make the attribute malformed;
       // RFC 4271 section 4.3: Partial is only for optional transitive attributes.
       const flagsWrong =
@@ -383,15 +431,6 @@ export class UpdateDecoder {
         const subcode = flagsWrong ? UpdateSubcode.ATTRIBUTE_FLAGS_ERROR : d.subcode;
         if (d.onMalformed === 'session-reset') throw new BgpError(kind, ErrorCode.UPDATE_MESSAGE, subcode);
         issues = append(issues, issue(kind, d.onMalformed, type, subcode));
-        hidden = hide(hidden, type);
-        continue;
-      }
-      if (type === AttrType.LOCAL_PREF && ctx.ebgp) {
-        // RFC 7606 section 7.5: LOCAL_PREF from an external neighbor is discarded.
-        issues = append(
-          issues,
-          issue('local-pref-from-ebgp', 'attribute-discard', type, UpdateSubcode.ATTRIBUTE_FLAGS_ERROR),
-        );
         hidden = hide(hidden, type);
         continue;
       }
@@ -410,6 +449,11 @@ export class UpdateDecoder {
 }
 
 const NO_ISSUES: readonly UpdateIssue[] = Object.freeze([]);
+
+/** Attributes that only make sense inside an AS (RFC 4271 section 5.1.5, RFC 4456 section 8). */
+function isInternalOnly(type: number): boolean {
+  return type === AttrType.LOCAL_PREF || type === AttrType.ORIGINATOR_ID || type === AttrType.CLUSTER_LIST;
+}
 
 const MANDATORY = [AttrType.ORIGIN, AttrType.AS_PATH, AttrType.NEXT_HOP, AttrType.LOCAL_PREF] as const;
 

@@ -46,11 +46,15 @@ describe('FSM configuration', () => {
     ['keepaliveTime', { keepaliveTime: 0 }],
     ['connectRetryTime', { connectRetryTime: 0 }],
     ['delayOpenTime', { delayOpenTime: -1 }],
-    ['idleHoldTime', { idleHoldTime: 0 }],
+    ['idleHoldTime', { idleHoldTime: -1 }],
     ['maxIdleHoldTime', { idleHoldTime: 30, maxIdleHoldTime: 10 }],
     ['dampResetTime', { dampResetTime: Number.NaN }],
     ['passive', { passive: 'yes' as unknown as boolean }],
   ];
+  it('accepts idleHoldTime 0: restart at once after a reset (the operator turned the wait off)', () => {
+    expect(resolveFsmConfig({ idleHoldTime: 0, dampPeerOscillations: false }).idleHoldTime).toBe(0);
+  });
+
   it.each(bad)('names %s in the error for %o', (field, init) => {
     let caught: unknown;
     try {

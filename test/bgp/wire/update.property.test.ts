@@ -99,7 +99,14 @@ const updates = contexts.chain((ctx) =>
       attrs: attributes,
       v6: fc.option(
         fc.record({
-          nh: fc.constantFrom(16, 32).chain((n) => fc.uint8Array({ minLength: n, maxLength: n })),
+          // A usable next hop (RFC 4271 section 6.3): global unicast, 2000::/3.
+          nh: fc
+            .constantFrom(16, 32)
+            .chain((n) => fc.uint8Array({ minLength: n, maxLength: n }))
+            .map((b) => {
+              b[0] = 0x20 | (b[0] & 0x1f);
+              return b;
+            }),
           nlri: prefixList(Afi.IPV6, ctx.addPathIpv6),
         }),
       ),

@@ -245,6 +245,18 @@ type Expect =
  * RFC 7606 section 7 and RFC 4271 section 6.3: one row per rule, each with its outcome.
  * All rows are eBGP unless `ctx` says otherwise.
  */
+const V6_GLOBAL = '20010db8000000000000000000000001'; // 2001:db8::1
+const V6_LINK_LOCAL = 'fe800000000000000000000000000001'; // fe80::1
+
+/** An IPv6 UPDATE announcing 2001:db8::/32 with the given MP next hop (its length octet first). */
+function mpBody(nextHop: string): Uint8Array {
+  const nh = hex(nextHop);
+  const len = 2 + 1 + nh.length + 1 + 5;
+  return body({
+    attrs: `80 0e ${len.toString(16).padStart(2, '0')} 0002 01 ${nextHop} 00 20 20010db8 ${ORIGIN_IGP} ${AS_PATH_65001}`,
+  });
+}
+
 const MALFORMED: { name: string; ctx?: UpdateContext; body: Uint8Array; expect: Expect }[] = [
   // RFC 4271 6.3 / RFC 7606 section 4: field lengths
   {
@@ -353,6 +365,16 @@ const MALFORMED: { name: string; ctx?: UpdateContext; body: Uint8Array; expect: 
     body: body({ attrs: `${BASE} 40 05 04 00000064`, nlri: NLRI_24 }),
     expect: { action: 'attribute-discard', kind: 'local-pref-from-ebgp' },
   },
+  {
+    name: 'LOCAL_PREF length 2 from an eBGP peer is discarded, not treat-as-withdraw',
+    body: body({ attrs: `${BASE} 40 05 02 0064`, nlri: NLRI_24 }),
+    expect: { action: 'attribute-discard', kind: 'local-pref-from-ebgp' },
+  },
+  {
+    name: 'LOCAL_PREF marked optional from an eBGP peer is discarded',
+    body: body({ attrs: `${BASE} 80 05 04 00000064`, nlri: NLRI_24 }),
+    expect: { action: 'attribute-discard', kind: 'local-pref-from-ebgp' },
+  },
   // RFC 7606 section 7.6 ATOMIC_AGGREGATE, 7.7 AGGREGATOR
   {
     name: 'ATOMIC_AGGREGATE length 1',
@@ -386,6 +408,82 @@ const MALFORMED: { name: string; ctx?: UpdateContext; body: Uint8Array; expect: 
     ctx: IBGP,
     body: body({ attrs: `${BASE} 40 05 04 00000064 80 0a 06 c6120101 0000`, nlri: NLRI_24 }),
     expect: { action: 'treat-as-withdraw', kind: 'cluster-list-malformed' },
+  },
+  {
+    name: 'ORIGINATOR_ID from an eBGP peer is discarded',
+    body: body({ attrs: `${BASE} 80 09 04 c6120102`, nlri: NLRI_24 }),
+    expect: { action: 'attribute-discard', kind: 'originator-id-from-ebgp' },
+  },
+  {
+    name: 'ORIGINATOR_ID length 3 from an eBGP peer is discarded, not treat-as-withdraw',
+    body: body({ attrs: `${BASE} 80 09 03 c61201`, nlri: NLRI_24 }),
+    expect: { action: 'attribute-discard', kind: 'originator-id-from-ebgp' },
+  },
+  {
+    name: 'CLUSTER_LIST from an eBGP peer is discarded',
+    body: body({ attrs: `${BASE} 80 0a 04 c6120101`, nlri: NLRI_24 }),
+    expect: { action: 'attribute-discard', kind: 'cluster-list-from-ebgp' },
+  },
+  {
+    name: 'CLUSTER_LIST length 6 from an eBGP peer is discarded, not treat-as-withdraw',
+    body: body({ attrs: `${BASE} 80 0a 06 c6120101 0000`, nlri: NLRI_24 }),
+    expect: { action: 'attribute-discard', kind: 'cluster-list-from-ebgp' },
+  },
+  {
+    name: 'CLUSTER_LIST length 0 (iBGP)',
+    ctx: IBGP,
+    body: body({ attrs: `${BASE} 40 05 04 00000064 80 0a 00`, nlri: NLRI_24 }),
+    expect: { action: 'treat-as-withdraw', kind: 'cluster-list-malformed' },
+  },
+  // RFC 4271 section 6.3 semantic NEXT_HOP checks, handled as RFC 7606 section 7.3 says
+  {
+    name: 'NEXT_HOP 255.255.255.255',
+    body: body({ attrs: `${ORIGIN_IGP} ${AS_PATH_65001} 40 03 04 ffffffff`, nlri: NLRI_24 }),
+    expect: { action: 'treat-as-withdraw', kind: 'next-hop-malformed' },
+  },
+  {
+    name: 'NEXT_HOP is the receiving speaker’s own address',
+    ctx: { ...EBGP, localAddress: hex('c6 12 01 01') },
+    body: body({ attrs: BASE, nlri: NLRI_24 }),
+    expect: { action: 'treat-as-withdraw', kind: 'next-hop-own-address' },
+  },
+  {
+    name: 'MP_REACH IPv6 next hop is our own address',
+    ctx: { ...EBGP, localAddress: hex(V6_GLOBAL) },
+    body: mpBody(`10 ${V6_GLOBAL}`),
+    expect: { action: 'treat-as-withdraw', kind: 'next-hop-own-address' },
+  },
+  {
+    name: 'MP_REACH IPv6 next hop ::',
+    body: mpBody(`10 ${'00'.repeat(16)}`),
+    expect: { action: 'treat-as-withdraw', kind: 'mp-next-hop-unspecified' },
+  },
+  {
+    name: 'MP_REACH IPv6 next hop :: beside a link-local, session not link-local',
+    body: mpBody(`20 ${'00'.repeat(16)} ${V6_LINK_LOCAL}`),
+    expect: { action: 'treat-as-withdraw', kind: 'mp-next-hop-unspecified' },
+  },
+  {
+    name: 'MP_REACH IPv6 next hop ff02::1 (multicast)',
+    body: mpBody('10 ff020000000000000000000000000001'),
+    expect: { action: 'treat-as-withdraw', kind: 'mp-next-hop-multicast' },
+  },
+  {
+    name: 'MP_REACH IPv6 next hop ::1 (loopback)',
+    body: mpBody(`10 ${'00'.repeat(15)}01`),
+    expect: { action: 'treat-as-withdraw', kind: 'mp-next-hop-loopback' },
+  },
+  {
+    name: 'MP_REACH link-local-only next hop over a session between global addresses',
+    body: mpBody(`10 ${V6_LINK_LOCAL}`),
+    expect: { action: 'treat-as-withdraw', kind: 'mp-next-hop-link-local-only' },
+  },
+  {
+    name: 'MP_REACH IPv4 next hop 0.0.0.0',
+    body: body({
+      attrs: `80 0e 0d 0001 01 04 00000000 00 18 c61301 ${ORIGIN_IGP} ${AS_PATH_65001}`,
+    }),
+    expect: { action: 'treat-as-withdraw', kind: 'mp-next-hop-martian' },
   },
   // RFC 7606 section 7.11/7.12 MP_REACH_NLRI / MP_UNREACH_NLRI
   {
@@ -536,6 +634,48 @@ describe('UPDATE decode: RFC 7606 / RFC 4271 section 6.3 table', () => {
       }
     });
   }
+
+  it('an eBGP peer’s LOCAL_PREF, ORIGINATOR_ID and CLUSTER_LIST are gone but the route stays', () => {
+    const u = decode(
+      body({ attrs: `${BASE} 40 05 02 0064 80 09 03 c61201 80 0a 06 c6120101 0000`, nlri: NLRI_24 }),
+    );
+    expect(u.action).toBe('attribute-discard');
+    expect(u.nlri.count).toBe(1);
+    expect(u.attrs?.localPref).toBeUndefined();
+    expect(u.attrs?.originatorId).toBeUndefined();
+    expect(u.attrs?.clusterList).toBeUndefined();
+    expect(u.attrs?.nextHop).toBe(0xc6120101);
+  });
+
+  it('the same bytes interned from an iBGP peer keep eBGP rules for an eBGP peer', () => {
+    const interner = new AttrInterner();
+    const b = body({ attrs: `${BASE} 40 05 04 00000064`, nlri: NLRI_24 });
+    const fromIbgp = new UpdateDecoder(IBGP, { interner }).decode(b, 0, b.length);
+    expect(fromIbgp.attrs?.localPref).toBe(100);
+    const fromEbgp = new UpdateDecoder(EBGP, { interner }).decode(b, 0, b.length);
+    expect(fromEbgp.attrs?.localPref).toBeUndefined();
+    expect(fromEbgp.action).toBe('attribute-discard');
+  });
+
+  it('next hops that are usable stay routes', () => {
+    const ok = (b: Uint8Array, ctx: UpdateContext) => expect(decode(b, ctx).action).toBe('ok');
+    ok(body({ attrs: BASE, nlri: NLRI_24 }), { ...EBGP, localAddress: hex('c6 12 01 02') });
+    ok(mpBody(`10 ${V6_GLOBAL}`), { ...EBGP, localAddress: hex('20010db8000000000000000000000002') });
+    ok(mpBody(`20 ${V6_GLOBAL} ${V6_LINK_LOCAL}`), EBGP);
+    // An unnumbered link: the link-local alone, or beside an empty global slot, is the next hop.
+    ok(mpBody(`10 ${V6_LINK_LOCAL}`), { ...EBGP, linkLocalSession: true });
+    ok(mpBody(`20 ${'00'.repeat(16)} ${V6_LINK_LOCAL}`), { ...EBGP, linkLocalSession: true });
+  });
+
+  it('an own-address next hop withdraws the prefixes it announced', () => {
+    const u = decode(body({ attrs: BASE, nlri: NLRI_24 }), { ...EBGP, localAddress: hex('c6120101') });
+    expect(u.issues).toContainEqual({
+      kind: 'next-hop-own-address',
+      action: 'treat-as-withdraw',
+      attrType: AttrType.NEXT_HOP,
+      subcode: UpdateSubcode.INVALID_NEXT_HOP_ATTRIBUTE,
+    });
+  });
 
   it('the worst outcome wins when several apply', () => {
     const u = decode(body({ attrs: `${BASE} 40 06 01 00 c0 08 05 fde9000100`, nlri: NLRI_24 }));

@@ -31,8 +31,18 @@ export class AttrInterner {
     return this.entries.length;
   }
 
-  /** The attribute set whose key is key[keyAt, keyAt + keyLen), hashed with hashKey (an int32). */
-  get(hash: number, key: Uint8Array, keyAt: number, keyLen: number): WireAttributes | undefined {
+  /**
+   * The attribute set whose key is key[keyAt, keyAt + keyLen), hashed with hashKey (an int32),
+   * checked for sessions like this one (`checkedFor`: the same bytes from an iBGP and an eBGP
+   * peer do not make the same set, RFC 7606 section 7.5).
+   */
+  get(
+    hash: number,
+    key: Uint8Array,
+    keyAt: number,
+    keyLen: number,
+    checkedFor = 0,
+  ): WireAttributes | undefined {
     const slots = this.slots;
     const mask = (slots.length >> 1) - 1;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
@@ -40,7 +50,7 @@ export class AttrInterner {
       if (e === 0) return undefined;
       if (slots[2 * i] === hash) {
         const attrs = this.entries[e - 1];
-        if (sameKey(attrs, key, keyAt, keyLen)) return attrs;
+        if (attrs.checkedFor === checkedFor && sameKey(attrs, key, keyAt, keyLen)) return attrs;
       }
     }
   }

@@ -1,4 +1,5 @@
 import { AS_TRANS, AttrFlag, AttrType, Origin, UpdateSubcode } from '../constants.js';
+import { isMartianV4 } from '../next-hop-checks.js';
 import type { Writer } from '../writer.js';
 import { decodeAsPath, encodeAsPath, isValidAsPath } from './as-path.js';
 import type { Aggregator, PathAttributes, UpdateAction } from './types.js';
@@ -7,6 +8,8 @@ import type { Aggregator, PathAttributes, UpdateAction } from './types.js';
 export interface AttrContext {
   /** RFC 6793: both sides sent the 4-octet AS capability, so AS_PATH/AGGREGATOR use 4-octet ASNs. */
   readonly as4: boolean;
+  /** The peer is external: some attributes are discarded or malformed (RFC 7606 section 7). */
+  readonly ebgp?: boolean;
 }
 
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -73,11 +76,6 @@ function encodeAggregator(w: Writer, g: Aggregator, asSize: 2 | 4): void {
 function isListLength(pos: number, end: number, unit: number): boolean {
   const n = end - pos;
   return n > 0 && n % unit === 0;
-}
-
-/** RFC 4271 section 6.3 / RFC 7606 section 7.3: a next hop that can never be valid. */
-function isMartianNextHop(v: number): boolean {
-  return v === 0 || v === 0xffffffff || v >>> 28 === 0xe;
 }
 
 const asSizeOf = (ctx: AttrContext): 2 | 4 => (ctx.as4 ? 4 : 2);
@@ -229,7 +227,7 @@ export const ATTRS: readonly AttrDescriptor[] = [
     onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.3
     subcode: S.INVALID_NEXT_HOP_ATTRIBUTE,
     lazy: false,
-    check: (buf, pos, end) => end - pos === 4 && !isMartianNextHop(u32(buf, pos)),
+    check: (buf, pos, end) => end - pos === 4 && !isMartianV4(u32(buf, pos)),
     decode(buf, pos, _end, a) {
       a.nextHop = u32(buf, pos);
     },
@@ -243,7 +241,8 @@ export const ATTRS: readonly AttrDescriptor[] = [
     OPTIONAL_NON_TRANSITIVE,
     S.ATTRIBUTE_LENGTH_ERROR,
   ),
-  // From an eBGP peer LOCAL_PREF is discarded by the caller (RFC 7606 section 7.5).
+  // From an eBGP peer LOCAL_PREF is discarded by the caller (RFC 7606 section 7.5), as are
+  // ORIGINATOR_ID and CLUSTER_LIST (7.9, 7.10).
   u32Attr(AttrType.LOCAL_PREF, 'LOCAL_PREF', 'localPref', WELL_KNOWN, S.ATTRIBUTE_LENGTH_ERROR),
   {
     code: AttrType.ATOMIC_AGGREGATE,

@@ -41,6 +41,8 @@ interface Findings {
 /** `bits`: which MP attributes are decoded (above), an undecoded attribute, 4-octet ASNs. */
 const UNDECODED = 4;
 const AS4 = 8;
+/** Checked with eBGP's rules (RFC 7606 sections 7.2, 7.5, 7.9, 7.10): not shareable with iBGP. */
+const EBGP = 16;
 const AS4_CONTEXT: AttrContext = Object.freeze({ as4: true });
 const AS2_CONTEXT: AttrContext = Object.freeze({ as4: false });
 
@@ -69,7 +71,17 @@ export class WireAttributes implements PathAttributes {
     this.raw = raw;
     this.rawStart = rawStart;
     this.rawEnd = rawEnd;
-    this.bits = mp | (ctx.as4 ? AS4 : 0);
+    this.bits = mp | (ctx.as4 ? AS4 : 0) | (ctx.ebgp ? EBGP : 0);
+  }
+
+  /** The session facts its checks depended on: a set is shared only between equal ones. */
+  get checkedFor(): number {
+    return this.bits & (AS4 | EBGP);
+  }
+
+  /** checkedFor's value for a context, to compare without building a set. */
+  static checkedFor(ctx: AttrContext): number {
+    return (ctx.as4 ? AS4 : 0) | (ctx.ebgp ? EBGP : 0);
   }
 
   private get ctx(): AttrContext {
