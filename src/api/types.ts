@@ -54,6 +54,9 @@ export interface NeighborDetail extends NeighborSummary {
   /** Negotiated families and capabilities, names as in the OPEN codec. */
   readonly families: readonly FamilyName[];
   readonly capabilities: readonly string[];
+  /** What each OPEN of the session carried, by name (a capability we do not know: "code N"). */
+  readonly localCapabilities?: readonly string[];
+  readonly remoteCapabilities?: readonly string[];
   readonly establishedTransitions: number;
   /** Reconnect back-off as configured (seconds), and while waiting after a reset the seconds left. */
   readonly idleHoldTime: number;

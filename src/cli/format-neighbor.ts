@@ -38,6 +38,24 @@ function notificationLines(n: NotificationView): string[] {
   return lines;
 }
 
+/** Each capability of either OPEN, as FRR words it: advertised (ours), received (the peer's), or both. */
+function openCapabilityLines(n: NeighborDetail): string[] {
+  const ours = new Set(n.localCapabilities ?? []);
+  const theirs = new Set(n.remoteCapabilities ?? []);
+  if (ours.size === 0 && theirs.size === 0) return [];
+  const lines = ['Capabilities in the OPENs:'];
+  for (const name of new Set([...ours, ...theirs])) {
+    const how =
+      ours.has(name) && theirs.has(name)
+        ? 'advertised and received'
+        : ours.has(name)
+          ? 'advertised'
+          : 'received';
+    lines.push(`${INDENT}${name}: ${how}`);
+  }
+  return lines;
+}
+
 function stateLine(n: NeighborDetail): string {
   const time = formatUpDown(n.stateSeconds);
   return n.state === 'Established'
@@ -71,7 +89,8 @@ export function formatNeighbor(n: NeighborDetail): string {
   if (n.localAddress) body.push(`Local host: ${n.localAddress}`);
   if (n.families.length)
     body.push(`Address families: ${n.families.map((f) => FAMILY_TITLE[f] ?? f).join(', ')}`);
-  if (n.capabilities.length) body.push(`Capabilities: ${n.capabilities.join(', ')}`);
+  if (n.capabilities.length) body.push(`Capabilities in use: ${n.capabilities.join(', ')}`);
+  body.push(...openCapabilityLines(n));
   body.push(...messageStatistics(n));
   const counted = Object.entries(n.prefixes).filter(([, c]) => c !== undefined);
   if (counted.length) {

@@ -17,7 +17,9 @@ import {
   type AfiCode,
   type AsPathSegment,
   AsPathSegmentType,
+  capabilitiesOf,
   formatIpv4,
+  type OpenMessage,
   Origin,
   type PathAttributes,
 } from '../bgp/wire/index.js';
@@ -310,6 +312,16 @@ function capabilities(b: PeerBinding): string[] {
   return out;
 }
 
+/** The capabilities each side's OPEN carried, each name once, in the order sent. */
+function openCapabilities(b: PeerBinding): Pick<NeighborDetail, 'localCapabilities' | 'remoteCapabilities'> {
+  const info = b.session?.info;
+  if (!info) return {};
+  const names = (open: OpenMessage) => [
+    ...new Set(capabilitiesOf(open).map((c) => (c.name === 'raw' ? `code ${c.code}` : c.name))),
+  ];
+  return { localCapabilities: names(info.localOpen), remoteCapabilities: names(info.remoteOpen) };
+}
+
 /** RFC 4724 on `show neighbors`: the peer's capability and the routes kept across its restart. */
 function gracefulRestartView(b: PeerBinding, now: number): Pick<NeighborDetail, 'gracefulRestart'> {
   const gr = b.session?.info.negotiated.gracefulRestart;
@@ -354,6 +366,7 @@ export function neighborDetail(b: PeerBinding, now: number, localAs: number): Ne
     ...(s && { holdTime: s.info.holdTime, keepaliveTime: s.info.keepaliveTime }),
     families,
     capabilities: capabilities(b),
+    ...openCapabilities(b),
     establishedTransitions: b.establishedTransitions,
     ...gracefulRestartView(b, now),
     idleHoldTime: b.config.idleHoldTime,

@@ -121,7 +121,7 @@ describe('show neighbors', () => {
         '  Hold time is 90 seconds, keepalive interval is 30 seconds',
         '  Local host: 198.18.0.1',
         '  Address families: IPv4 Unicast, IPv6 Unicast',
-        '  Capabilities: multiprotocol, route-refresh, four-octet-as',
+        '  Capabilities in use: multiprotocol, route-refresh, four-octet-as',
         '  Message statistics:',
         '                   Sent Rcvd',
         '    Opens:            1    1',
@@ -137,6 +137,25 @@ describe('show neighbors', () => {
         '  Reconnect: wait 5 seconds after a reset, doubling up to 120',
       ),
     );
+  });
+
+  it("tells our capabilities from the peer's: advertised, received, or both", () => {
+    const n = {
+      ...SPINE1,
+      localCapabilities: ['multiprotocol', 'route-refresh', 'graceful-restart'],
+      remoteCapabilities: ['multiprotocol', 'route-refresh', 'fqdn', 'code 73'],
+    };
+    const out = formatNeighbors([n]).split('\n');
+    const at = out.indexOf('  Capabilities in the OPENs:');
+    expect(out.slice(at - 1, at + 6)).toEqual([
+      '  Capabilities in use: multiprotocol, route-refresh, four-octet-as',
+      '  Capabilities in the OPENs:',
+      '    multiprotocol: advertised and received',
+      '    route-refresh: advertised and received',
+      '    graceful-restart: advertised',
+      '    fqdn: received',
+      '    code 73: received',
+    ]);
   });
 
   it('prints the last notification with its shutdown communication, the last error, admin down', () => {

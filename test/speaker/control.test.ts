@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ControlError, callControl } from '../../src/api/index.js';
 import { CeaseSubcode, RouteRefreshSubtype } from '../../src/bgp/wire/constants.js';
+import { capabilitiesOf, type OpenMessage } from '../../src/bgp/wire/open.js';
 import type { Speaker } from '../../src/speaker/index.js';
 import {
   ACCEPT_ALL,
@@ -72,6 +73,12 @@ describe('the control socket of a running speaker', () => {
     expect(byName!.capabilities).toEqual(
       expect.arrayContaining(['multiprotocol', 'route-refresh', 'four-octet-as']),
     );
+    // Each side's OPEN as the other end of the session saw it.
+    const names = (open: OpenMessage) => [...new Set(capabilitiesOf(open).map((c) => c.name))];
+    const seen = a.peer.established!;
+    expect(byName!.localCapabilities).toEqual(names(seen.remoteOpen));
+    expect(byName!.remoteCapabilities).toEqual(names(seen.localOpen));
+    expect(byName!.localCapabilities).toEqual(expect.arrayContaining(['multiprotocol', 'route-refresh']));
     expect(byName!.messages.received.open).toBe(1);
     await expect(callControl(socket, 'neighbors', { peer: 'nobody' })).rejects.toMatchObject({
       code: 'unknown-peer',

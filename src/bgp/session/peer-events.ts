@@ -25,6 +25,8 @@ export interface EstablishedInfo {
   readonly holdTime: number;
   readonly keepaliveTime: number;
   readonly connection: ConnectionInfo;
+  /** The OPEN we sent on this connection, and the peer's. */
+  readonly localOpen: OpenMessage;
   readonly remoteOpen: OpenMessage;
 }
 

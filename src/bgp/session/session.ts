@@ -481,6 +481,7 @@ export class Session {
       holdTime: fsmTimes.holdTime,
       keepaliveTime: fsmTimes.keepaliveTime,
       connection: this.#connection,
+      localOpen: this.#localOpen,
       remoteOpen: this.#remoteOpen,
     };
     this.#owner.established(this, this.#established);
