@@ -428,10 +428,21 @@ ip link add to-speaker netns "$NS_FRR" type veth peer name to-upstream netns "$N
 for end in "$NS_FRR to-speaker $FRR4 $FRR6" "$NS_SPEAKER to-upstream $SPEAKER4 $SPEAKER6"; do
   read -r ns ifname a4 a6 <<<"$end"
   ip -n "$ns" link set lo up
+  # No DAD on the lab link: its link-local address is usable as soon as the link is.
+  ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$ifname.accept_dad=0"
   ip -n "$ns" addr add "$a4/24" dev "$ifname"
   ip -n "$ns" addr add "$a6/64" dev "$ifname" nodad
   ip -n "$ns" link set "$ifname" up
 done
+# The kernel marks a link running (and gives it its link-local address) a moment after it came
+# up, later still when other links are changing: until then the interface is missing from what
+# programs list (getifaddrs), and FRR and the speaker would start without its addresses.
+link_ready() { # NS IFNAME
+  ip -n "$1" -o link show dev "$2" | grep -q 'state UP' &&
+    ip -n "$1" -6 -o addr show dev "$2" scope link | grep -q inet6
+}
+wait_for "$WAIT_S" "the link to the speaker" link_ready "$NS_FRR" to-speaker
+wait_for "$WAIT_S" "the link to FRR" link_ready "$NS_SPEAKER" to-upstream
 
 FRR_DIR=$LAB/frr
 mkdir -p "$FRR_DIR"

@@ -18,6 +18,9 @@ export const RoutingDefaults = {
   IMPORT_BACKLOG_PREFIXES: 262_144,
   /** Bytes of UPDATEs packed before they are handed to the session in one write. */
   SEND_BATCH_BYTES: 256 * 1024,
+  /** A session's interface not listed yet: look again this often, this many times (a minute). */
+  INTERFACE_LOOKUP_MS: 1000,
+  INTERFACE_LOOKUPS: 60,
 } as const;
 
 /**

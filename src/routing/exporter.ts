@@ -57,7 +57,7 @@ export interface AdvertisedRoutes {
  * or a resync starts.
  */
 export class Exporter {
-  readonly session: ExportSession;
+  #session: ExportSession;
   /** What was sent; null while the Adj-RIB-Out says it (accept-all policy, no resync). */
   #advertised: RouteStore | null;
   #adjOut: RibOut | null = null;
@@ -65,13 +65,23 @@ export class Exporter {
   #previous: RouteStore | null = null;
   #filter: RouteFilter;
   readonly #prepared = new WeakMap<PathAttributes, PreparedAttributes>();
-  readonly #selfNextHop = new WeakMap<PathAttributes, PathAttributes>();
+  #selfNextHop = new WeakMap<PathAttributes, PathAttributes>();
   readonly #scoped = new WeakMap<PathAttributes, PathAttributes>();
 
   constructor(filter: RouteFilter, session: ExportSession) {
     this.#filter = filter;
-    this.session = session;
+    this.#session = session;
     this.#advertised = filter.acceptsAll ? null : this.#newStore();
+  }
+
+  get session(): ExportSession {
+    return this.#session;
+  }
+
+  /** Our addresses on the session changed (its interface was listed late): `self` means them now. */
+  setLocalAddresses(localIpv4: number | undefined, localIpv6: Uint8Array | undefined): void {
+    this.#session = { ...this.#session, localIpv4, localIpv6 };
+    this.#selfNextHop = new WeakMap();
   }
 
   /** The Adj-RIB-Out whose work this encodes (null: none, the session cannot send). */

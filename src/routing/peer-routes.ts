@@ -6,7 +6,12 @@ import type { AddPathSelect, ExportTarget, PeerKind, Rib, RibPeer, UpdateGroups 
 import { RoutingDefaults } from './constants.js';
 import { Importer } from './importer.js';
 import type { RouteFlow } from './route-flow.js';
-import { type InterfaceTable, peerOnLink, sessionAddresses } from './session-addresses.js';
+import {
+  type InterfaceTable,
+  peerOnLink,
+  type SessionAddresses,
+  sessionAddresses,
+} from './session-addresses.js';
 import { SessionExport } from './session-export.js';
 
 /** What the routes of one session need from the speaker. */
@@ -50,6 +55,9 @@ export class PeerRoutes {
   readonly export: SessionExport;
   readonly #c: PeerRoutesComponents;
   #softIn: { cursor: number; family: number } | null = null;
+  readonly #info: EstablishedInfo;
+  readonly #init: PeerRoutesInit;
+  #lookup: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
 
   constructor(peer: Peer, info: EstablishedInfo, init: PeerRoutesInit, components: PeerRoutesComponents) {
@@ -67,27 +75,10 @@ export class PeerRoutes {
       });
     const addPathIn: [boolean, boolean] = [info.context.update.addPathIpv4, info.context.update.addPathIpv6];
     this.importer = new Importer(rib, this.ribPeer, init.policies.import, addPathIn);
+    this.#info = info;
+    this.#init = init;
     const local = sessionAddresses(info.connection.local.address, components.interfaces());
-    // RFC 8950: the peer takes IPv4 routes with an IPv6 next hop. As FRR, only when both sides
-    // advertised it: GoBGP advertises it unasked, and a session the operator did not configure
-    // for it keeps its IPv4 next hops. Our link-local address goes with the global one when the
-    // peer is on the link (what an unnumbered fabric routes by).
-    const extendedNextHop = n.extendedNextHop.some(
-      (f) =>
-        f.afi === Afi.IPV4 && f.safi === Safi.UNICAST && f.nextHopAfi === Afi.IPV6 && f.send && f.receive,
-    );
-    const linkLocal =
-      extendedNextHop && peerOnLink(info.connection.remote.address, local) ? local.ipv6LinkLocal : undefined;
-    const target: ExportTarget = {
-      kind: init.kind,
-      localIpv4: local.ipv4,
-      localIpv6: local.ipv6,
-      nextHopSelf: init.nextHopSelf,
-      ...(init.kind === 'ebgp' && { sharedSubnets: local.subnets }),
-      ...(n.longLivedGracefulRestart && { longLivedGracefulRestart: true }),
-      ...(extendedNextHop && { extendedNextHop }),
-      ...(linkLocal && { localIpv6LinkLocal: linkLocal }),
-    };
+    const target = this.#targetOf(local);
     this.export = new SessionExport(
       init.name,
       peer,
@@ -99,6 +90,64 @@ export class PeerRoutes {
       init.exportHeld ?? false,
       init.sendPaths,
     );
+    if (!local.found) this.#lookAgain(0);
+  }
+
+  #targetOf(local: SessionAddresses): ExportTarget {
+    const n = this.#info.negotiated;
+    const init = this.#init;
+    // RFC 8950: the peer takes IPv4 routes with an IPv6 next hop. As FRR, only when both sides
+    // advertised it: GoBGP advertises it unasked, and a session the operator did not configure
+    // for it keeps its IPv4 next hops. Our link-local address goes with the global one when the
+    // peer is on the link (what an unnumbered fabric routes by).
+    const extendedNextHop = n.extendedNextHop.some(
+      (f) =>
+        f.afi === Afi.IPV4 && f.safi === Safi.UNICAST && f.nextHopAfi === Afi.IPV6 && f.send && f.receive,
+    );
+    const linkLocal =
+      extendedNextHop && peerOnLink(this.#info.connection.remote.address, local)
+        ? local.ipv6LinkLocal
+        : undefined;
+    return {
+      kind: init.kind,
+      localIpv4: local.ipv4,
+      localIpv6: local.ipv6,
+      nextHopSelf: init.nextHopSelf,
+      ...(init.kind === 'ebgp' && { sharedSubnets: local.subnets }),
+      ...(n.longLivedGracefulRestart && { longLivedGracefulRestart: true }),
+      ...(extendedNextHop && { extendedNextHop }),
+      ...(linkLocal && { localIpv6LinkLocal: linkLocal }),
+    };
+  }
+
+  /**
+   * The session's local address is on no interface listed yet (a link that just came up is
+   * listed once the kernel marks it running): until it is, next hops are our own address and
+   * no third-party next hop on the shared subnet is kept. Look again a while; once it is there,
+   * everything goes out again with the addresses and subnets of that interface.
+   */
+  #lookAgain(tries: number): void {
+    if (tries === 0)
+      this.#c.log.warn(
+        { local: this.#info.connection.local.address },
+        'the interface of the session is not listed yet: our own address is the next hop until it is',
+      );
+    if (tries >= RoutingDefaults.INTERFACE_LOOKUPS) return;
+    this.#lookup = setTimeout(() => {
+      this.#lookup = undefined;
+      if (this.#closed) return;
+      const local = sessionAddresses(this.#info.connection.local.address, this.#c.interfaces());
+      if (!local.found) {
+        this.#lookAgain(tries + 1);
+        return;
+      }
+      this.#c.log.info(
+        { local: this.#info.connection.local.address },
+        'the interface of the session is listed now',
+      );
+      this.export.resync({ local: { target: this.#targetOf(local), addresses: local } });
+    }, RoutingDefaults.INTERFACE_LOOKUP_MS);
+    this.#lookup.unref?.();
   }
 
   /** One UPDATE into the RIB; a promise when reading should pause until the next flush. */
@@ -147,6 +196,7 @@ export class PeerRoutes {
   /** The session ended: nothing more is sent; the caller withdraws the peer's routes. */
   close(): void {
     this.#closed = true;
+    clearTimeout(this.#lookup);
     this.#softIn = null;
     this.export.close();
   }

@@ -15,6 +15,11 @@ export interface SessionAddresses {
   readonly ipv6LinkLocal: Uint8Array | undefined;
   /** The subnets of the interface the session runs over (RFC 4271 5.1.3 third-party next hops). */
   readonly subnets: readonly RibPrefix[];
+  /**
+   * Whether an interface holding the local address was listed. Not yet, for a moment after a
+   * link comes up (the kernel marks it running later; getifaddrs leaves it out until then).
+   */
+  readonly found: boolean;
 }
 
 const LINK_LOCAL = /^fe[89ab][0-9a-f]:/i;
@@ -49,6 +54,7 @@ export function sessionAddresses(local: string, interfaces: InterfaceTable): Ses
     ipv6: ipv6 === undefined ? undefined : addressBytes(ipv6),
     ipv6LinkLocal: linkLocal === undefined ? undefined : addressBytes(linkLocal.replace(/%.*$/, '')),
     subnets,
+    found: iface !== undefined,
   };
 }
 

@@ -123,6 +123,8 @@ export class SessionExport {
       readonly filter?: RouteFilter;
       readonly nextHopSelf?: boolean;
       readonly refresh?: AfiCode;
+      /** Our addresses on the session, read again: the target they make. */
+      readonly local?: { readonly target: ExportTarget; readonly addresses: SessionAddresses };
     } = {},
   ): void {
     if (this.#closed) return;
@@ -139,6 +141,11 @@ export class SessionExport {
     if (changes.filter) this.exporter.filter = changes.filter;
     if (changes.nextHopSelf !== undefined)
       this.#target = { ...this.#target, nextHopSelf: changes.nextHopSelf };
+    if (changes.local) {
+      // Keeps nextHopSelf as a reload may have set it.
+      this.#target = { ...changes.local.target, nextHopSelf: this.#target.nextHopSelf };
+      this.exporter.setLocalAddresses(changes.local.addresses.ipv4, changes.local.addresses.ipv6);
+    }
     // Nothing sent yet: the release sends it all with the new settings.
     if (this.#held) return;
     // While the old Adj-RIB-Out still says what the peer has.

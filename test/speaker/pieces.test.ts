@@ -100,6 +100,12 @@ describe('sessionAddresses', () => {
     expect(a.subnets.map(String)).toEqual(['198.18.1.0/24', '2001:db8:1::/64']);
     const b = sessionAddresses('2001:db8:1::1', interfaces);
     expect(b.ipv4).toBe(parseIpv4('198.18.1.1'));
+    expect(a.found && b.found).toBe(true);
+  });
+
+  it('an address on no listed interface: only that address, no subnets, not found', () => {
+    const a = sessionAddresses('198.18.9.1', interfaces);
+    expect(a).toMatchObject({ ipv4: parseIpv4('198.18.9.1'), ipv6: undefined, subnets: [], found: false });
   });
 
   it('finds our link-local address, and tells a peer on the link from one elsewhere', () => {
