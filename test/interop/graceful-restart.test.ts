@@ -10,11 +10,10 @@
  *   speaker    lo 198.19.80.1, announces 198.19.80.0/24 (+ 198.19.86.0/24 until a restart);
  *              the kernel sink installs what it learns in the main table, on_stop keep
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Lab } from '../../frr-interop/lab/index.js';
 import { eventually, LabSpeaker } from '../speaker/lab-speaker.js';
+import { Ping } from './support/ping.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 const AS = 65000;
@@ -31,70 +30,6 @@ const GOBGP_GONE = '198.19.85.0/24';
 const PLAIN_NET = '198.19.83.0/24';
 const UP_MS = 60_000;
 const FLOW_MS = 45_000;
-/** Pings every 50 ms; at most this many, so a ping that is never stopped still ends. */
-const PING_MAX = 2400;
-
-interface PingResult {
-  /** Replies seen, by sequence number. */
-  readonly received: number;
-  /** Sequence numbers up to the last reply that never got one: packets lost on the way. */
-  readonly lost: readonly number[];
-}
-
-/** A continuous ping (iputils, 20 per second) in a namespace, stopped by SIGINT to its PID. */
-class Ping {
-  static #count = 0;
-  readonly #log: string;
-  readonly #pid: number;
-  readonly #exited: Promise<void>;
-
-  constructor(lab: Lab, ns: string, target: string, source?: string) {
-    const name = `gr-ping${++Ping.#count}`;
-    this.#log = join(lab.dir, `${name}.log`);
-    const p = lab.spawn(
-      ns,
-      [
-        'ping',
-        '-n',
-        '-i',
-        '0.05',
-        '-W',
-        '1',
-        '-c',
-        String(PING_MAX),
-        ...(source ? ['-I', source] : []),
-        target,
-      ],
-      { name, logFile: this.#log },
-    );
-    this.#pid = p.record.pid;
-    this.#exited = new Promise((resolve) => {
-      if (p.child.exitCode !== null) resolve();
-      else p.child.once('exit', () => resolve());
-    });
-  }
-
-  /** Received sequence numbers so far. */
-  replies(): number[] {
-    const text = readFileSync(this.#log, 'utf8');
-    return [...text.matchAll(/icmp_seq=(\d+)/g)].map((m) => Number(m[1]));
-  }
-
-  /** Stops it; packets after the last reply (in flight at the stop) do not count as lost. */
-  async stop(): Promise<PingResult> {
-    try {
-      process.kill(this.#pid, 'SIGINT');
-    } catch {
-      // Already done (PING_MAX reached).
-    }
-    await Promise.race([this.#exited, new Promise((r) => setTimeout(r, 5000))]);
-    const seen = new Set(this.replies());
-    const last = Math.max(0, ...seen);
-    const lost: number[] = [];
-    for (let seq = 1; seq <= last; seq++) if (!seen.has(seq)) lost.push(seq);
-    return { received: seen.size, lost };
-  }
-}
 
 describe.skipIf(!IS_ROOT)('graceful restart with FRR and GoBGP, forwarding checked by ping', () => {
   let lab: Lab;
@@ -164,7 +99,7 @@ describe.skipIf(!IS_ROOT)('graceful restart with FRR and GoBGP, forwarding check
 
   /** A ping that already gets answers. */
   async function pinging(ns: string, target: string, source?: string): Promise<Ping> {
-    const ping = new Ping(lab, ns, target, source);
+    const ping = new Ping(lab, 'gr-ping', ns, target, source);
     await eventually(
       () => (ping.replies().length > 0 ? true : undefined),
       `ping ${target} answered`,

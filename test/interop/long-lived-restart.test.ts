@@ -8,11 +8,10 @@
  *   lab-plain  GoBGP without it: gets no LLGR_STALE route
  *   speaker    lo 198.19.90.1, announces 198.19.90.0/24; restart_time 2 s, long-lived 300 s
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Lab } from '../../frr-interop/lab/index.js';
 import { eventually, LabSpeaker } from '../speaker/lab-speaker.js';
+import { Ping } from './support/ping.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 const AS = 65000;
@@ -24,59 +23,6 @@ const LLGR_STALE = 0xffff0006;
 const LONG_LIVED = 300;
 const UP_MS = 60_000;
 const FLOW_MS = 45_000;
-const PING_MAX = 2400;
-
-/** A continuous ping (20 per second), stopped by SIGINT to its PID; lost = gaps before the last reply. */
-class Ping {
-  static #count = 0;
-  readonly #log: string;
-  readonly #pid: number;
-  readonly #exited: Promise<void>;
-
-  constructor(lab: Lab, ns: string, target: string, source?: string) {
-    const name = `gr-llping${++Ping.#count}`;
-    this.#log = join(lab.dir, `${name}.log`);
-    const p = lab.spawn(
-      ns,
-      [
-        'ping',
-        '-n',
-        '-i',
-        '0.05',
-        '-W',
-        '1',
-        '-c',
-        String(PING_MAX),
-        ...(source ? ['-I', source] : []),
-        target,
-      ],
-      { name, logFile: this.#log },
-    );
-    this.#pid = p.record.pid;
-    this.#exited = new Promise((resolve) => {
-      if (p.child.exitCode !== null) resolve();
-      else p.child.once('exit', () => resolve());
-    });
-  }
-
-  replies(): number[] {
-    return [...readFileSync(this.#log, 'utf8').matchAll(/icmp_seq=(\d+)/g)].map((m) => Number(m[1]));
-  }
-
-  async stop(): Promise<{ received: number; lost: number[] }> {
-    try {
-      process.kill(this.#pid, 'SIGINT');
-    } catch {
-      // Already done.
-    }
-    await Promise.race([this.#exited, new Promise((r) => setTimeout(r, 5000))]);
-    const seen = new Set(this.replies());
-    const last = Math.max(0, ...seen);
-    const lost: number[] = [];
-    for (let seq = 1; seq <= last; seq++) if (!seen.has(seq)) lost.push(seq);
-    return { received: seen.size, lost };
-  }
-}
 
 describe.skipIf(!IS_ROOT)('long-lived graceful restart with FRR and GoBGP', () => {
   let lab: Lab;
@@ -143,7 +89,7 @@ describe.skipIf(!IS_ROOT)('long-lived graceful restart with FRR and GoBGP', () =
   }
 
   async function pinging(ns: string, target: string, source?: string): Promise<Ping> {
-    const ping = new Ping(lab, ns, target, source);
+    const ping = new Ping(lab, 'gr-llping', ns, target, source);
     await eventually(
       () => (ping.replies().length > 0 ? true : undefined),
       `ping ${target} answered`,
