@@ -98,15 +98,8 @@ describe.skipIf(!IS_ROOT)('graceful restart with FRR and GoBGP, forwarding check
   }
 
   /** A ping that already gets answers. */
-  async function pinging(ns: string, target: string, source?: string): Promise<Ping> {
-    const ping = new Ping(lab, 'gr-ping', ns, target, source);
-    await eventually(
-      () => (ping.replies().length > 0 ? true : undefined),
-      `ping ${target} answered`,
-      FLOW_MS,
-    );
-    return ping;
-  }
+  const pinging = (ns: string, target: string, source?: string): Promise<Ping> =>
+    Ping.answered(lab, 'gr-ping', ns, target, source, FLOW_MS);
 
   beforeAll(async () => {
     const gr = { restartTime: 120 };

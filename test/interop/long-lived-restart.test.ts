@@ -88,15 +88,8 @@ describe.skipIf(!IS_ROOT)('long-lived graceful restart with FRR and GoBGP', () =
     }
   }
 
-  async function pinging(ns: string, target: string, source?: string): Promise<Ping> {
-    const ping = new Ping(lab, 'gr-llping', ns, target, source);
-    await eventually(
-      () => (ping.replies().length > 0 ? true : undefined),
-      `ping ${target} answered`,
-      FLOW_MS,
-    );
-    return ping;
-  }
+  const pinging = (ns: string, target: string, source?: string): Promise<Ping> =>
+    Ping.answered(lab, 'gr-llping', ns, target, source, FLOW_MS);
 
   beforeAll(async () => {
     lab = await Lab.create({

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Lab } from '../../../frr-interop/lab/index.js';
+import { eventually } from '../../speaker/lab-speaker.js';
 
 /** Pings every 50 ms; at most this many, so a ping that is never stopped still ends. */
 const PING_MAX = 2400;
@@ -45,6 +46,24 @@ export class Ping {
       if (p.child.exitCode !== null) resolve();
       else p.child.once('exit', () => resolve());
     });
+  }
+
+  /** A ping that already gets answers (waits at most `timeoutMs` for the first). */
+  static async answered(
+    lab: Lab,
+    name: string,
+    ns: string,
+    target: string,
+    source: string | undefined,
+    timeoutMs: number,
+  ): Promise<Ping> {
+    const ping = new Ping(lab, name, ns, target, source);
+    await eventually(
+      () => (ping.replies().length > 0 ? true : undefined),
+      `ping ${target} answered`,
+      timeoutMs,
+    );
+    return ping;
   }
 
   /** Received sequence numbers so far. */
