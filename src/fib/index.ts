@@ -16,7 +16,9 @@ export {
   type FibNextHop,
   type FibRoute,
   type FibTarget,
+  fibChangeAt,
   fibNextHops,
+  NextHopMemo,
   type NotInstalled,
   toFibChange,
 } from './route.js';

@@ -1,5 +1,12 @@
-import { Afi, type AfiCode } from '../bgp/wire/index.js';
-import { nextHopText, type RibPrefix, type RouteAdd, type RouteChange } from '../rib/index.js';
+import { Afi, type AfiCode, type PathAttributes } from '../bgp/wire/index.js';
+import {
+  type ChangeBatch,
+  nextHopText,
+  type RibPrefix,
+  type RouteAdd,
+  type RouteChange,
+  type RoutePath,
+} from '../rib/index.js';
 
 /** One next hop of a route to install: an address of either family (RFC 8950 allows IPv6 for IPv4). */
 export interface FibNextHop {
@@ -55,18 +62,24 @@ export interface NotInstalled {
 
 /** The ECMP set of a best-path change as next hops, best first; empty when no path has a usable one. */
 export function fibNextHops(change: RouteAdd): FibNextHop[] {
-  const afi = change.prefix.afi;
+  return nextHopsOfPaths(change.multipath, change.prefix.afi);
+}
+
+function nextHopsOfPaths(paths: readonly RoutePath[], afi: AfiCode): FibNextHop[] {
   const out: FibNextHop[] = [];
-  for (const path of change.multipath) {
-    const address = nextHopText(path.attrs, afi) ?? ipv4OverIpv6NextHop(path.attrs, afi);
-    if (address === undefined || out.some((h) => h.address === address)) continue;
-    out.push({ address, afi: address.includes(':') ? Afi.IPV6 : Afi.IPV4 });
-  }
+  for (const path of paths) addNextHop(out, path.attrs, afi);
   return out;
 }
 
+/** Appends the next hop of one path, unless it has none usable or `out` holds it already. */
+function addNextHop(out: FibNextHop[], attrs: PathAttributes, afi: AfiCode): void {
+  const address = nextHopText(attrs, afi) ?? ipv4OverIpv6NextHop(attrs, afi);
+  if (address === undefined || out.some((h) => h.address === address)) return;
+  out.push({ address, afi: address.includes(':') ? Afi.IPV6 : Afi.IPV4 });
+}
+
 /** RFC 8950: an IPv4 route whose MP_REACH_NLRI carries an IPv6 next hop. */
-function ipv4OverIpv6NextHop(attrs: RouteAdd['attrs'], afi: AfiCode): string | undefined {
+function ipv4OverIpv6NextHop(attrs: PathAttributes, afi: AfiCode): string | undefined {
   const mp = attrs.mpReach;
   if (afi !== Afi.IPV4 || !mp || mp.nextHop.length < 16) return undefined;
   return nextHopText(attrs, mp.afi as AfiCode);
@@ -78,4 +91,42 @@ export function toFibChange(change: RouteChange): FibChange {
   const nextHops = fibNextHops(change);
   if (nextHops.length === 0) return { kind: 'withdraw', prefix: change.prefix };
   return { kind: 'add', route: { prefix: change.prefix, nextHops } };
+}
+
+/**
+ * Change i of a batch as a forwarding plane change, read from the columns: no RouteChange is
+ * built, and a single best path's next hops come from `memo`, so the prefixes of one attribute
+ * set (a full table arrives in such runs) share one next-hop list instead of each making its own.
+ */
+export function fibChangeAt(batch: ChangeBatch, i: number, memo: NextHopMemo): FibChange {
+  const prefix = batch.prefix(i);
+  if (!batch.isAdd(i)) return { kind: 'withdraw', prefix };
+  const multipath = batch.multipaths[i];
+  const nextHops = multipath ? nextHopsOfPaths(multipath, prefix.afi) : memo.of(batch.attrs[i]!, prefix.afi);
+  if (nextHops.length === 0) return { kind: 'withdraw', prefix };
+  return { kind: 'add', route: { prefix, nextHops } };
+}
+
+/** The next hops of the last attribute set asked for (per family): shared, so never to be changed. */
+export class NextHopMemo {
+  #attrs: PathAttributes | undefined;
+  #afi: AfiCode = Afi.IPV4;
+  #hops: readonly FibNextHop[] = [];
+
+  of(attrs: PathAttributes, afi: AfiCode): readonly FibNextHop[] {
+    if (attrs !== this.#attrs || afi !== this.#afi) {
+      const hops: FibNextHop[] = [];
+      addNextHop(hops, attrs, afi);
+      this.#hops = hops;
+      this.#attrs = attrs;
+      this.#afi = afi;
+    }
+    return this.#hops;
+  }
+
+  /** Lets go of the attribute set, so a memo kept between batches holds none alive. */
+  clear(): void {
+    this.#attrs = undefined;
+    this.#hops = [];
+  }
 }

@@ -2,7 +2,7 @@ import type { Logger } from '../components/index.js';
 import type { RouteFilter } from '../policy/index.js';
 import type { ChangeBatch, RibPrefix } from '../rib/index.js';
 import type { RouteConsumer } from '../routing/index.js';
-import { type FibChange, type FibRoute, type FibTarget, toFibChange } from './route.js';
+import { type FibChange, type FibRoute, type FibTarget, fibChangeAt, NextHopMemo } from './route.js';
 
 /** Back-off after a failed apply or reconcile: doubling from the first to the last, with jitter. */
 export const SinkRetry = { FIRST_MS: 200, MAX_MS: 30_000, JITTER: 0.2 } as const;
@@ -65,6 +65,8 @@ export class SinkDriver implements RouteConsumer {
   #lastError: string | undefined;
   #lastSuccessAt: number | undefined;
   readonly #loggedCauses = new Set<string>();
+  /** Next hops of the attribute set of the previous change: consecutive prefixes mostly share one. */
+  readonly #memo = new NextHopMemo();
 
   constructor(target: FibTarget, init: SinkDriverInit, components: SinkDriverComponents) {
     this.name = target.name;
@@ -102,6 +104,7 @@ export class SinkDriver implements RouteConsumer {
   accept(changes: ChangeBatch): void {
     if (this.#state === 'closed' || changes.count === 0) return;
     for (let i = 0; i < changes.count; i++) this.#want(this.#fib(changes, i));
+    this.#memo.clear();
     this.#run();
   }
 
@@ -114,7 +117,7 @@ export class SinkDriver implements RouteConsumer {
   }
 
   #fib(batch: ChangeBatch, i: number): FibChange {
-    const change = toFibChange(batch.change(i));
+    const change = fibChangeAt(batch, i, this.#memo);
     if (change.kind === 'withdraw' || !this.#install) return change;
     const p = change.route.prefix;
     const verdict = this.#install.evaluate(p.afi, p.words(), 0, p.len, batch.attrs[i]!);
@@ -148,6 +151,7 @@ export class SinkDriver implements RouteConsumer {
         const c = this.#fib(slice, i);
         if (c.kind === 'add') all.push(c.route);
       }
+      this.#memo.clear();
     });
     // A change that arrived during the replay is applied after the reconcile, so nothing
     // newer is lost: what the replay collected already holds it or an older state.

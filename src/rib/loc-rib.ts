@@ -347,21 +347,25 @@ export class LocRib {
   }
 
   /**
-   * Runs the decision process on every dirty prefix and appends the real changes to `out`;
-   * every prefix decided goes to `touched` too (add-path peers see more than the best path).
+   * Runs the decision process on the dirty prefixes, oldest first, at most `budget` of them,
+   * and appends the real changes to `out`; every prefix decided goes to `touched` too (add-path
+   * peers see more than the best path). Returns how many were decided.
    */
-  flush(out: ChangeBatch, touched?: PrefixList): void {
+  flush(out: ChangeBatch, touched?: PrefixList, budget = Number.POSITIVE_INFINITY): number {
     const t = this.table;
     const dirty = this.dirty;
     // decide() could mark more entries: read the count and the array afresh each time.
-    for (let k = 0; k < dirty.count; k++) {
+    let k = 0;
+    for (; k < dirty.count && k < budget; k++) {
       const e = dirty.items[k];
       this.isDirty[e] = 0;
       if (touched) appendEntry(touched, t, e);
       this.decide(e, out);
       if (this.head[e] === NONE && this.selPeer[e] === NONE) t.remove(e);
     }
-    this.dirty.clear();
+    if (k === dirty.count) dirty.clear();
+    else dirty.dropFirst(k);
+    return k;
   }
 
   /** Marks every prefix for a new decision (next-hop verdicts or options changed). */

@@ -338,13 +338,18 @@ export class Rib {
   readonly touched: readonly [PrefixList, PrefixList] = [new PrefixList(Afi.IPV4), new PrefixList(Afi.IPV6)];
   trackTouched = false;
 
-  /** `flush` into a batch of columns (the speaker's path: no objects per prefix). */
-  flushInto(out: ChangeBatch): void {
+  /**
+   * `flush` into a batch of columns (the speaker's path: no objects per prefix), deciding at
+   * most `budget` prefixes (IPv4 first); `pending` says how many are left for the next call.
+   */
+  flushInto(out: ChangeBatch, budget = Number.POSITIVE_INFINITY): void {
     const [t4, t6] = this.touched;
     t4.reset(Afi.IPV4, false);
     t6.reset(Afi.IPV6, false);
-    this.locRibs[0].flush(out, this.trackTouched ? t4 : undefined);
-    this.locRibs[1].flush(out, this.trackTouched ? t6 : undefined);
+    const decided = this.locRibs[0].flush(out, this.trackTouched ? t4 : undefined, budget);
+    if (decided < budget) this.locRibs[1].flush(out, this.trackTouched ? t6 : undefined, budget - decided);
+    // A retired peer's number is given out again only once no undecided prefix can name it.
+    if (this.pending > 0) return;
     for (const index of this.retired) {
       this.peers[index] = undefined;
       this.freeIndexes.push(index);

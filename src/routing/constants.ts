@@ -9,6 +9,11 @@ export const RoutingDefaults = {
   CLEAR_SLICE_ROUTES: 32_768,
   /** Stored routes sent through a changed import policy per turn (soft reconfiguration in). */
   SOFT_IN_SLICE_ROUTES: 16_384,
+  /**
+   * Prefixes decided and handed to the consumers (update groups, sinks) per turn: a slice of
+   * a full table costs a few tens of milliseconds, so a timer is never late by more.
+   */
+  FLUSH_SLICE_PREFIXES: 8192,
   /** Best paths offered to a consumer that asked for a full replay, per turn. */
   REPLAY_SLICE_ROUTES: 16_384,
   /**

@@ -31,15 +31,18 @@ export class RouteFlow {
   #scheduled = false;
   #waiters: (() => void)[] = [];
   #closed = false;
+  readonly #sliceSize: number;
 
   constructor(
     rib: Rib,
     defer: (fn: () => void) => void,
     onError: (error: unknown, consumer?: string) => void = () => {},
+    sliceSize: number = RoutingDefaults.FLUSH_SLICE_PREFIXES,
   ) {
     this.#rib = rib;
     this.#defer = defer;
     this.#onError = onError;
+    this.#sliceSize = sliceSize;
   }
 
   /** Adds a consumer of every later flush; returns its removal. */
@@ -51,17 +54,22 @@ export class RouteFlow {
     };
   }
 
-  /** Something changed in the RIB: flush it after the current turn. */
+  /**
+   * Something changed in the RIB: flush it after the current turn, a slice of prefixes per
+   * turn (so a full table's backlog never holds the event loop for long: keepalives and the
+   * kernel's answers get their turns in between).
+   */
   schedule(): void {
     if (this.#scheduled || this.#closed) return;
     this.#scheduled = true;
     this.#defer(() => {
       // A failure here must not take the process down with every session: report it.
       try {
-        this.flush();
+        this.flush(this.#sliceSize);
       } catch (error) {
         this.#onError(error);
       }
+      if (this.#rib.pending > 0) this.schedule();
     });
   }
 
@@ -72,12 +80,15 @@ export class RouteFlow {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
-  /** Runs the decision process now and hands the changes on; returns them (valid until the next flush). */
-  flush(): ChangeBatch {
+  /**
+   * Runs the decision process now on at most `budget` prefixes (all by default) and hands the
+   * changes on; returns them (valid until the next flush).
+   */
+  flush(budget = Number.POSITIVE_INFINITY): ChangeBatch {
     this.#scheduled = false;
     const changes = this.#batch;
     changes.reset();
-    this.#rib.flushInto(changes);
+    this.#rib.flushInto(changes, budget);
     for (const c of this.#consumers) {
       try {
         c.accept(changes);

@@ -52,6 +52,27 @@ describe('prefix keys', () => {
     expect(fresh.key()).toBe(first);
   });
 
+  it('gives two IPv6 prefixes the same key exactly when they are equal', () => {
+    const prefix = fc
+      .tuple(fc.array(fc.integer({ min: 0, max: 0xffffffff }), { minLength: 4, maxLength: 4 }), fc.nat(128))
+      .map(([w, len]) => RibPrefix.fromWords(Afi.IPV6, w, 0, len));
+    // Pairs that differ in one bit of the address or in the length, the cases a lossy key misses.
+    const near = prefix.chain((p) =>
+      fc.tuple(fc.constant(p), fc.nat(127), fc.nat(128)).map(([a, bit, len]) => {
+        const w = [p.w0, p.w1, p.w2, p.w3];
+        w[bit >> 5] ^= 1 << (31 - (bit & 31));
+        return [a, RibPrefix.fromWords(Afi.IPV6, w, 0, bit % 2 === 0 ? p.len : len)] as const;
+      }),
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.tuple(prefix, prefix), near), ([p, q]) => {
+        expect(p.key() === q.key()).toBe(p.equals(q));
+        expect(typeof p.key()).toBe('string');
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it('gives different keys to the same address with different lengths', () => {
     expect(ipv4Key(0, 0)).not.toBe(ipv4Key(0, 1));
     expect(ipv4Key(parseIpv4('10.0.0.0'), 8)).not.toBe(ipv4Key(parseIpv4('10.0.0.0'), 16));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ChangeBatch, parsePrefix, Rib } from '../../src/rib/index.js';
 import { type RouteConsumer, RouteFlow } from '../../src/routing/index.js';
-import { attrs, EBGP_A, LOCAL_AS, ROUTER_ID, summary, v4 } from '../rib/routes.js';
+import { attrs, attrs6, EBGP_A, EBGP_B, LOCAL_AS, ROUTER_ID, summary, v4, v6 } from '../rib/routes.js';
 
 /** A deferral queue run by hand, so the test decides when a turn ends. */
 function turns() {
@@ -72,6 +72,49 @@ describe('RouteFlow', () => {
     flow.flush();
     expect(errors).toEqual(['broken: Error: boom']);
     expect(ok.seen).toEqual([['+198.18.20.0/24 static']]);
+  });
+
+  it('decides a backlog a slice per turn, oldest first, IPv4 before IPv6, releasing waiters each time', async () => {
+    const rib = new Rib({ localAs: LOCAL_AS, routerId: ROUTER_ID });
+    const t = turns();
+    const flow = new RouteFlow(rib, t.defer, () => {}, 3);
+    const log: string[] = [];
+    const kernel = recorder('kernel', log);
+    flow.addConsumer(kernel);
+    const a = rib.addPeer(EBGP_A);
+    rib.announce(a, v4('198.18.1.0/24', '198.18.2.0/24', '198.18.3.0/24', '198.18.4.0/24'), attrs([65001]));
+    rib.announce(a, v6('2001:db8:1::/48', '2001:db8:2::/48'), attrs6([65001]));
+    let released = 0;
+    void flow.whenFlushed().then(() => released++);
+    t.run();
+    await Promise.resolve();
+    expect(kernel.seen).toEqual([
+      ['+198.18.1.0/24 a', '+198.18.2.0/24 a', '+198.18.3.0/24 a'],
+      ['+198.18.4.0/24 a', '+2001:db8:1::/48 a', '+2001:db8:2::/48 a'],
+    ]);
+    expect(released).toBe(1);
+    expect(rib.pending).toBe(0);
+  });
+
+  it("gives a removed peer's number out again only once the backlog naming it is decided", () => {
+    const rib = new Rib({ localAs: LOCAL_AS, routerId: ROUTER_ID });
+    const t = turns();
+    const flow = new RouteFlow(rib, t.defer, () => {}, 2);
+    const log: string[] = [];
+    const kernel = recorder('kernel', log);
+    flow.addConsumer(kernel);
+    const a = rib.addPeer(EBGP_A);
+    rib.announce(a, v4('198.18.1.0/24', '198.18.2.0/24', '198.18.3.0/24'), attrs([65001]));
+    flow.flush();
+    rib.removePeer(a);
+    flow.schedule();
+    t.defer(() => {
+      // One slice of the three withdrawals is out: a new peer must not take a's number yet.
+      expect(rib.pending).toBe(1);
+      expect(rib.addPeer(EBGP_B).index).not.toBe(a.index);
+    });
+    t.run();
+    expect(kernel.seen.slice(1)).toEqual([['-198.18.1.0/24 a', '-198.18.2.0/24 a'], ['-198.18.3.0/24 a']]);
   });
 
   it('replays every best path a slice per turn, as it is when offered', async () => {

@@ -4,7 +4,7 @@
 import type { AfiCode } from '../../bgp/wire/index.js';
 import type { Logger } from '../../components/index.js';
 import type { RibPrefix } from '../../rib/index.js';
-import type { FibChange, FibRoute, FibTarget, SinkDetail } from '../route.js';
+import type { FibChange, FibNextHop, FibRoute, FibTarget, SinkDetail } from '../route.js';
 import { RtnlClient, systemTimers, type Timers } from './client.js';
 import {
   AddressFamily,
@@ -123,6 +123,8 @@ const silent: Logger = { debug: nothing, info: nothing, warn: nothing, error: no
 /** Monitor events held while a write is in progress, at most; past that, a full verify. */
 const MAX_HELD_EVENTS = 100_000;
 const PROBLEM_SAMPLE = 20;
+/** Changes planned and written per turn of `apply` (two writes of KERNEL_DEFAULTS.batch). */
+const APPLY_SLICE = 8192;
 
 /**
  * Installs our best paths as Linux routes over rtnetlink, marked by (protocol, table): only
@@ -154,8 +156,17 @@ export class KernelTarget implements FibTarget {
   #chain: Promise<unknown> = Promise.resolve();
   #busy = false;
   #held: RouteEvent[] = [];
-  /** Next-hop list ("family|a,b") to its interned set or why it does not resolve; cleared with the resolver. */
-  readonly #setMemo = new Map<string, NexthopSet | { readonly reason: string }>();
+  /**
+   * The last next-hop list planned and its interned set (or why it does not resolve): routes
+   * come in runs that share one list, so a run resolves once. Cleared with the resolver.
+   */
+  #lastHops:
+    | {
+        readonly hops: readonly FibNextHop[];
+        readonly family: number;
+        readonly set: NexthopSet | { readonly reason: string };
+      }
+    | undefined;
   #repairTimer: unknown;
   #verifyTimer: unknown;
   #lastVerify = -Infinity;
@@ -215,6 +226,7 @@ export class KernelTarget implements FibTarget {
     });
     this.#client = client;
     this.#resolver = new NextHopResolver((a) => client.lookup(a), this.#init);
+    this.#lastHops = undefined;
     if (this.#init.monitor) {
       try {
         this.#monitor = new RouteMonitor(
@@ -317,31 +329,40 @@ export class KernelTarget implements FibTarget {
         if (c.kind === 'add')
           for (const h of c.route.nextHops) if (!resolver.get(h.address)) addresses.push(h.address);
       await resolver.resolve(addresses);
-      const ops: RouteOp[] = [];
-      for (const c of changes) {
-        const prefix = c.kind === 'add' ? c.route.prefix : c.prefix;
-        const key = prefix.key();
-        this.#repairs.reset(key);
-        this.#lost.delete(key);
-        const have = this.#installed.get(key);
-        if (c.kind === 'withdraw') {
-          this.#problems.delete(key);
-          if (have) ops.push({ kind: 'delete', prefix, priority: this.#priority(prefix) });
-          continue;
-        }
-        const want = this.#wanted(c.route);
-        if ('reason' in want) {
-          this.#problem(key, prefix, 'failed', want.reason);
-          if (have) ops.push({ kind: 'delete', prefix, priority: this.#priority(prefix) });
-          continue;
-        }
-        this.#problems.delete(key);
-        // Interned sets: the same object means the same next hops (a MED change, say).
-        if (have?.set === want.set) continue;
-        ops.push(have ? { kind: 'replace', want } : { kind: 'create', want });
-      }
-      await this.#execute(ops);
+      // A slice at a time: planning, encoding and the kernel's own work on a write all run in
+      // our thread, and a whole batch at once would hold the event loop (and keepalives) for long.
+      for (let from = 0; from < changes.length; from += APPLY_SLICE)
+        await this.#execute(this.#plan(changes, from, Math.min(changes.length, from + APPLY_SLICE)));
     });
+  }
+
+  /** The writes that make changes [from, to) hold; records what needs none (problems, no-ops). */
+  #plan(changes: readonly FibChange[], from: number, to: number): RouteOp[] {
+    const ops: RouteOp[] = [];
+    for (let i = from; i < to; i++) {
+      const c = changes[i];
+      const prefix = c.kind === 'add' ? c.route.prefix : c.prefix;
+      const key = prefix.key();
+      this.#repairs.reset(key);
+      this.#lost.delete(key);
+      const have = this.#installed.get(key);
+      if (c.kind === 'withdraw') {
+        this.#problems.delete(key);
+        if (have) ops.push({ kind: 'delete', prefix, priority: this.#priority(prefix) });
+        continue;
+      }
+      const want = this.#wanted(c.route);
+      if ('reason' in want) {
+        this.#problem(key, prefix, 'failed', want.reason);
+        if (have) ops.push({ kind: 'delete', prefix, priority: this.#priority(prefix) });
+        continue;
+      }
+      this.#problems.delete(key);
+      // Interned sets: the same object means the same next hops (a MED change, say).
+      if (have?.set === want.set) continue;
+      ops.push(have ? { kind: 'replace', want } : { kind: 'create', want });
+    }
+    return ops;
   }
 
   /**
@@ -353,7 +374,7 @@ export class KernelTarget implements FibTarget {
       this.start();
       const resolver = this.#resolver!;
       resolver.clear();
-      this.#setMemo.clear();
+      this.#lastHops = undefined;
       this.#repairs.clear();
       this.#logged.clear();
       this.#lost.clear();
@@ -388,7 +409,7 @@ export class KernelTarget implements FibTarget {
       await this.#execute(plan.ops);
       this.#loaded = true;
       this.#sets.retain(new Set([...this.#installed.values()].map((i) => i.set)));
-      this.#setMemo.clear();
+      this.#lastHops = undefined;
     });
   }
 
@@ -494,13 +515,16 @@ export class KernelTarget implements FibTarget {
 
   #wanted(route: FibRoute): Wanted | { readonly reason: string } {
     const family = familyOf(route.prefix);
-    const r = this.#resolver!.nexthopsFor(family, route.nextHops);
-    if ('reason' in r) return r;
-    return {
-      prefix: route.prefix,
-      set: this.#sets.get(family, r.nexthops),
-      priority: this.#priority(route.prefix),
-    };
+    const last = this.#lastHops;
+    let set: NexthopSet | { readonly reason: string };
+    if (last !== undefined && last.hops === route.nextHops && last.family === family) set = last.set;
+    else {
+      const r = this.#resolver!.nexthopsFor(family, route.nextHops);
+      set = 'reason' in r ? r : this.#sets.get(family, r.nexthops);
+      this.#lastHops = { hops: route.nextHops, family, set };
+    }
+    if ('reason' in set) return set;
+    return { prefix: route.prefix, set, priority: this.#priority(route.prefix) };
   }
 
   /** Sends the ops and records each outcome in #installed / #problems. */

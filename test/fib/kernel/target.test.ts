@@ -136,6 +136,29 @@ describe('apply', () => {
     ]);
   });
 
+  it('writes a big batch a slice per turn, so timers run while it goes in', async () => {
+    const kernel = new FakeKernel();
+    kernel.recvBuffer = 1 << 30; // a window wide enough for the whole batch at once
+    const { target } = setup({ batch: 4096, maxInFlight: 1 << 20 }, kernel);
+    const routes = Array.from({ length: 20_000 }, (_, i) =>
+      add(route(`198.19.${i >> 8}.${i & 255}/32`, '198.18.40.2')),
+    );
+    await target.apply([]); // the first apply's dump of what is ours, out of the way
+    const routeWrites = () => kernel.writes.filter((w) => w.messages > 1).length;
+    const seen: number[] = [];
+    let done = false;
+    const tick = () => {
+      seen.push(routeWrites());
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await target.apply(routes);
+    done = true;
+    expect(routeWrites()).toBe(5);
+    expect(seen.some((n) => n > 0 && n < 5)).toBe(true);
+    expect(target.status().routes).toBe(20_000);
+  });
+
   it('replaces on a next-hop change, skips an add that changes nothing, deletes on withdraw', async () => {
     const { kernel, target } = setup();
     await target.apply([add(route('198.19.1.0/24', '198.18.40.2'))]);

@@ -1,0 +1,77 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Afi, type PathAttributes } from '../../src/bgp/wire/index.js';
+import { addressBytes } from '../../src/bgp/wire/prefix-list.js';
+import { fibChangeAt, NextHopMemo, toFibChange } from '../../src/fib/index.js';
+import { ChangeBatch, Rib } from '../../src/rib/index.js';
+import { attrs, EBGP_A, EBGP_A2, EBGP_B, LOCAL_AS, ROUTER_ID, v4, v6 } from '../rib/routes.js';
+
+const PEERS = [EBGP_A, EBGP_B, EBGP_A2];
+const V4 = ['198.18.1.0/24', '198.18.2.0/24', '198.18.3.0/32'];
+const V6 = ['2001:db8:1::/48', '2001:db8:2::/64'];
+
+/** Attribute sets a sink can meet: IPv4 next hops, IPv6 ones, RFC 8950, one set for both families, none usable. */
+function attributeSets(): PathAttributes[] {
+  const mp = (nextHop: string) => ({ afi: Afi.IPV6, safi: 1, nextHop: addressBytes(nextHop), reserved: 0 });
+  return [
+    attrs([65001], {}, '198.18.0.2'),
+    attrs([65001], {}, '198.18.0.3'),
+    attrs([65002], { mpReach: mp('2001:db8::2') }, '198.18.0.4'),
+    attrs([65003], { mpReach: mp('2001:db8::3') }, '198.18.0.2'),
+    { origin: 0, asPath: [{ type: 2, asns: [65004] }], mpReach: mp('fe80::1') },
+  ];
+}
+
+describe('fibChangeAt', () => {
+  it('reads every change of a batch as toFibChange reads its RouteChange, one memo across the batch', () => {
+    const sets = attributeSets();
+    const step = fc.record({
+      peer: fc.nat(PEERS.length - 1),
+      v6: fc.boolean(),
+      prefix: fc.nat(V4.length - 1),
+      set: fc.option(fc.nat(sets.length - 1), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), fc.boolean(), (steps, multipath) => {
+        const rib = new Rib({
+          localAs: LOCAL_AS,
+          routerId: ROUTER_ID,
+          decision: multipath ? { maxPaths: 3, multipathRelax: true } : {},
+        });
+        const peers = PEERS.map((p) => rib.addPeer(p));
+        const memo = new NextHopMemo();
+        const batch = new ChangeBatch();
+        for (const s of steps) {
+          const prefix = s.v6 ? v6(V6[s.prefix % V6.length]) : v4(V4[s.prefix]);
+          if (s.set === undefined) rib.withdraw(peers[s.peer], prefix);
+          else rib.announce(peers[s.peer], prefix, sets[s.set]);
+          // A flush now and then: batches of one change and of several.
+          if (s.prefix === 0) {
+            rib.flushInto(batch);
+            for (let i = 0; i < batch.count; i++)
+              expect(fibChangeAt(batch, i, memo)).toEqual(toFibChange(batch.change(i)));
+            batch.reset();
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('gives the prefixes of one attribute set one shared next-hop list', () => {
+    const rib = new Rib({ localAs: LOCAL_AS, routerId: ROUTER_ID });
+    const a = rib.addPeer(EBGP_A);
+    rib.announce(a, v4(...V4), attrs([65001]));
+    const batch = new ChangeBatch();
+    rib.flushInto(batch);
+    const memo = new NextHopMemo();
+    const lists = new Set(
+      Array.from({ length: batch.count }, (_, i) => {
+        const c = fibChangeAt(batch, i, memo);
+        return c.kind === 'add' ? c.route.nextHops : null;
+      }),
+    );
+    expect(lists.size).toBe(1);
+    expect([...lists][0]).toEqual([{ address: '198.18.0.2', afi: Afi.IPV4 }]);
+  });
+});
