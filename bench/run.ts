@@ -70,6 +70,13 @@ const LAB_BENCHES: readonly LabBench[] = [
     args: ['--runs', '1'],
   },
   {
+    name: 'bgp-to-kernel-sets',
+    title:
+      'BGP to kernel as above, another table shape: a new attribute set every 10 prefixes (AS paths of 2-5 hops, MEDs), as from a transit peer',
+    path: 'fib/bgp-to-kernel',
+    args: ['--runs', '1', '--tables', 'v4-all,v6-big', '--prefixes-per-set', '10'],
+  },
+  {
     name: 'zebra',
     title: "zebra sink: our ZAPI client into FRR's zebra and its kernel",
     path: 'fib/zebra-install',

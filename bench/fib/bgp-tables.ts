@@ -86,22 +86,48 @@ export interface Streams {
   readonly withdraw: Uint8Array;
 }
 
-/** One attribute set for the whole table (as a feeder of host routes sends), next hop the feeder. */
-export function encodeStreams(table: TableSpec, feederAs: number): Streams {
+/**
+ * Next hop the feeder. With `prefixesPerSet` 0 one attribute set for the whole table (as a
+ * feeder of host routes sends); with N, a new set every N prefixes, as a transit peer's table
+ * looks: AS paths of 2-5 hops and a MED, so no two neighbouring runs share a set.
+ */
+export function encodeStreams(table: TableSpec, feederAs: number, prefixesPerSet = 0): Streams {
   const packer = new UpdatePacker({ as4: true });
-  const base = { origin: 0, asPath: [{ type: 2 as const, asns: [feederAs] }] };
-  const attrs =
+  const nextHop =
     table.afi === Afi.IPV4
-      ? packer.prepare({ ...base, nextHop: parseIpv4(LINK.feed) })
-      : packer.prepare({
-          ...base,
-          mpReach: { afi: Afi.IPV6, safi: 1, nextHop: ipv6Bytes(LINK.feed6), reserved: 0 },
-        });
+      ? { nextHop: parseIpv4(LINK.feed) }
+      : { mpReach: { afi: Afi.IPV6, safi: 1, nextHop: ipv6Bytes(LINK.feed6), reserved: 0 } };
+  const setOf = (n: number) =>
+    packer.prepare({
+      origin: 0,
+      asPath: [{ type: 2 as const, asns: [feederAs, ...transitPath(n)] }],
+      ...(n > 0 && { med: n }),
+      ...nextHop,
+    });
   const a = new Writer(1 << 22);
-  packer.announce(a, attrs, table.prefixes);
+  const count = table.prefixes.count;
+  const step = prefixesPerSet > 0 ? prefixesPerSet : count;
+  for (let from = 0, n = 0; from < count; from += step, n++)
+    packer.announce(
+      a,
+      setOf(prefixesPerSet > 0 ? n + 1 : 0),
+      table.prefixes,
+      from,
+      Math.min(count, from + step),
+    );
   const w = new Writer(1 << 22);
   packer.withdraw(w, table.prefixes);
   return { announce: a.finish().slice(), withdraw: w.finish().slice() };
+}
+
+/**
+ * Private 4-octet ASes after the feeder's, 1 to 4 of them, different for each set number (none
+ * for 0): from 4200000000 up, far from the receivers' 2-octet ASes, so no path is a loop to them.
+ */
+function transitPath(n: number): number[] {
+  if (n === 0) return [];
+  const hops = 1 + (n % 4);
+  return Array.from({ length: hops }, (_, i) => 4_200_000_000 + ((n * 7 + i * 13) % 100_000));
 }
 
 function ipv6Bytes(text: string): Uint8Array {

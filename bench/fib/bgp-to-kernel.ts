@@ -5,10 +5,12 @@
  * namespaces (fb2-feed, fb2-rx) and a veth, per table:
  *
  *   sudo npx tsx bench/fib/bgp-to-kernel.ts [--tables v4-all,v6,v6-big] [--runs 1] [--only ours|frr]
- *       [--v4 261632] [--v6 100000] [--v6-big 1000000] [--wait 300000] [--cpu-prof DIR]
+ *       [--v4 261632] [--v6 100000] [--v6-big 1000000] [--prefixes-per-set 0] [--wait 300000]
+ *       [--cpu-prof DIR]
  *
  * The tables (bgp-tables.ts): every prefix of 198.18.0.0/15 at /15../32 (the largest IPv4 table
- * the lab range allows), 100k IPv6 /64s, and 1M IPv6 /64s, which stand in for 1M IPv4 routes.
+ * the lab range allows), 100k IPv6 /64s, and 1M IPv6 /64s, which stand in for 1M IPv4 routes;
+ * in one attribute set, or (--prefixes-per-set N) a new one every N prefixes, as from a transit peer.
  * Needs `npm run build` first (our speaker runs from dist/). Measured: from Established (as the
  * feeder saw it) until the receiver's kernel holds all routes in table 254 with protocol 186,
  * then from the first withdrawal queued until it holds none. A counter in the receiver's
@@ -17,7 +19,7 @@
  * The feeder reports the longest silence of the receiver (hold 9 s, keepalive 3 s) during the
  * install and over the whole run: ours, or bgpd's.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
@@ -50,6 +52,7 @@ const ONLY = arg('only', '');
 const WAIT = Number(arg('wait', '300000'));
 const TABLES = arg('tables', 'v4-all,v6,v6-big').split(',');
 const CPU_PROF = arg('cpu-prof', '');
+const PREFIXES_PER_SET = Number(arg('prefixes-per-set', '0'));
 
 const FEEDER_AS = 64700;
 const RECEIVER_AS = 64701;
@@ -163,7 +166,16 @@ async function startOurs(dir: string, afi: AfiCode): Promise<Running> {
   } finally {
     closeSync(out);
   }
-  const diagnostics = () => `--- ${log} ---\n${readFileSync(log, 'utf8').slice(-LOG_TAIL)}`;
+  const socket = join(dir, 'control.sock');
+  // What the speaker holds and what its sink says, when a count falls short.
+  const show = (what: string) =>
+    spawnSync(process.execPath, [CLI, 'show', what, '--socket', socket], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    }).stdout;
+  const diagnostics = () =>
+    `--- ${log} ---\n${readFileSync(log, 'utf8').slice(-LOG_TAIL)}\n--- show summary ---\n${show('summary')}` +
+    `--- show sinks ---\n${show('sinks')}`;
   return { stop: () => stopChild(child, () => child.kill('SIGTERM')), diagnostics };
 }
 
@@ -350,15 +362,17 @@ async function main(): Promise<void> {
     ],
   ];
   for (const spec of specs) {
-    const streams = encodeStreams(spec, FEEDER_AS);
+    const streams = encodeStreams(spec, FEEDER_AS, PREFIXES_PER_SET);
     const files = {
       announce: join(DIR, `${spec.name}-announce.bin`),
       withdraw: join(DIR, `${spec.name}-withdraw.bin`),
     };
     writeFileSync(files.announce, streams.announce);
     writeFileSync(files.withdraw, streams.withdraw);
+    const sets =
+      PREFIXES_PER_SET > 0 ? `a new attribute set every ${PREFIXES_PER_SET} prefixes` : 'one attribute set';
     console.log(
-      `${spec.name}: ${spec.describe}; ${(streams.announce.length / 1024).toFixed(0)} KiB of UPDATEs, ` +
+      `${spec.name}: ${spec.describe}, ${sets}; ${(streams.announce.length / 1024).toFixed(0)} KiB of UPDATEs, ` +
         `withdrawals ${(streams.withdraw.length / 1024).toFixed(0)} KiB`,
     );
     const routes = spec.prefixes.count;

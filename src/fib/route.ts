@@ -107,7 +107,11 @@ export function fibChangeAt(batch: ChangeBatch, i: number, memo: NextHopMemo): F
   return { kind: 'add', route: { prefix, nextHops } };
 }
 
-/** The next hops of the last attribute set asked for (per family): shared, so never to be changed. */
+/**
+ * The next hops of the last attribute set asked for (per family): shared, so never to be
+ * changed. Another attribute set with the same next hop (another AS path, a MED) gets the same
+ * list back, so a sink that remembers work by list sees one list for a whole peer's table.
+ */
 export class NextHopMemo {
   #attrs: PathAttributes | undefined;
   #afi: AfiCode = Afi.IPV4;
@@ -117,7 +121,7 @@ export class NextHopMemo {
     if (attrs !== this.#attrs || afi !== this.#afi) {
       const hops: FibNextHop[] = [];
       addNextHop(hops, attrs, afi);
-      this.#hops = hops;
+      if (afi !== this.#afi || !sameAddresses(hops, this.#hops)) this.#hops = hops;
       this.#attrs = attrs;
       this.#afi = afi;
     }
@@ -129,4 +133,10 @@ export class NextHopMemo {
     this.#attrs = undefined;
     this.#hops = [];
   }
+}
+
+function sameAddresses(a: readonly FibNextHop[], b: readonly FibNextHop[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i].address !== b[i].address) return false;
+  return true;
 }

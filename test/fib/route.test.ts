@@ -58,10 +58,12 @@ describe('fibChangeAt', () => {
     );
   });
 
-  it('gives the prefixes of one attribute set one shared next-hop list', () => {
+  it('gives consecutive prefixes with one next hop one shared list, whatever else their attributes say', () => {
     const rib = new Rib({ localAs: LOCAL_AS, routerId: ROUTER_ID });
     const a = rib.addPeer(EBGP_A);
-    rib.announce(a, v4(...V4), attrs([65001]));
+    rib.announce(a, v4(V4[0]), attrs([65001]));
+    rib.announce(a, v4(V4[1]), attrs([65001, 65009], { med: 5 }));
+    rib.announce(a, v4(V4[2]), attrs([65001]));
     const batch = new ChangeBatch();
     rib.flushInto(batch);
     const memo = new NextHopMemo();
@@ -73,5 +75,11 @@ describe('fibChangeAt', () => {
     );
     expect(lists.size).toBe(1);
     expect([...lists][0]).toEqual([{ address: '198.18.0.2', afi: Afi.IPV4 }]);
+    // Another next hop: another list.
+    rib.announce(a, v4(V4[1]), attrs([65001], {}, '198.18.0.3'));
+    batch.reset();
+    rib.flushInto(batch);
+    const c = fibChangeAt(batch, 0, memo);
+    expect(c.kind === 'add' && c.route.nextHops).toEqual([{ address: '198.18.0.3', afi: Afi.IPV4 }]);
   });
 });
