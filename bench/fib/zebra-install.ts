@@ -2,7 +2,7 @@
  * ZebraTarget throughput against a real FRR 8.4 zebra: how fast routes are encoded, written,
  * acknowledged as INSTALLED (ROUTE_NOTIFY_OWNER), replayed after a zebra restart, and withdrawn.
  *
- *   sudo npx tsx bench/fib/zebra-install.ts [--v4 20000] [--v6 20000]
+ *   sudo npx tsx bench/fib/zebra-install.ts [--v4 50000] [--v6 50000]
  *
  * Builds its own two namespaces (obs-zb-bench-*) and zebra, and removes them at the end.
  */
@@ -17,8 +17,8 @@ function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 }
-const V4 = Math.min(arg('v4', 20_000), 65_536);
-const V6 = arg('v6', 20_000);
+const V4 = Math.min(arg('v4', 50_000), 65_536);
+const V6 = arg('v6', 50_000);
 const WAIT = arg('wait', 120_000);
 
 /** /32s from 198.19.0.0/16, /64s from 2001:db8:1000::/36, half of them ECMP over two next hops. */
@@ -117,7 +117,12 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+// The target's timers do not hold the process open (a speaker has its sessions for that): while
+// it waits out a reconnect with no socket, nothing else would, and the bench would end silently.
+const keepAlive = setInterval(() => {}, 60_000);
+main()
+  .catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(() => clearInterval(keepAlive));
