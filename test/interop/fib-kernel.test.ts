@@ -131,6 +131,31 @@ describe('apply', () => {
     await t.reconcile([]);
   });
 
+  it('follows the IGP with no reconcile: the route to an iBGP next hop moves, a missing one appears', async () => {
+    const t = target({ table: 1001 });
+    await t.apply([add(route('198.19.7.0/24', IGP_NEXT_HOP)), add(route('198.19.8.0/24', '198.18.78.1'))]);
+    expect(await ours(1001)).toEqual({ '198.19.7.0/24': NH4[1] });
+    // ip route replace of the IGP route in main: our route in table 1001 follows it.
+    await lab.ip(['route', 'replace', '198.18.99.0/24', 'via', NH4[0], 'proto', 'ospf']);
+    await waitUntil('198.19.7.0/24 to follow', async () =>
+      (await ours(1001))['198.19.7.0/24'] === NH4[0] ? true : undefined,
+    );
+    // A route to the next hop that had none: the failed route goes in.
+    await lab.ip(['route', 'add', '198.18.78.0/24', 'via', NH4[1], 'proto', 'ospf']);
+    await waitUntil('198.19.8.0/24 to go in', async () =>
+      (await ours(1001))['198.19.8.0/24'] === NH4[1] ? true : undefined,
+    );
+    // The IGP route goes: so does the route over it, and it says why.
+    await lab.ip(['route', 'del', '198.18.78.0/24']);
+    await waitUntil('198.19.8.0/24 to go', async () =>
+      (await ours(1001))['198.19.8.0/24'] === undefined ? true : undefined,
+    );
+    expect(t.problemOf(parsePrefix('198.19.8.0/24'))?.reason).toMatch(/no route to 198.18.78.1/);
+    expect(t.status().nextHopsMoved).toBe(3);
+    await lab.ip(['route', 'replace', '198.18.99.0/24', 'via', NH4[1], 'proto', 'ospf']);
+    await t.reconcile([]);
+  });
+
   it('a route in another table stays in that table', async () => {
     const t = target({ table: 1000 });
     await t.apply([add(route('198.19.7.0/24', NH4[0]))]);

@@ -5,7 +5,7 @@ import { type NlMessage, NlView, nlAlign, splitMessages } from './nl-buffer.js';
 import { decodeRoute, type KernelRoute } from './route-message.js';
 import type { RtnlSocket } from './rtnl-socket.js';
 
-/** A route change somebody else made in our table (RTM_NEWROUTE / RTM_DELROUTE notification). */
+/** A route change somebody else made in our table or a watched one (RTM_NEWROUTE / RTM_DELROUTE notification). */
 export interface RouteEvent {
   readonly kind: 'new' | 'del';
   readonly route: KernelRoute;
@@ -27,6 +27,8 @@ export interface RouteMonitorInit {
   readonly ownPort: number;
   /** How often sk_drops is read: notifications the kernel dropped mean ours may have changed unseen. */
   readonly dropCheckMs: number;
+  /** Other tables whose changes are passed on too (where our next hops resolve); none by default. */
+  readonly watches?: (table: number) => boolean;
 }
 
 /**
@@ -50,10 +52,11 @@ export function routeTableOf(v: NlView, m: NlMessage): number {
 export const MONITOR_GROUPS: readonly number[] = [RtnlGroup.IPV4_ROUTE, RtnlGroup.IPV6_ROUTE];
 
 /**
- * Listens to IPv4 and IPv6 route notifications and passes on those of our table not caused by
- * us. The socket drops our own in the kernel when it could attach the filter ("drop-own");
- * the port check here covers the case where it could not. Lost notifications (sk_drops went
- * up) are reported as `lost`, so the owner compares its routes with the kernel.
+ * Listens to IPv4 and IPv6 route notifications and passes on those of our table (and of the
+ * tables `watches` names) not caused by us. The socket drops our own in the kernel when it
+ * could attach the filter ("drop-own"); the port check here covers the case where it could
+ * not. Lost notifications (sk_drops went up) are reported as `lost`, so the owner compares its
+ * routes with the kernel.
  */
 export class RouteMonitor {
   readonly #socket: RtnlSocket;
@@ -128,6 +131,10 @@ export class RouteMonitor {
     this.#h.lost(`${lost} notifications dropped`);
   }
 
+  #wanted(table: number): boolean {
+    return table === this.#init.table || this.#init.watches?.(table) === true;
+  }
+
   #onDatagram(d: Uint8Array): void {
     if (this.#closed) return;
     const v = new NlView(d);
@@ -138,12 +145,12 @@ export class RouteMonitor {
         // Other tables' churn (a full table in a VRF, zebra's routes) is read no further than its
         // table: not decoded, and a route there we could not decode is no reason to recheck ours.
         const table = routeTableOf(v, m);
-        if (table >= 0 && table !== this.#init.table) {
+        if (table >= 0 && !this.#wanted(table)) {
           this.otherTables++;
           return;
         }
         const route = decodeRoute(v, m);
-        if (route.table !== this.#init.table) return;
+        if (!this.#wanted(route.table)) return;
         this.events++;
         this.#h.event({
           kind: m.type === NlmsgType.NEWROUTE ? 'new' : 'del',

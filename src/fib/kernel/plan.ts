@@ -1,4 +1,5 @@
 import type { RibPrefix } from '../../rib/index.js';
+import type { FibNextHop } from '../route.js';
 import type { NexthopSet } from './nexthop-set.js';
 
 /** A route we want in our table. */
@@ -6,6 +7,8 @@ export interface Wanted {
   readonly prefix: RibPrefix;
   readonly set: NexthopSet;
   readonly priority: number;
+  /** The BGP next hops `set` was resolved from; absent for a route adopted from a previous run. */
+  readonly hops?: readonly FibNextHop[];
 }
 
 /** A route a dump of our table found (any protocol). */

@@ -12,8 +12,13 @@ import { gatewayFamilyOf, type KernelNexthop, type KernelRoute } from './route-m
  * - `unresolved`: no usable route (or only our own, the default route, or a local address).
  */
 export type Resolution =
-  | { readonly kind: 'connected'; readonly nexthops: readonly KernelNexthop[]; readonly through: string }
-  | { readonly kind: 'recursive'; readonly nexthops: readonly KernelNexthop[]; readonly through: string }
+  | {
+      readonly kind: 'connected' | 'recursive';
+      readonly nexthops: readonly KernelNexthop[];
+      /** The route the lookup hit, and its table. */
+      readonly through: string;
+      readonly table: number;
+    }
   | { readonly kind: 'unresolved'; readonly reason: string };
 
 /** The lookup the resolver needs: RTM_GETROUTE with RTM_F_FIB_MATCH (RtnlClient.lookup). */
@@ -51,6 +56,7 @@ export function classify(address: string, hit: KernelRoute | RequestFailure, own
     return {
       kind: 'recursive',
       through,
+      table: hit.table,
       nexthops: viaGateway.map((n) => ({
         gateway: n.gateway!,
         gatewayFamily: n.gatewayFamily ?? family,
@@ -64,6 +70,7 @@ export function classify(address: string, hit: KernelRoute | RequestFailure, own
   return {
     kind: 'connected',
     through,
+    table: hit.table,
     nexthops: [{ gateway: address, gatewayFamily: family, ifindex: device.ifindex, weight: 1, flags: 0 }],
   };
 }
@@ -90,17 +97,44 @@ export class NextHopResolver {
     return this.#cache.get(address);
   }
 
-  /** Looks up every address not known yet (in parallel: they are few). */
-  async resolve(addresses: Iterable<string>): Promise<void> {
+  /** Looks up every address not known yet (in parallel: they are few); returns how many were new. */
+  async resolve(addresses: Iterable<string>): Promise<number> {
     const todo = [...new Set(addresses)].filter((a) => !this.#cache.has(a));
-    const answers = await Promise.all(
-      todo.map(async (a): Promise<[string, Resolution]> => {
+    for (const [a, r] of await this.#lookAll(todo)) this.#cache.set(a, r);
+    return todo.length;
+  }
+
+  /** Looks the addresses up again; returns those that now resolve otherwise (or newly, or no longer). */
+  async refresh(addresses: Iterable<string>): Promise<string[]> {
+    const changed: string[] = [];
+    for (const [a, r] of await this.#lookAll([...new Set(addresses)])) {
+      const before = this.#cache.get(a);
+      if (before !== undefined && sameResolution(before, r)) continue;
+      this.#cache.set(a, r);
+      changed.push(a);
+    }
+    return changed;
+  }
+
+  /** The tables that answered lookups with a route (where a change can move a next hop). */
+  tables(): number[] {
+    const out = new Set<number>();
+    for (const r of this.#cache.values()) if (r.kind !== 'unresolved') out.add(r.table);
+    return [...out];
+  }
+
+  addresses(): IterableIterator<string> {
+    return this.#cache.keys();
+  }
+
+  #lookAll(addresses: readonly string[]): Promise<[string, Resolution][]> {
+    return Promise.all(
+      addresses.map(async (a): Promise<[string, Resolution]> => {
         if (isLinkLocal(a))
           return [a, { kind: 'unresolved', reason: `link-local next hop ${a} needs an interface` }];
         return [a, classify(a, await this.#lookup(a), this.#own)];
       }),
     );
-    for (const [a, r] of answers) this.#cache.set(a, r);
   }
 
   /**
@@ -139,4 +173,16 @@ export class NextHopResolver {
   entries(): { address: string; resolution: Resolution }[] {
     return [...this.#cache].map(([address, resolution]) => ({ address, resolution }));
   }
+}
+
+function sameResolution(a: Resolution, b: Resolution): boolean {
+  if (a.kind === 'unresolved') return b.kind === 'unresolved' && a.reason === b.reason;
+  if (b.kind === 'unresolved') return false;
+  return (
+    a.kind === b.kind &&
+    a.through === b.through &&
+    a.table === b.table &&
+    a.nexthops.length === b.nexthops.length &&
+    a.nexthops.every((n, i) => n.gateway === b.nexthops[i].gateway && n.ifindex === b.nexthops[i].ifindex)
+  );
 }

@@ -18,6 +18,7 @@ import { encodeOps } from './encode-ops.js';
 import { KernelError, rejectionText } from './errors.js';
 import { MONITOR_GROUPS, type RouteEvent, RouteMonitor } from './monitor.js';
 import { canonicalNexthops, type NexthopSet, NexthopSets } from './nexthop-set.js';
+import { NextHopWatch } from './nexthop-watch.js';
 import { type Found, planReconcile, type RouteOp, type Wanted } from './plan.js';
 import { RepairBudget } from './repair.js';
 import { NextHopResolver, type Resolution } from './resolve.js';
@@ -87,6 +88,8 @@ export interface KernelStatus {
   }[];
   readonly repairs: number;
   readonly gaveUp: number;
+  /** Next hops that resolved otherwise after somebody's route change, and were followed. */
+  readonly nextHopsMoved: number;
   readonly monitor: {
     readonly on: boolean;
     readonly events: number;
@@ -111,6 +114,8 @@ interface Problem {
   readonly prefix: RibPrefix;
   readonly problem: KernelProblem;
   readonly reason: string;
+  /** A failed route, kept so that it is tried again when one of its next hops resolves otherwise. */
+  readonly route?: FibRoute;
 }
 
 interface Lost {
@@ -144,6 +149,9 @@ export class KernelTarget implements FibTarget {
   readonly #now: () => number;
   readonly #sets = new NexthopSets();
   readonly #repairs: RepairBudget;
+  readonly #watch: NextHopWatch;
+  /** Next hops that came to resolve otherwise after an IGP change, and were followed. */
+  #moved = 0;
   #client: RtnlClient | undefined;
   #monitor: RouteMonitor | undefined;
   #resolver: NextHopResolver | undefined;
@@ -197,6 +205,14 @@ export class KernelTarget implements FibTarget {
     this.#timers = components.timers ?? systemTimers;
     this.#now = components.now ?? Date.now;
     this.#repairs = new RepairBudget(this.#init.repairLimit, this.#init.repairWindowMs);
+    this.#watch = new NextHopWatch(this.#timers, this.#init.repairDelayMs, (addresses) =>
+      this.#exclusive(() => this.#follow(addresses)).catch((error: Error) =>
+        this.#log.warn(
+          { error: error.message },
+          'kernel: following a next hop that moved failed; the next reconcile will',
+        ),
+      ),
+    );
   }
 
   /**
@@ -236,7 +252,12 @@ export class KernelTarget implements FibTarget {
             groups: MONITOR_GROUPS,
             dropFromPort: client.port,
           }),
-          { table: this.#init.table, ownPort: client.port, dropCheckMs: this.#init.dropCheckMs },
+          {
+            table: this.#init.table,
+            ownPort: client.port,
+            dropCheckMs: this.#init.dropCheckMs,
+            watches: (table) => this.#watch.watches(table),
+          },
           { event: (e) => this.#onEvent(e), lost: (why) => this.#onMonitorLost(why) },
           this.#timers,
         );
@@ -271,6 +292,7 @@ export class KernelTarget implements FibTarget {
       })),
       repairs: this.#repairs.granted,
       gaveUp: this.#repairs.gaveUp,
+      nextHopsMoved: this.#moved,
       monitor: {
         on: this.#monitor !== undefined,
         events: this.#monitor?.events ?? 0,
@@ -306,6 +328,7 @@ export class KernelTarget implements FibTarget {
       { name: 'displaced', value: s.problems.displaced },
       { name: 'put back', value: s.repairs },
       { name: 'gave up', value: s.gaveUp },
+      { name: 'next hops moved', value: s.nextHopsMoved },
       { name: 'monitor', value: s.monitor.on ? 'on' : 'off' },
       { name: 'monitor overruns', value: s.monitor.overruns },
     ];
@@ -328,12 +351,70 @@ export class KernelTarget implements FibTarget {
       for (const c of changes)
         if (c.kind === 'add')
           for (const h of c.route.nextHops) if (!resolver.get(h.address)) addresses.push(h.address);
-      await resolver.resolve(addresses);
-      // A slice at a time: planning, encoding and the kernel's own work on a write all run in
-      // our thread, and a whole batch at once would hold the event loop (and keepalives) for long.
-      for (let from = 0; from < changes.length; from += APPLY_SLICE)
-        await this.#execute(this.#plan(changes, from, Math.min(changes.length, from + APPLY_SLICE)));
+      if ((await resolver.resolve(addresses)) > 0) this.#syncWatch();
+      await this.#write(changes);
     });
+  }
+
+  /**
+   * Plans and writes the changes a slice at a time: planning, encoding and the kernel's own
+   * work on a write all run in our thread, and a whole batch at once would hold the event loop
+   * (and keepalives) for long.
+   */
+  async #write(changes: readonly FibChange[]): Promise<void> {
+    for (let from = 0; from < changes.length; from += APPLY_SLICE)
+      await this.#execute(this.#plan(changes, from, Math.min(changes.length, from + APPLY_SLICE)));
+  }
+
+  #syncWatch(): void {
+    const resolver = this.#resolver!;
+    this.#watch.watch(resolver.addresses(), resolver.tables());
+  }
+
+  /**
+   * Some next hops may resolve otherwise since an IGP route changed: looks them up again, and
+   * every route of ours over one that moved (and every one that failed for want of it) is
+   * planned again: a replace where its kernel next hops changed, nothing where they did not.
+   */
+  async #follow(addresses: readonly string[]): Promise<void> {
+    await this.#ready();
+    const moved = new Set(await this.#resolver!.refresh(addresses));
+    if (moved.size === 0) return;
+    this.#moved += moved.size;
+    this.#lastHops = undefined;
+    this.#syncWatch();
+    // Routes share next-hop lists: each list is checked once.
+    const verdicts = new Map<readonly FibNextHop[], boolean>();
+    const affected = (hops: readonly FibNextHop[]) => {
+      const known = verdicts.get(hops);
+      if (known !== undefined) return known;
+      const v = hops.some((h) => moved.has(h.address));
+      verdicts.set(hops, v);
+      return v;
+    };
+    const changes: FibChange[] = [];
+    for (const w of this.#installed.values())
+      if (w.hops && affected(w.hops))
+        changes.push({ kind: 'add', route: { prefix: w.prefix, nextHops: w.hops } });
+    for (const p of this.#problems.values())
+      if (p.problem === 'failed' && p.route && affected(p.route.nextHops))
+        changes.push({ kind: 'add', route: p.route });
+    this.#log.info(
+      {
+        nextHops: [...moved].map((a) => ({ address: a, now: this.#describe(a) })),
+        routes: changes.length,
+      },
+      'kernel: next hops resolve otherwise after a route change; our routes over them follow',
+    );
+    await this.#write(changes);
+  }
+
+  #describe(address: string): string {
+    const r = this.#resolver!.get(address);
+    if (!r) return 'not looked up';
+    return r.kind === 'unresolved'
+      ? r.reason
+      : `${r.kind} via ${r.through}: ${canonicalNexthops(r.nexthops)}`;
   }
 
   /** The writes that make changes [from, to) hold; records what needs none (problems, no-ops). */
@@ -353,7 +434,7 @@ export class KernelTarget implements FibTarget {
       }
       const want = this.#wanted(c.route);
       if ('reason' in want) {
-        this.#problem(key, prefix, 'failed', want.reason);
+        this.#problem(key, prefix, 'failed', want.reason, c.route);
         if (have) ops.push({ kind: 'delete', prefix, priority: this.#priority(prefix) });
         continue;
       }
@@ -381,12 +462,14 @@ export class KernelTarget implements FibTarget {
       const addresses = new Set<string>();
       for (const r of all) for (const h of r.nextHops) addresses.add(h.address);
       await resolver.resolve(addresses);
+      this.#syncWatch();
       const wanted = new Map<number | string, Wanted>();
       const problems = new Map<number | string, Problem>();
       for (const r of all) {
         const key = r.prefix.key();
         const w = this.#wanted(r);
-        if ('reason' in w) problems.set(key, { prefix: r.prefix, problem: 'failed', reason: w.reason });
+        if ('reason' in w)
+          problems.set(key, { prefix: r.prefix, problem: 'failed', reason: w.reason, route: r });
         else wanted.set(key, w);
       }
       this.#problems = problems;
@@ -435,6 +518,7 @@ export class KernelTarget implements FibTarget {
     this.#closed = true;
     this.#timers.clearTimeout(this.#repairTimer);
     this.#timers.clearTimeout(this.#verifyTimer);
+    this.#watch.close();
     this.#monitor?.close();
     this.#monitor = undefined;
     const client = this.#client;
@@ -524,7 +608,7 @@ export class KernelTarget implements FibTarget {
       this.#lastHops = { hops: route.nextHops, family, set };
     }
     if ('reason' in set) return set;
-    return { prefix: route.prefix, set, priority: this.#priority(route.prefix) };
+    return { prefix: route.prefix, set, priority: this.#priority(route.prefix), hops: route.nextHops };
   }
 
   /** Sends the ops and records each outcome in #installed / #problems. */
@@ -564,7 +648,8 @@ export class KernelTarget implements FibTarget {
         this.#installed.delete(key);
         this.#problem(key, prefix, 'conflict', this.#conflictText(prefix, op.want.priority));
       } else {
-        this.#problem(key, prefix, 'failed', rejectionText(f.errno, f.detail));
+        const route = op.want.hops && { prefix, nextHops: op.want.hops };
+        this.#problem(key, prefix, 'failed', rejectionText(f.errno, f.detail), route);
         // The kernel kept what it had for the prefix, which is not what we want any more.
         if (this.#installed.delete(key)) cleanup.push({ kind: 'delete', prefix, priority: op.want.priority });
       }
@@ -576,8 +661,14 @@ export class KernelTarget implements FibTarget {
     return `another protocol's route holds ${prefix} metric ${priority} in table ${this.#init.table}`;
   }
 
-  #problem(key: number | string, prefix: RibPrefix, problem: KernelProblem, reason: string): void {
-    const p = { prefix, problem, reason };
+  #problem(
+    key: number | string,
+    prefix: RibPrefix,
+    problem: KernelProblem,
+    reason: string,
+    route?: FibRoute,
+  ): void {
+    const p = { prefix, problem, reason, ...(route && { route }) };
     this.#problems.set(key, p);
     this.#logProblem(p);
   }
@@ -618,6 +709,10 @@ export class KernelTarget implements FibTarget {
   }
 
   #judge(e: RouteEvent): void {
+    if (e.route.table !== this.#init.table || e.route.protocol !== this.#init.protocol)
+      this.#watch.note(e.route);
+    // A watched table's route (where next hops resolve) is never one of ours.
+    if (e.route.table !== this.#init.table) return;
     const key = e.route.prefix.key();
     const inst = this.#installed.get(key);
     if (!inst || e.route.priority !== this.#priority(inst.prefix)) return;

@@ -408,6 +408,84 @@ describe('the monitor puts back what others take', () => {
   });
 });
 
+describe('next-hop tracking: our routes follow the IGP', () => {
+  /** An IGP route somebody adds: in the fake's FIB (notified) and where its lookups look. */
+  function igpAdd(kernel: FakeKernel, prefix: string, gateway: string, table = 254): void {
+    kernel.lookupRoutes.push({ prefix, gateway, ifindex: 3, protocol: 188, table });
+    kernel.externalAdd({ ...foreign(prefix, 188, 20, gateway), table });
+  }
+
+  it('a more specific IGP route to an iBGP next hop moves our routes to its gateway, no reconcile', async () => {
+    const kernel = new FakeKernel();
+    kernel.lookupRoutes.push({ prefix: '198.18.99.0/24', gateway: '198.18.40.3', ifindex: 3, protocol: 188 });
+    const { target } = setup({}, kernel);
+    await target.apply([
+      add(route('198.19.1.0/24', '198.18.99.1')),
+      add(route('198.19.2.0/24', '198.18.99.1', '198.18.40.2')),
+      add(route('198.19.3.0/24', '198.18.40.2')),
+    ]);
+    const before = kernel.routeRequests;
+    igpAdd(kernel, '198.18.99.0/25', '198.18.40.4');
+    await until('the routes to follow', () => kernel.show()[0]?.endsWith('via 198.18.40.4@3') ?? false);
+    expect(kernel.show()).toEqual([
+      '198.19.1.0/24 metric 20 via 198.18.40.4@3',
+      '198.19.2.0/24 metric 20 via 198.18.40.4@3,198.18.40.2@3',
+      '198.19.3.0/24 metric 20 via 198.18.40.2@3',
+    ]);
+    // Only the two routes over the next hop that moved were written.
+    expect(kernel.routeRequests - before).toBe(2);
+    expect(target.status()).toMatchObject({ nextHopsMoved: 1, routes: 3 });
+    expect(target.status().nextHops).toContainEqual({
+      address: '198.18.99.1',
+      resolution: 'recursive',
+      detail: '198.18.99.0/25: 198.18.40.4@3*1',
+    });
+  });
+
+  it('a route whose next hop had no route goes in once one appears', async () => {
+    const { kernel, target } = setup();
+    await target.apply([add(route('198.19.1.0/24', '198.18.77.1'))]);
+    expect(target.status().problems.failed).toBe(1);
+    igpAdd(kernel, '198.18.77.0/24', '198.18.40.3');
+    await until('the route to go in', () => kernel.show().length === 1);
+    expect(kernel.show()).toEqual(['198.19.1.0/24 metric 20 via 198.18.40.3@3']);
+    expect(target.status().problems.failed).toBe(0);
+  });
+
+  it('changes that cover none of our next hops, or sit in a table no lookup used, look nothing up', async () => {
+    const kernel = new FakeKernel();
+    kernel.lookupRoutes.push({ prefix: '198.18.99.0/24', gateway: '198.18.40.3', ifindex: 3, protocol: 188 });
+    const { target } = setup({}, kernel);
+    await target.apply([add(route('198.19.1.0/24', '198.18.99.1'))]);
+    const writes = kernel.writes.length;
+    igpAdd(kernel, '198.18.98.0/24', '198.18.40.4'); // another prefix
+    kernel.externalAdd({ ...foreign('198.18.99.0/25', 188, 20, '198.18.40.4'), table: 300 }); // another table
+    await new Promise((r) => setTimeout(r, 30));
+    await settle();
+    expect(kernel.writes.length).toBe(writes); // not even a lookup
+    expect(kernel.show()).toEqual(['198.19.1.0/24 metric 20 via 198.18.40.3@3']);
+    expect(target.status().nextHopsMoved).toBe(0);
+  });
+
+  it('the IGP route going away leaves the route failed and says why; it comes back with the route', async () => {
+    const kernel = new FakeKernel();
+    const { target } = setup({}, kernel);
+    igpAdd(kernel, '198.18.99.0/24', '198.18.40.3');
+    await target.apply([add(route('198.19.1.0/24', '198.18.99.1'))]);
+    expect(kernel.show()).toHaveLength(1);
+    kernel.lookupRoutes.splice(
+      kernel.lookupRoutes.findIndex((r) => r.prefix === '198.18.99.0/24'),
+      1,
+    );
+    kernel.externalDelete(254, '198.18.99.0/24', 20);
+    await until('the route to go', () => kernel.show().length === 0);
+    expect(target.status().problemSample[0]).toMatchObject({ prefix: '198.19.1.0/24', problem: 'failed' });
+    igpAdd(kernel, '198.18.99.0/24', '198.18.40.2');
+    await until('the route to come back', () => kernel.show().length === 1);
+    expect(kernel.show()).toEqual(['198.19.1.0/24 metric 20 via 198.18.40.2@3']);
+  });
+});
+
 describe('start', () => {
   it('without NETLINK_NO_ENOBUFS the monitor stays off (an overrun would abort); routes still go in', async () => {
     const kernel = new FakeKernel();

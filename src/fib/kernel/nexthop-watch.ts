@@ -1,0 +1,96 @@
+import { Afi, parseIpv4, parseIpv6 } from '../../bgp/wire/index.js';
+import { maskIpv4, maskWord, type RibPrefix } from '../../rib/index.js';
+import type { Timers } from './client.js';
+import { RtTable } from './constants.js';
+import type { KernelRoute } from './route-message.js';
+
+interface Watched {
+  readonly afi: number;
+  readonly words: Uint32Array;
+}
+
+/**
+ * Next-hop tracking, as zebra does it for bgpd: a route somebody else adds, replaces or
+ * deletes can change how a BGP next hop resolves when its prefix covers that next hop (a
+ * more specific route appears, the covering one goes or gets other gateways). Such addresses
+ * are gathered for a short quiet time, so a burst of IGP changes costs one new lookup each,
+ * then handed to `due`. Other route changes cannot change a lookup and are ignored.
+ *
+ * The tables worth hearing of are the main table (a lookup that found nothing may find a
+ * route there later) and every table a lookup answered from (policy routing).
+ */
+export class NextHopWatch {
+  readonly #timers: Timers;
+  readonly #delayMs: number;
+  readonly #due: (addresses: string[]) => void;
+  #watched = new Map<string, Watched>();
+  #tables = new Set<number>([RtTable.MAIN]);
+  #pending = new Set<string>();
+  #timer: unknown;
+  #closed = false;
+  /** Route changes that covered a watched next hop. */
+  hits = 0;
+
+  constructor(timers: Timers, delayMs: number, due: (addresses: string[]) => void) {
+    this.#timers = timers;
+    this.#delayMs = delayMs;
+    this.#due = due;
+  }
+
+  /** The next hops to watch and the tables their lookups answered from; replaces the last set. */
+  watch(addresses: Iterable<string>, tables: Iterable<number>): void {
+    const watched = new Map<string, Watched>();
+    for (const a of addresses) watched.set(a, this.#watched.get(a) ?? parse(a));
+    this.#watched = watched;
+    this.#tables = new Set([RtTable.MAIN, ...tables]);
+  }
+
+  /** Whether route changes in `table` can matter (the monitor decodes only those and our own table's). */
+  watches(table: number): boolean {
+    return this.#tables.has(table);
+  }
+
+  /** A route somebody else changed: the next hops it covers are looked up again after the quiet time. */
+  note(route: KernelRoute): void {
+    if (this.#closed || !this.#tables.has(route.table)) return;
+    let hit = false;
+    for (const [address, w] of this.#watched)
+      if (covers(route.prefix, w)) {
+        this.#pending.add(address);
+        hit = true;
+      }
+    if (!hit) return;
+    this.hits++;
+    if (this.#timer !== undefined) return;
+    this.#timer = this.#timers.setTimeout(() => {
+      this.#timer = undefined;
+      const due = [...this.#pending];
+      this.#pending.clear();
+      if (!this.#closed && due.length > 0) this.#due(due);
+    }, this.#delayMs);
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+function parse(address: string): Watched {
+  return address.includes(':')
+    ? { afi: Afi.IPV6, words: parseIpv6(address) }
+    : { afi: Afi.IPV4, words: Uint32Array.of(parseIpv4(address)) };
+}
+
+/** Whether the prefix holds the address (IPv4 in IPv4, IPv6 in IPv6). */
+function covers(p: RibPrefix, w: Watched): boolean {
+  if (p.afi !== w.afi) return false;
+  if (p.afi === Afi.IPV4) return maskIpv4(w.words[0], p.len) === p.w0;
+  return (
+    maskWord(w.words[0], 0, p.len) === p.w0 &&
+    maskWord(w.words[1], 1, p.len) === p.w1 &&
+    maskWord(w.words[2], 2, p.len) === p.w2 &&
+    maskWord(w.words[3], 3, p.len) === p.w3
+  );
+}
