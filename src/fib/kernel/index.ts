@@ -20,7 +20,14 @@ export {
 } from './monitor.js';
 export { canonicalNexthops, type NexthopSet, NexthopSets } from './nexthop-set.js';
 export { forEachAttr, type NlMessage, NlView, NlWriter, nlAlign, splitMessages } from './nl-buffer.js';
-export { type Found, planReconcile, type ReconcilePlan, type RouteOp, type Wanted } from './plan.js';
+export {
+  type Found,
+  planInSteps,
+  planReconcile,
+  type ReconcilePlan,
+  type RouteOp,
+  type Wanted,
+} from './plan.js';
 export { RepairBudget, type RepairVerdict } from './repair.js';
 export { classify, isLinkLocal, NextHopResolver, type Resolution } from './resolve.js';
 export {

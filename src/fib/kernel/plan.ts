@@ -49,9 +49,28 @@ export function planReconcile(
   found: readonly Found[],
   protocol: number,
 ): ReconcilePlan {
+  const steps = planInSteps(wanted, found, protocol);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * planReconcile worked out `slice` entries at a time: it yields between slices, so a caller
+ * with a million routes to plan can let the event loop run (keepalives) before the next one.
+ */
+export function* planInSteps(
+  wanted: ReadonlyMap<number | string, Wanted>,
+  found: readonly Found[],
+  protocol: number,
+  slice = 16_384,
+): Generator<void, ReconcilePlan> {
+  let n = 0;
   const ours = new Map<number | string, Found[]>();
   const foreign = new Set<string>();
   for (const f of found) {
+    if (++n % slice === 0) yield;
     const key = f.prefix.key();
     if (f.protocol === protocol) {
       const list = ours.get(key);
@@ -65,6 +84,7 @@ export function planReconcile(
   const keep: Wanted[] = [];
   const conflicts: Wanted[] = [];
   for (const [key, list] of ours) {
+    if (++n % slice === 0) yield;
     const w = wanted.get(key);
     let matched = false;
     for (const f of list) {
@@ -74,6 +94,7 @@ export function planReconcile(
     }
   }
   for (const [key, w] of wanted) {
+    if (++n % slice === 0) yield;
     const at = ours.get(key)?.find((f) => f.priority === w.priority);
     const taken = foreign.has(`${key}|${w.priority}`);
     if (at) {

@@ -19,7 +19,8 @@ import { KernelError, rejectionText } from './errors.js';
 import { MONITOR_GROUPS, type RouteEvent, RouteMonitor } from './monitor.js';
 import { canonicalNexthops, type NexthopSet, NexthopSets } from './nexthop-set.js';
 import { NextHopWatch } from './nexthop-watch.js';
-import { type Found, planReconcile, type RouteOp, type Wanted } from './plan.js';
+import { nextTurn, Pacer } from './pacer.js';
+import { type Found, planInSteps, type RouteOp, type Wanted } from './plan.js';
 import { RepairBudget } from './repair.js';
 import { NextHopResolver, type Resolution } from './resolve.js';
 import { familyOf, type KernelRoute } from './route-message.js';
@@ -463,9 +464,13 @@ export class KernelTarget implements FibTarget {
       for (const r of all) for (const h of r.nextHops) addresses.add(h.address);
       await resolver.resolve(addresses);
       this.#syncWatch();
+      // A full table is planned over many turns, as it is written (see #write).
+      const pace = new Pacer(APPLY_SLICE);
       const wanted = new Map<number | string, Wanted>();
       const problems = new Map<number | string, Problem>();
       for (const r of all) {
+        const turn = pace.tick();
+        if (turn) await turn;
         const key = r.prefix.key();
         const w = this.#wanted(r);
         if ('reason' in w)
@@ -484,14 +489,28 @@ export class KernelTarget implements FibTarget {
           ...(r.nhId !== undefined && { nhId: r.nhId }),
         }),
       );
-      const plan = planReconcile(wanted, found, this.#init.protocol);
+      const steps = planInSteps(wanted, found, this.#init.protocol, APPLY_SLICE);
+      let step = steps.next();
+      for (; !step.done; step = steps.next()) await nextTurn();
+      const plan = step.value;
       this.#installed = new Map();
-      for (const w of plan.keep) this.#installed.set(w.prefix.key(), w);
+      for (const w of plan.keep) {
+        const turn = pace.tick();
+        if (turn) await turn;
+        this.#installed.set(w.prefix.key(), w);
+      }
       for (const w of plan.conflicts)
         this.#problem(w.prefix.key(), w.prefix, 'conflict', this.#conflictText(w.prefix, w.priority));
-      await this.#execute(plan.ops);
+      for (let from = 0; from < plan.ops.length; from += APPLY_SLICE)
+        await this.#execute(plan.ops.slice(from, from + APPLY_SLICE));
       this.#loaded = true;
-      this.#sets.retain(new Set([...this.#installed.values()].map((i) => i.set)));
+      const used = new Set<NexthopSet>();
+      for (const i of this.#installed.values()) {
+        used.add(i.set);
+        const turn = pace.tick();
+        if (turn) await turn;
+      }
+      this.#sets.retain(used);
       this.#lastHops = undefined;
     });
   }
@@ -624,7 +643,10 @@ export class KernelTarget implements FibTarget {
     }
     const failedAt = new Map(failures.map((f) => [f.index, f]));
     const cleanup: RouteOp[] = [];
+    const pace = new Pacer(APPLY_SLICE);
     for (let i = 0; i < ops.length; i++) {
+      const turn = pace.tick();
+      if (turn) await turn;
       const op = ops[i];
       const f = failedAt.get(i);
       if (op.kind === 'delete') {

@@ -4,6 +4,7 @@ import {
   AddressFamily,
   type Found,
   NexthopSets,
+  planInSteps,
   planReconcile,
   type Wanted,
 } from '../../../src/fib/kernel/index.js';
@@ -115,6 +116,17 @@ describe('planReconcile', () => {
       expect(plan.keep.map((w) => w.prefix.toString())).toEqual(c.keep ?? []);
       expect(plan.conflicts.map((w) => w.prefix.toString())).toEqual(c.conflicts ?? []);
     });
+
+  it('in steps, it yields between slices and comes to the same plan', () => {
+    const w = wanted(want('198.19.1.0/24'), want('198.19.2.0/24', B), want('198.19.3.0/24'));
+    const f = [found('198.19.2.0/24'), found('198.19.4.0/24'), found('198.19.3.0/24', 4)];
+    const steps = planInSteps(w, f, OURS, 2);
+    let yields = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) yields++;
+    expect(yields).toBe(4); // 3 found, 2 of them ours, 3 wanted: 8 entries, a yield at every 2nd
+    expect(step.value).toEqual(planReconcile(w, f, OURS));
+  });
 
   it('property: applying the plan to the kernel leaves exactly the wanted routes of ours, others untouched', () => {
     const prefixes = ['198.19.1.0/24', '198.19.2.0/24', '198.19.3.0/24', '198.19.4.0/24', '2001:db8:1::/48'];

@@ -259,6 +259,28 @@ describe('apply', () => {
 });
 
 describe('reconcile', () => {
+  it('plans and writes a big table over many turns, so timers run while it goes in', async () => {
+    const kernel = new FakeKernel();
+    kernel.recvBuffer = 1 << 30; // a window wide enough for the whole table at once
+    const { target } = setup({ batch: 4096, maxInFlight: 1 << 20 }, kernel);
+    const all = Array.from({ length: 20_000 }, (_, i) =>
+      route(`198.19.${i >> 8}.${i & 255}/32`, '198.18.40.2'),
+    );
+    const routeWrites = () => kernel.writes.filter((w) => w.messages > 1).length;
+    const seen: number[] = [];
+    let done = false;
+    const tick = () => {
+      seen.push(routeWrites());
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await target.reconcile(all);
+    done = true;
+    expect(routeWrites()).toBe(5); // 8192, 8192 and 3616: two writes, two, one
+    expect(seen.some((n) => n > 0 && n < 5)).toBe(true);
+    expect(kernel.show()).toHaveLength(20_000);
+  });
+
   it('adds missing, replaces different, deletes stale ours; static and other protocols untouched', async () => {
     const kernel = new FakeKernel();
     kernel.externalAdd(foreign('198.19.9.0/24', 4)); // static
