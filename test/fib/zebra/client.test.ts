@@ -165,6 +165,21 @@ describe('ZebraTarget without zebra', () => {
     await expect(t.apply([])).rejects.toMatchObject({ kind: 'closed' });
   });
 
+  it('keeps every change of a batch bigger than one write while not connected, for the replay', async () => {
+    const t = new ZebraTarget({ socket: '/nonexistent/zserv.api' });
+    const routes = Array.from({ length: 20_000 }, (_, i) => ({
+      kind: 'add' as const,
+      route: { prefix: parsePrefix(`198.19.${i >> 8}.${i & 255}/32`), nextHops: [v4] },
+    }));
+    await expect(t.apply(routes)).rejects.toMatchObject({ kind: 'not-connected' });
+    expect(t.status()).toMatchObject({ routes: 20_000, pending: 20_000 });
+    await t
+      .apply(routes.slice(0, 10_000).map((c) => ({ kind: 'withdraw' as const, prefix: c.route.prefix })))
+      .catch(() => {});
+    expect(t.status().routes).toBe(10_000);
+    await t.close();
+  });
+
   it('a route it cannot send is listed as unencodable and replaces the old one', async () => {
     const t = new ZebraTarget({ socket: '/nonexistent/zserv.api' });
     const prefix = parsePrefix('2001:db8:5::/48');
