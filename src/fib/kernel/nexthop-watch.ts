@@ -1,7 +1,9 @@
 import { Afi, parseIpv4, parseIpv6 } from '../../bgp/wire/index.js';
 import { maskIpv4, maskWord, type RibPrefix } from '../../rib/index.js';
+import type { FibChange, FibNextHop, FibRoute } from '../route.js';
 import type { Timers } from './client.js';
 import { RtTable } from './constants.js';
+import type { Wanted } from './plan.js';
 import type { KernelRoute } from './route-message.js';
 
 interface Watched {
@@ -93,4 +95,31 @@ function covers(p: RibPrefix, w: Watched): boolean {
     maskWord(w.words[2], 2, p.len) === p.w2 &&
     maskWord(w.words[3], 3, p.len) === p.w3
   );
+}
+
+/**
+ * Every route to plan again once the next hops in `moved` resolve otherwise: the installed
+ * routes over one of them and the failed ones that wait for one. Routes share next-hop lists,
+ * so each list is checked once.
+ */
+export function routesOver(
+  moved: ReadonlySet<string>,
+  installed: Iterable<Wanted>,
+  failed: Iterable<{ readonly route?: FibRoute }>,
+): FibChange[] {
+  const verdicts = new Map<readonly FibNextHop[], boolean>();
+  const affected = (hops: readonly FibNextHop[]) => {
+    const known = verdicts.get(hops);
+    if (known !== undefined) return known;
+    const v = hops.some((h) => moved.has(h.address));
+    verdicts.set(hops, v);
+    return v;
+  };
+  const changes: FibChange[] = [];
+  for (const w of installed)
+    if (w.hops && affected(w.hops))
+      changes.push({ kind: 'add', route: { prefix: w.prefix, nextHops: w.hops } });
+  for (const p of failed)
+    if (p.route && affected(p.route.nextHops)) changes.push({ kind: 'add', route: p.route });
+  return changes;
 }

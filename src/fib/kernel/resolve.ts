@@ -2,6 +2,7 @@ import type { FibNextHop } from '../route.js';
 import type { RequestFailure } from './client.js';
 import { AddressFamily, Rtn } from './constants.js';
 import { rejectionText } from './errors.js';
+import { canonicalNexthops } from './nexthop-set.js';
 import { gatewayFamilyOf, type KernelNexthop, type KernelRoute } from './route-message.js';
 
 /**
@@ -185,4 +186,9 @@ function sameResolution(a: Resolution, b: Resolution): boolean {
     a.nexthops.length === b.nexthops.length &&
     a.nexthops.every((n, i) => n.gateway === b.nexthops[i].gateway && n.ifindex === b.nexthops[i].ifindex)
   );
+}
+
+/** A resolution as a log line says it. */
+export function describeResolution(r: Resolution): string {
+  return r.kind === 'unresolved' ? r.reason : `${r.kind} via ${r.through}: ${canonicalNexthops(r.nexthops)}`;
 }

@@ -1,6 +1,7 @@
-// Over 400 lines on purpose: apply, reconcile, close, the monitor's repairs and the verify dump
-// all read and write one mirror of what we installed, one request at a time; split apart, each
-// piece would need that mirror and the exclusive lock handed to it.
+// Over 400 lines on purpose: apply, reconcile, close, the monitor's repairs, the verify dump and
+// following next hops that moved all read and write one mirror of what we installed, one request
+// at a time; split apart, each piece would need that mirror and the exclusive lock handed to it.
+// What needs neither lives beside it (plan, nexthop-watch, resolve, pacer).
 import type { AfiCode } from '../../bgp/wire/index.js';
 import type { Logger } from '../../components/index.js';
 import type { RibPrefix } from '../../rib/index.js';
@@ -18,11 +19,11 @@ import { encodeOps } from './encode-ops.js';
 import { KernelError, rejectionText } from './errors.js';
 import { MONITOR_GROUPS, type RouteEvent, RouteMonitor } from './monitor.js';
 import { canonicalNexthops, type NexthopSet, NexthopSets } from './nexthop-set.js';
-import { NextHopWatch } from './nexthop-watch.js';
+import { NextHopWatch, routesOver } from './nexthop-watch.js';
 import { nextTurn, Pacer } from './pacer.js';
 import { type Found, planInSteps, type RouteOp, type Wanted } from './plan.js';
 import { RepairBudget } from './repair.js';
-import { NextHopResolver, type Resolution } from './resolve.js';
+import { describeResolution, NextHopResolver, type Resolution } from './resolve.js';
 import { familyOf, type KernelRoute } from './route-message.js';
 import { openRtnlSocket, type RtnlSocketFactory } from './rtnl-socket.js';
 
@@ -384,22 +385,8 @@ export class KernelTarget implements FibTarget {
     this.#moved += moved.size;
     this.#lastHops = undefined;
     this.#syncWatch();
-    // Routes share next-hop lists: each list is checked once.
-    const verdicts = new Map<readonly FibNextHop[], boolean>();
-    const affected = (hops: readonly FibNextHop[]) => {
-      const known = verdicts.get(hops);
-      if (known !== undefined) return known;
-      const v = hops.some((h) => moved.has(h.address));
-      verdicts.set(hops, v);
-      return v;
-    };
-    const changes: FibChange[] = [];
-    for (const w of this.#installed.values())
-      if (w.hops && affected(w.hops))
-        changes.push({ kind: 'add', route: { prefix: w.prefix, nextHops: w.hops } });
-    for (const p of this.#problems.values())
-      if (p.problem === 'failed' && p.route && affected(p.route.nextHops))
-        changes.push({ kind: 'add', route: p.route });
+    const failed = [...this.#problems.values()].filter((p) => p.problem === 'failed');
+    const changes = routesOver(moved, this.#installed.values(), failed);
     this.#log.info(
       {
         nextHops: [...moved].map((a) => ({ address: a, now: this.#describe(a) })),
@@ -412,10 +399,7 @@ export class KernelTarget implements FibTarget {
 
   #describe(address: string): string {
     const r = this.#resolver!.get(address);
-    if (!r) return 'not looked up';
-    return r.kind === 'unresolved'
-      ? r.reason
-      : `${r.kind} via ${r.through}: ${canonicalNexthops(r.nexthops)}`;
+    return r ? describeResolution(r) : 'not looked up';
   }
 
   /** The writes that make changes [from, to) hold; records what needs none (problems, no-ops). */
