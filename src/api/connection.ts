@@ -5,6 +5,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Logger } from '../components/index.js';
+import { nextTurn } from '../components/index.js';
 import { LineSplitter } from './framing.js';
 import {
   type ControlRequest,
@@ -16,7 +17,7 @@ import {
   isResponse,
   parseRequest,
 } from './protocol.js';
-import { drained, yieldToEventLoop } from './socket-wait.js';
+import { drained } from './socket-wait.js';
 import { ControlError, type SpeakerControl, type WatchTopic } from './types.js';
 import { type WatchLimits, WatchStream } from './watch-stream.js';
 
@@ -124,7 +125,7 @@ export class ControlConnection {
     try {
       for (const piece of encodeResponsePieces(response, this.#limits.responseSliceEntries)) {
         if (this.#socket.destroyed) return;
-        if (sent) await yieldToEventLoop();
+        if (sent) await nextTurn();
         if (!this.#socket.write(piece)) await drained(this.#socket);
         sent = true;
       }

@@ -12,6 +12,3 @@ export function drained(socket: Socket): Promise<void> {
     socket.on('close', done);
   });
 }
-
-/** Lets timers and other sockets run between two slices of a long write. */
-export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -6,8 +6,9 @@
  * speaker buffer without bound.
  */
 import type { Socket } from 'node:net';
+import { nextTurn } from '../components/index.js';
 import { encodeResponse, type RequestId } from './protocol.js';
-import { drained, yieldToEventLoop } from './socket-wait.js';
+import { drained } from './socket-wait.js';
 import type { SpeakerControl, WatchEvent, WatchItem, WatchTopic } from './types.js';
 
 export interface WatchLimits {
@@ -102,7 +103,7 @@ export class WatchStream {
         const ok = this.#socket.write(this.#line(item));
         if (this.#head >= COMPACT_AFTER) this.#compact();
         if (!ok) await drained(this.#socket);
-        else if (++sent % this.#limits.sliceEvents === 0) await yieldToEventLoop();
+        else if (++sent % this.#limits.sliceEvents === 0) await nextTurn();
       }
     } finally {
       this.#draining = false;

@@ -59,10 +59,17 @@ export function ipv4KeyLength(key: number): number {
  * Opaque, not text: a sink keys a million prefixes with it, and hex digits cost six times as much.
  */
 export function ipv6Key(words: ArrayLike<number>, off: number, len: number): string {
-  const a = maskWord(words[off], 0, len);
-  const b = maskWord(words[off + 1], 1, len);
-  const c = maskWord(words[off + 2], 2, len);
-  const d = maskWord(words[off + 3], 3, len);
+  return maskedIpv6Key(
+    maskWord(words[off], 0, len),
+    maskWord(words[off + 1], 1, len),
+    maskWord(words[off + 2], 2, len),
+    maskWord(words[off + 3], 3, len),
+    len,
+  );
+}
+
+/** ipv6Key of words already masked to `len` (a RibPrefix's): nothing to copy or mask again. */
+function maskedIpv6Key(a: number, b: number, c: number, d: number, len: number): string {
   return String.fromCharCode(
     a >>> 16,
     a & 0xffff,
@@ -169,7 +176,7 @@ export class RibPrefix implements Prefix {
 
   key(): number | string {
     if (this.afi === Afi.IPV4) return this.w0 * IPV4_KEY_LEN_SPAN + this.len;
-    this.#keyText ??= ipv6Key([this.w0, this.w1, this.w2, this.w3], 0, this.len);
+    this.#keyText ??= maskedIpv6Key(this.w0, this.w1, this.w2, this.w3, this.len);
     return this.#keyText;
   }
 

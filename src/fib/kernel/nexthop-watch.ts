@@ -30,8 +30,6 @@ export class NextHopWatch {
   #pending = new Set<string>();
   #timer: unknown;
   #closed = false;
-  /** Route changes that covered a watched next hop. */
-  hits = 0;
 
   constructor(timers: Timers, delayMs: number, due: (addresses: string[]) => void) {
     this.#timers = timers;
@@ -61,9 +59,7 @@ export class NextHopWatch {
         this.#pending.add(address);
         hit = true;
       }
-    if (!hit) return;
-    this.hits++;
-    if (this.#timer !== undefined) return;
+    if (!hit || this.#timer !== undefined) return;
     this.#timer = this.#timers.setTimeout(() => {
       this.#timer = undefined;
       const due = [...this.#pending];
@@ -99,13 +95,13 @@ function covers(p: RibPrefix, w: Watched): boolean {
 
 /**
  * Every route to plan again once the next hops in `moved` resolve otherwise: the installed
- * routes over one of them and the failed ones that wait for one. Routes share next-hop lists,
+ * routes over one of them and the problems that carry a route over one (failed ones). Routes share next-hop lists,
  * so each list is checked once.
  */
 export function routesOver(
   moved: ReadonlySet<string>,
   installed: Iterable<Wanted>,
-  failed: Iterable<{ readonly route?: FibRoute }>,
+  problems: Iterable<{ readonly route?: FibRoute }>,
 ): FibChange[] {
   const verdicts = new Map<readonly FibNextHop[], boolean>();
   const affected = (hops: readonly FibNextHop[]) => {
@@ -119,7 +115,7 @@ export function routesOver(
   for (const w of installed)
     if (w.hops && affected(w.hops))
       changes.push({ kind: 'add', route: { prefix: w.prefix, nextHops: w.hops } });
-  for (const p of failed)
+  for (const p of problems)
     if (p.route && affected(p.route.nextHops)) changes.push({ kind: 'add', route: p.route });
   return changes;
 }

@@ -1,9 +1,9 @@
 // Over 400 lines on purpose: apply, reconcile, close, the monitor's repairs, the verify dump and
 // following next hops that moved all read and write one mirror of what we installed, one request
 // at a time; split apart, each piece would need that mirror and the exclusive lock handed to it.
-// What needs neither lives beside it (plan, nexthop-watch, resolve, pacer).
+// What needs neither lives beside it (plan, nexthop-watch, resolve).
 import type { AfiCode } from '../../bgp/wire/index.js';
-import type { Logger } from '../../components/index.js';
+import { type Logger, nextTurn, Pacer } from '../../components/index.js';
 import type { RibPrefix } from '../../rib/index.js';
 import type { FibChange, FibNextHop, FibRoute, FibTarget, SinkDetail } from '../route.js';
 import { RtnlClient, systemTimers, type Timers } from './client.js';
@@ -20,7 +20,6 @@ import { KernelError, rejectionText } from './errors.js';
 import { MONITOR_GROUPS, type RouteEvent, RouteMonitor } from './monitor.js';
 import { canonicalNexthops, type NexthopSet, NexthopSets } from './nexthop-set.js';
 import { NextHopWatch, routesOver } from './nexthop-watch.js';
-import { nextTurn, Pacer } from './pacer.js';
 import { type Found, planInSteps, type RouteOp, type Wanted } from './plan.js';
 import { RepairBudget } from './repair.js';
 import { describeResolution, NextHopResolver, type Resolution } from './resolve.js';
@@ -385,8 +384,8 @@ export class KernelTarget implements FibTarget {
     this.#moved += moved.size;
     this.#lastHops = undefined;
     this.#syncWatch();
-    const failed = [...this.#problems.values()].filter((p) => p.problem === 'failed');
-    const changes = routesOver(moved, this.#installed.values(), failed);
+    // Only failed routes keep their route in #problems: conflicts and displaced ones wait for no next hop.
+    const changes = routesOver(moved, this.#installed.values(), this.#problems.values());
     this.#log.info(
       {
         nextHops: [...moved].map((a) => ({ address: a, now: this.#describe(a) })),

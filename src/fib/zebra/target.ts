@@ -242,6 +242,7 @@ export class ZebraTarget implements FibTarget {
    */
   async #sendInSlices(count: number, encode: (w: Writer, i: number) => void): Promise<void> {
     let failure: unknown;
+    // At least one round, so that nothing to send still says whether zebra is there.
     for (let from = 0; from < count || from === 0; from += SEND_SLICE) {
       const to = Math.min(count, from + SEND_SLICE);
       const w = new Writer(Math.max(64, (to - from) * 48));

@@ -1,4 +1,4 @@
-/** A later turn of the event loop: timers and I/O run before it. */
+/** A later turn of the event loop: timers and I/O run before it (between slices of long work). */
 export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
