@@ -199,6 +199,13 @@ export function errnoName(errno: number): string {
   return ERRNO_NAMES.get(errno) ?? `errno ${errno}`;
 }
 
+/**
+ * Changes planned, written and recorded per turn (two writes of KERNEL_DEFAULTS.batch):
+ * planning, encoding and the kernel's own work on a write all run in our thread, and a whole
+ * table at once would hold the event loop (and keepalives) for long.
+ */
+export const APPLY_SLICE = 8192;
+
 /** The target's defaults; `sinks.kernel` in the configuration overrides table, metric, protocol, on_stop. */
 export const KERNEL_DEFAULTS = {
   table: RtTable.MAIN,

@@ -4,8 +4,6 @@ export {
   type RequestFailure,
   RtnlClient,
   type RtnlClientInit,
-  systemTimers,
-  type Timers,
 } from './client.js';
 export * from './constants.js';
 export { decodeAck, decodeDone, type NlAck, writeAck } from './control.js';
@@ -20,15 +18,26 @@ export {
 } from './monitor.js';
 export { canonicalNexthops, type NexthopSet, NexthopSets } from './nexthop-set.js';
 export { forEachAttr, type NlMessage, NlView, NlWriter, nlAlign, splitMessages } from './nl-buffer.js';
+export { type Installed, OwnedRoutes, type OwnMark, type Problem } from './owned.js';
 export {
   type Found,
+  planChanges,
   planInSteps,
   planReconcile,
   type ReconcilePlan,
+  type RouteBook,
   type RouteOp,
   type Wanted,
+  WantedRoutes,
 } from './plan.js';
-export { RepairBudget, type RepairVerdict } from './repair.js';
+export {
+  type GuardedTarget,
+  RepairBudget,
+  type RepairVerdict,
+  RouteGuard,
+  type RouteGuardInit,
+} from './repair.js';
+export { CauseLog, kernelDetails, kernelStatus, notInstalled } from './report.js';
 export { classify, isLinkLocal, NextHopResolver, type Resolution } from './resolve.js';
 export {
   decodeRoute,
@@ -52,10 +61,5 @@ export {
   type RtnlSocketOptions,
   type SocketError,
 } from './rtnl-socket.js';
-export {
-  type KernelComponents,
-  type KernelProblem,
-  type KernelStatus,
-  KernelTarget,
-  type KernelTargetInit,
-} from './target.js';
+export { KernelTarget } from './target.js';
+export type { KernelComponents, KernelProblem, KernelStatus, KernelTargetInit } from './types.js';

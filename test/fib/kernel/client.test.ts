@@ -4,6 +4,7 @@ import {
   AddressFamily,
   Errno,
   encodeNexthops,
+  type KernelError,
   NlmFlag,
   type NlWriter,
   RtnlClient,
@@ -13,6 +14,7 @@ import {
   writeUnicastRoute,
 } from '../../../src/fib/kernel/index.js';
 import { parsePrefix, RibPrefix } from '../../../src/rib/index.js';
+import { FakeClock } from '../../components/fake-clock.js';
 import { FakeKernel } from './fake-kernel.js';
 
 const NH = encodeNexthops(AddressFamily.INET, [{ gateway: '198.18.40.2', ifindex: 3, weight: 1, flags: 0 }]);
@@ -135,7 +137,8 @@ describe('RtnlClient without answers', () => {
       onError: () => {},
       close: () => {},
     };
-    const client = new RtnlClient(socket, { ...INIT, requestTimeoutMs: 10 });
+    const clock = new FakeClock();
+    const client = new RtnlClient(socket, { ...INIT, requestTimeoutMs: 10 }, clock);
     const del = (w: NlWriter, i: number, seq: number, ack: number) =>
       writeDelRoute(
         w,
@@ -143,8 +146,32 @@ describe('RtnlClient without answers', () => {
         ack,
         seq,
       );
-    await expect(client.send(1, del)).rejects.toMatchObject({ kind: 'timeout' });
+    const timedOut = expect(client.send(1, del)).rejects.toMatchObject({ kind: 'timeout' });
+    await clock.advance(10);
+    await timedOut;
     drops = 3;
-    await expect(client.send(1, del)).rejects.toMatchObject({ kind: 'overrun' });
+    const overrun = expect(client.send(1, del)).rejects.toMatchObject({ kind: 'overrun' });
+    await clock.advance(10);
+    await overrun;
+  });
+
+  it('a request in flight holds the process through its timer (the socket does not); an answer lets go', async () => {
+    const kernel = new FakeKernel();
+    const clock = new FakeClock();
+    const client = new RtnlClient(kernel.factory({ recvBuffer: 1 << 20, sendBuffer: 1 << 20 }), INIT, clock);
+    kernel.silent = true;
+    const unanswered = client.lookup('198.18.40.9').then(
+      () => 'answered',
+      (e: KernelError) => e.kind,
+    );
+    expect(clock.pending).toEqual({ timers: 1, keepAlive: 1 });
+    await clock.advance(INIT.requestTimeoutMs);
+    expect(await unanswered).toBe('timeout');
+    expect(clock.pending).toEqual({ timers: 0, keepAlive: 0 });
+    kernel.silent = false;
+    const answered = client.lookup('198.18.40.9');
+    expect(clock.pending).toEqual({ timers: 1, keepAlive: 1 });
+    expect(await answered).toMatchObject({ protocol: 2 });
+    expect(clock.pending).toEqual({ timers: 0, keepAlive: 0 });
   });
 });
