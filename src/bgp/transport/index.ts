@@ -9,7 +9,7 @@ export {
   connectToPeer,
   type OutgoingConnection,
 } from './connect.js';
-export { TransportDefaults } from './constants.js';
+export { AF, type AfNumber, TransportDefaults } from './constants.js';
 export type { Endpoint } from './endpoint.js';
 export { TransportError, type TransportErrorKind } from './errors.js';
 export {

@@ -1,5 +1,6 @@
+import type { AfNumber } from '../../bgp/transport/index.js';
 import { type Clock, systemScheduler, type TimerHandle } from '../../components/index.js';
-import { type AddressFamilyCode, Errno, errnoName, NlmFlag, NlmsgType } from './constants.js';
+import { Errno, errnoName, NlmFlag, NlmsgType } from './constants.js';
 import { decodeAck, decodeDone } from './control.js';
 import { KernelError, rejectionText } from './errors.js';
 import { type NlMessage, NlView, NlWriter, splitMessages } from './nl-buffer.js';
@@ -151,7 +152,7 @@ export class RtnlClient {
 
   /** Every route of `family` the kernel sends for the filter (strict check) or all of them (without). */
   dump(
-    family: AddressFamilyCode,
+    family: AfNumber,
     filter: { readonly table: number; readonly protocol: number },
     onRoute: (route: KernelRoute) => void,
   ): Promise<void> {

@@ -143,9 +143,6 @@ export const RtnhFlag = {
   UNRESOLVED: 32,
 } as const;
 
-export const AddressFamily = { INET: 2, INET6: 10 } as const;
-export type AddressFamilyCode = (typeof AddressFamily)[keyof typeof AddressFamily];
-
 /** `enum rtnetlink_groups`: the multicast groups the route monitor joins (group numbers, not masks). */
 export const RtnlGroup = { IPV4_ROUTE: 7, IPV6_ROUTE: 11 } as const;
 

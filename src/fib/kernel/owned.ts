@@ -1,8 +1,9 @@
+import { AF } from '../../bgp/transport/index.js';
 import { Pacer } from '../../components/index.js';
 import type { RibPrefix } from '../../rib/index.js';
 import type { FibRoute } from '../route.js';
 import type { RequestFailure } from './client.js';
-import { AddressFamily, APPLY_SLICE, Errno, IP6_RT_PRIO_USER } from './constants.js';
+import { APPLY_SLICE, Errno, IP6_RT_PRIO_USER } from './constants.js';
 import { rejectionText } from './errors.js';
 import { type NexthopSet, NexthopSets } from './nexthop-set.js';
 import type { RouteBook, RouteOp, Wanted } from './plan.js';
@@ -53,9 +54,7 @@ export class OwnedRoutes implements RouteBook {
 
   /** The metric the kernel stores for our route: IPv6 keeps metric 0 as IP6_RT_PRIO_USER. */
   priority(prefix: RibPrefix): number {
-    return familyOf(prefix) === AddressFamily.INET6 && this.#mark.metric === 0
-      ? IP6_RT_PRIO_USER
-      : this.#mark.metric;
+    return familyOf(prefix) === AF.INET6 && this.#mark.metric === 0 ? IP6_RT_PRIO_USER : this.#mark.metric;
   }
 
   /** A route of a dump, as installed by us, when it is ours as we install them (a previous run's). */

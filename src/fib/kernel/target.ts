@@ -1,9 +1,10 @@
+import { AF } from '../../bgp/transport/index.js';
 import type { AfiCode } from '../../bgp/wire/index.js';
 import { type Clock, type Logger, nextTurn, Pacer, systemScheduler } from '../../components/index.js';
 import type { RibPrefix } from '../../rib/index.js';
 import type { FibChange, FibRoute, FibTarget, SinkDetail } from '../route.js';
 import { RtnlClient } from './client.js';
-import { AddressFamily, APPLY_SLICE, KERNEL_DEFAULTS, RESPONSE_TRUESIZE } from './constants.js';
+import { APPLY_SLICE, KERNEL_DEFAULTS, RESPONSE_TRUESIZE } from './constants.js';
 import { encodeOps } from './encode-ops.js';
 import { KernelError } from './errors.js';
 import { MONITOR_GROUPS, RouteMonitor } from './monitor.js';
@@ -391,7 +392,7 @@ export class KernelTarget implements FibTarget {
   async #dumpTable(onRoute: (r: KernelRoute) => void): Promise<void> {
     const client = this.#client!;
     const filter = { table: this.#init.table, protocol: 0 };
-    for (const family of [AddressFamily.INET, AddressFamily.INET6])
+    for (const family of [AF.INET, AF.INET6])
       await client.dump(family, filter, (r) => {
         if (r.table === this.#init.table) onRoute(r);
       });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { AF } from '../../../src/bgp/transport/index.js';
 import { Afi } from '../../../src/bgp/wire/index.js';
 import {
-  AddressFamily,
   Errno,
   encodeNexthops,
   type KernelError,
@@ -17,10 +17,8 @@ import { parsePrefix, RibPrefix } from '../../../src/rib/index.js';
 import { FakeClock } from '../../components/fake-clock.js';
 import { FakeKernel } from './fake-kernel.js';
 
-const NH = encodeNexthops(AddressFamily.INET, [{ gateway: '198.18.40.2', ifindex: 3, weight: 1, flags: 0 }]);
-const BAD_NH = encodeNexthops(AddressFamily.INET, [
-  { gateway: '198.18.77.1', ifindex: 3, weight: 1, flags: 0 },
-]);
+const NH = encodeNexthops(AF.INET, [{ gateway: '198.18.40.2', ifindex: 3, weight: 1, flags: 0 }]);
+const BAD_NH = encodeNexthops(AF.INET, [{ gateway: '198.18.77.1', ifindex: 3, weight: 1, flags: 0 }]);
 const INIT = { batch: 4, maxInFlight: 64, responseTruesize: 1024, requestTimeoutMs: 1000 };
 
 function v4(i: number): RibPrefix {
@@ -117,7 +115,7 @@ describe('RtnlClient', () => {
       adds(() => NH),
     );
     const seen: string[] = [];
-    await client.dump(AddressFamily.INET, { table: 254, protocol: 0 }, (r) => seen.push(r.prefix.toString()));
+    await client.dump(AF.INET, { table: 254, protocol: 0 }, (r) => seen.push(r.prefix.toString()));
     expect(seen).toHaveLength(5);
     expect(await client.lookup('198.18.40.9')).toMatchObject({ protocol: 2, nexthops: [{ ifindex: 3 }] });
     expect(await client.lookup('198.18.77.1')).toMatchObject({ errno: Errno.ENETUNREACH });

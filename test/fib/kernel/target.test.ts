@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { AF } from '../../../src/bgp/transport/index.js';
 import { Afi } from '../../../src/bgp/wire/index.js';
 import {
-  AddressFamily,
   KernelError,
   type KernelRoute,
   KernelTarget,
@@ -49,7 +49,7 @@ function brokenMultipathRoute(table: number, rtaTable = false): Uint8Array {
   d.setUint32(0, len, true);
   d.setUint16(4, NlmsgType.NEWROUTE, true);
   d.setUint32(12, 4242, true); // nlmsg_pid: not ours
-  b.set([AddressFamily.INET, 24, 0, 0, rtaTable ? 0 : table, 4, 0, 1], 16);
+  b.set([AF.INET, 24, 0, 0, rtaTable ? 0 : table, 4, 0, 1], 16);
   if (rtaTable) {
     d.setUint16(28, 8, true);
     d.setUint16(30, Rta.TABLE, true);
