@@ -18,26 +18,16 @@ export {
 } from './monitor.js';
 export { canonicalNexthops, type NexthopSet, NexthopSets } from './nexthop-set.js';
 export { forEachAttr, type NlMessage, NlView, NlWriter, nlAlign, splitMessages } from './nl-buffer.js';
-export { type Installed, OwnedRoutes, type OwnMark, type Problem } from './owned.js';
+export type { Problem } from './owned.js';
 export {
   type Found,
-  planChanges,
   planInSteps,
   planReconcile,
   type ReconcilePlan,
-  type RouteBook,
   type RouteOp,
   type Wanted,
-  WantedRoutes,
 } from './plan.js';
-export {
-  type GuardedTarget,
-  RepairBudget,
-  type RepairVerdict,
-  RouteGuard,
-  type RouteGuardInit,
-} from './repair.js';
-export { CauseLog, kernelDetails, kernelStatus, notInstalled } from './report.js';
+export { RepairBudget, type RepairVerdict } from './repair.js';
 export { classify, isLinkLocal, NextHopResolver, type Resolution } from './resolve.js';
 export {
   decodeRoute,

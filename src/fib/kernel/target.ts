@@ -1,6 +1,13 @@
 import { AF } from '../../bgp/transport/index.js';
 import type { AfiCode } from '../../bgp/wire/index.js';
-import { type Clock, type Logger, nextTurn, Pacer, systemScheduler } from '../../components/index.js';
+import {
+  type Clock,
+  type Logger,
+  nextTurn,
+  Pacer,
+  silentLogger,
+  systemScheduler,
+} from '../../components/index.js';
 import type { RibPrefix } from '../../rib/index.js';
 import type { FibChange, FibRoute, FibTarget, SinkDetail } from '../route.js';
 import { RtnlClient } from './client.js';
@@ -18,9 +25,6 @@ import { describeResolution, NextHopResolver } from './resolve.js';
 import type { KernelRoute } from './route-message.js';
 import { openRtnlSocket, type RtnlSocketFactory } from './rtnl-socket.js';
 import type { KernelComponents, KernelStatus, KernelTargetInit } from './types.js';
-
-const nothing = () => {};
-const silent: Logger = { debug: nothing, info: nothing, warn: nothing, error: nothing };
 
 /**
  * Installs our best paths as Linux routes over rtnetlink, marked by (protocol, table): only
@@ -73,7 +77,7 @@ export class KernelTarget implements FibTarget {
     checkRange('table', init.table, 1, 0xffffffff);
     checkRange('metric', init.metric, 0, 0xffffffff);
     checkRange('protocol', init.protocol, 1, 255);
-    this.#log = components.logger ?? silent;
+    this.#log = components.logger ?? silentLogger;
     this.#openSocket = components.openSocket ?? openRtnlSocket;
     // Repair windows and verify intervals are spans of time: monotonic, unmoved by a clock step.
     this.#clock = components.clock ?? systemScheduler;
