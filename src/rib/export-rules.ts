@@ -14,9 +14,9 @@ import {
 import { effectiveAsPath } from './attr-table.js';
 import { WellKnownCommunity } from './constants.js';
 import { transitiveOnly } from './ext-community-scope.js';
-import { hasLongLivedStale } from './loc-rib.js';
 import type { PeerKind, RouteSource, SourceKind } from './peer.js';
 import { maskIpv4, maskWord, type RibPrefix } from './prefix-key.js';
+import { hasLongLivedStale } from './stale-paths.js';
 
 /** Most ASNs one AS_SEQUENCE segment holds (its count is one octet). */
 const MAX_SEGMENT_ASNS = 255;
