@@ -26,6 +26,7 @@ export {
   sessionAddresses,
 } from './session-addresses.js';
 export { SessionExport, type SessionExportComponents } from './session-export.js';
+export { SessionExports } from './session-exports.js';
 export {
   type LongLivedNegotiated,
   type StalePhase,

@@ -13,12 +13,15 @@ import {
   sessionAddresses,
 } from './session-addresses.js';
 import { SessionExport } from './session-export.js';
+import type { SessionExports } from './session-exports.js';
 
 /** What the routes of one session need from the speaker. */
 export interface PeerRoutesComponents {
   readonly rib: Rib;
   readonly groups: UpdateGroups;
   readonly flow: RouteFlow;
+  /** The live sessions the `bgp` consumer kicks; this session's export joins while it is up. */
+  readonly exports: SessionExports;
   readonly log: Logger;
   readonly interfaces: () => InterfaceTable;
   /** Where long work yields to the event loop (setImmediate). */
@@ -35,8 +38,6 @@ export interface PeerRoutesInit {
   readonly policies: PeerPolicies;
   /** The peer as the RIB holds it already (its routes kept across a graceful restart). */
   readonly ribPeer?: RibPeer;
-  /** Send nothing until `export.release()` (our own restart defers our routes, RFC 4724 4.1). */
-  readonly exportHeld?: boolean;
   /** RFC 7911: paths sent per prefix once add-path send is negotiated (absent: the best only). */
   readonly sendPaths?: AddPathSelect;
 }
@@ -87,9 +88,11 @@ export class PeerRoutes {
       local,
       init.policies.export,
       { groups: components.groups, rib, log: components.log, defer: components.defer },
-      init.exportHeld ?? false,
+      // Our own restart defers our routes until `exports.release()` (RFC 4724 4.1).
+      components.exports.held,
       init.sendPaths,
     );
+    components.exports.add(this.export);
     if (!local.found) this.#lookAgain(0);
   }
 
@@ -189,15 +192,12 @@ export class PeerRoutes {
     if (fresh) this.#softInSlice();
   }
 
-  kick(): void {
-    this.export.kick();
-  }
-
   /** The session ended: nothing more is sent; the caller withdraws the peer's routes. */
   close(): void {
     this.#closed = true;
     clearTimeout(this.#lookup);
     this.#softIn = null;
+    this.#c.exports.delete(this.export);
     this.export.close();
   }
 

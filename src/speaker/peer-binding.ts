@@ -28,6 +28,7 @@ import {
   PeerClearing,
   PeerRoutes,
   type RouteFlow,
+  type SessionExports,
   StaleRoutes,
   type StaleStatus,
 } from '../routing/index.js';
@@ -38,6 +39,8 @@ export interface BindingComponents {
   readonly rib: Rib;
   readonly groups: UpdateGroups;
   readonly flow: RouteFlow;
+  /** The live sessions the `bgp` route consumer kicks. */
+  readonly exports: SessionExports;
   readonly log: Logger;
   readonly interfaces: () => InterfaceTable;
   readonly now: () => number;
@@ -54,8 +57,6 @@ export interface BindingComponents {
    * goes (speaker.graceful_restart.stale_routes_time); default 360 as FRR's stalepath-time.
    */
   readonly staleRoutesTime?: () => number;
-  /** Whether a new session must wait before sending its routes (our own restart is not done). */
-  readonly exportHeld?: () => boolean;
 }
 
 /** FRR's `bgp graceful-restart stalepath-time` default. */
@@ -319,16 +320,6 @@ export class PeerBinding {
     this.#clearing = null;
   }
 
-  /** Our restart is done: a session that waited sends its routes and End-of-RIB now. */
-  releaseExport(): void {
-    this.#session?.routes.export.release();
-  }
-
-  /** The RIB changed: send what the Adj-RIB-Out now holds (no-op while sending already). */
-  kick(): void {
-    this.#session?.routes.kick();
-  }
-
   #bind(peer: Peer): void {
     this.#unbind = [
       peer.on('state', (c) => this.#onState(c)),
@@ -392,7 +383,6 @@ export class PeerBinding {
         nextHopSelf: this.#config.nextHopSelf,
         policies: this.#policies,
         ...(ribPeer && { ribPeer }),
-        exportHeld: this.#c.exportHeld?.() ?? false,
         sendPaths: this.#config.addPath.sendPaths,
       },
       { ...this.#c, log: this.#log },

@@ -48,6 +48,7 @@ import {
   originateAll,
   RestartDeferral,
   RouteFlow,
+  SessionExports,
 } from '../routing/index.js';
 import { ApiRoutes } from './api-routes.js';
 import {
@@ -116,6 +117,7 @@ export class Speaker implements SpeakerControl {
   readonly #rib: Rib;
   readonly #groups: UpdateGroups;
   readonly #flow: RouteFlow;
+  readonly #exports: SessionExports;
   readonly #sessions: Sessions;
   readonly #bindings = new Map<string, PeerBinding>();
   readonly #log: Logger;
@@ -171,15 +173,8 @@ export class Speaker implements SpeakerControl {
       (error, consumer) => this.#log.error({ error: String(error), consumer }, 'route processing failed'),
     );
     // The sessions first: the update groups take the batch, then every session sends its share.
-    this.#flow.addConsumer({
-      name: 'bgp',
-      accept: (changes) => {
-        // Add-path peers also follow prefixes whose best path stayed (rib.touched).
-        if (changes.count > 0 || this.#rib.touched[0].count + this.#rib.touched[1].count > 0)
-          this.#groups.applyBatch(changes);
-        for (const b of this.#bindings.values()) b.kick();
-      },
-    });
+    this.#exports = new SessionExports(this.#rib, this.#groups);
+    this.#flow.addConsumer(this.#exports);
     this.#apiRoutes = new ApiRoutes(this.#rib, this.#flow);
     this.#watch = new WatchHub(this.#flow, this.#rib, () =>
       [...this.#bindings.values()].map((b) => ({ name: b.name, state: b.peer.state })),
@@ -459,6 +454,7 @@ export class Speaker implements SpeakerControl {
    */
   async #beginRestart(config: Config): Promise<void> {
     this.#forwarding.hold();
+    this.#exports.hold();
     await this.#forwarding.configure(config, this.#policies);
     const kept = new Set((await this.#forwarding.held()).get('kernel') ?? []);
     const peers = config.peers.filter((p) => !p.shutdown).map((p) => p.name);
@@ -487,7 +483,7 @@ export class Speaker implements SpeakerControl {
     // Each sink replays the best paths and reconciles: kept routes still best stay untouched,
     // the others are replaced or deleted (the restarting side's sweep of stale state).
     this.#forwarding.release();
-    for (const b of this.#bindings.values()) b.releaseExport();
+    this.#exports.release();
     this.#log.info({ why }, 'graceful restart done: sinks reconciled, routes and End-of-RIBs sent');
   }
 
@@ -534,6 +530,7 @@ export class Speaker implements SpeakerControl {
       rib: this.#rib,
       groups: this.#groups,
       flow: this.#flow,
+      exports: this.#exports,
       log: this.#log,
       interfaces: this.#components.interfaces,
       ...timerFunctions(this.#components.clock),
@@ -543,7 +540,6 @@ export class Speaker implements SpeakerControl {
         if (this.#pendingRebuild.delete(peer)) void this.#rebuild(peer, undefined);
       },
       staleRoutesTime: () => this.#config.speaker.gracefulRestart.staleRoutesTime,
-      exportHeld: () => this.#restart !== null,
     };
   }
 
