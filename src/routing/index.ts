@@ -8,7 +8,14 @@ export { MS_PER_SECOND, RoutingDefaults, SINGLE_PATH_ID } from './constants.js';
 export { type AdvertisedRoutes, Exporter, type ExportSession } from './exporter.js';
 export { Importer } from './importer.js';
 export { LocalOrigin, type LocalRoute } from './local-origin.js';
-export { MaxPrefixWatch, type MaxPrefixWatchComponents } from './max-prefix-watch.js';
+export { MaxPrefixWatch, type MaxPrefixWatchComponents, maxPrefixConfig } from './max-prefix-watch.js';
+export {
+  Neighbor,
+  type NeighborComponents,
+  type NotificationRecord,
+  type StopCause,
+} from './neighbor.js';
+export { NeighborRestart, type NeighborRestartComponents, type ReturningPeer } from './neighbor-restart.js';
 export { PeerClearing } from './peer-clearing.js';
 export { PeerRoutes, type PeerRoutesComponents, type PeerRoutesInit } from './peer-routes.js';
 export {

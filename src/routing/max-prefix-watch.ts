@@ -1,4 +1,5 @@
 import { Afi, type AfiCode, Safi } from '../bgp/wire/index.js';
+import type { MaxPrefixes } from '../config/index.js';
 import { type MaxPrefixAction, type MaxPrefixConfig, MaxPrefixGuard } from '../policy/index.js';
 import { MS_PER_SECOND } from './constants.js';
 
@@ -17,6 +18,16 @@ export interface MaxPrefixWatchComponents {
 }
 
 const FAMILIES: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6];
+
+/** The configuration's max-prefix setting as the guard takes it (restart_after 0: stay down). */
+export function maxPrefixConfig(m: MaxPrefixes): MaxPrefixConfig {
+  return {
+    limit: m.limit,
+    warningOnly: m.warningOnly,
+    warningThresholdPercent: m.warningThreshold,
+    ...(m.restartAfter > 0 && { restartAfterSeconds: m.restartAfter }),
+  };
+}
 
 /**
  * Max-prefix for one peer: a guard per family over the accepted count, and the restart timer

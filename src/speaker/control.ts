@@ -36,9 +36,8 @@ import {
   type RibPrefix,
   toRibPrefix,
 } from '../rib/index.js';
-import type { AdvertisedRoutes } from '../routing/index.js';
+import type { AdvertisedRoutes, Neighbor } from '../routing/index.js';
 import { LOCAL_SOURCE_NAME, UNSPECIFIED_NEXT_HOP } from './constants.js';
-import type { PeerBinding } from './peer-binding.js';
 
 /*
  * The views `show` prints, built from the RIB and the peers on request: plain JSON data, so
@@ -221,8 +220,8 @@ function storeView(
 }
 
 /** `show advertised PEER`: what the peer has from us, as it was sent (after export policy). */
-export function advertisedView(binding: PeerBinding, query: RibQuery): RibEntryView[] {
-  const s = binding.session;
+export function advertisedView(neighbor: Neighbor, query: RibQuery): RibEntryView[] {
+  const s = neighbor.session;
   if (!s) return [];
   return storeView(s.exporter.advertised, query, LOCAL_SOURCE_NAME, () => true);
 }
@@ -233,8 +232,8 @@ export function advertisedView(binding: PeerBinding, query: RibQuery): RibEntryV
  * the Loc-RIB, as `show summary` counts them), rejected by the import policy, or kept out by
  * a loop rule. Only an accepted path can be best: the one the Loc-RIB selected.
  */
-export function receivedView(binding: PeerBinding, rib: Rib, query: RibQuery): RibEntryView[] {
-  const s = binding.session;
+export function receivedView(neighbor: Neighbor, rib: Rib, query: RibQuery): RibEntryView[] {
+  const s = neighbor.session;
   if (!s) return [];
   const store = s.importer.store;
   const addPath = s.info.negotiated.addPath.length > 0;
@@ -251,14 +250,14 @@ export function receivedView(binding: PeerBinding, rib: Rib, query: RibQuery): R
   return select(query, has, all).map((p) => {
     const inRib = new Map(rib.peerPaths(s.ribPeer, p).map((r) => [r.pathId, r.denied]));
     const best = rib.best(p);
-    const bestId = best?.source.id === binding.name ? best.best.pathId : undefined;
+    const bestId = best?.source.id === neighbor.name ? best.best.pathId : undefined;
     return {
       prefix: p.toString(),
       paths: sent(p).map((r) => {
         const verdict: ReceivedVerdict = !inRib.has(r.pathId)
           ? 'policy-rejected'
           : (inRib.get(r.pathId) ?? 'accepted');
-        const view = attributesView(r.attrs, p.afi, binding.name, {
+        const view = attributesView(r.attrs, p.afi, neighbor.name, {
           best: verdict === 'accepted' && r.pathId === bestId,
           multipath: false,
         });
@@ -279,7 +278,7 @@ function counts(c: SessionCounts): MessageCounts {
 }
 
 /** One neighbor's line of `show summary`. */
-export function neighborSummary(b: PeerBinding, now: number): NeighborSummary {
+export function neighborSummary(b: Neighbor, now: number): NeighborSummary {
   const { config, peer } = b;
   const prefixes: Partial<Record<FamilyName, FamilyCounts>> = {};
   for (const f of config.families) prefixes[f] = b.counts(FAMILY_AFI[f]);
@@ -295,7 +294,7 @@ export function neighborSummary(b: PeerBinding, now: number): NeighborSummary {
   };
 }
 
-function capabilities(b: PeerBinding): string[] {
+function capabilities(b: Neighbor): string[] {
   const n = b.session?.info.negotiated;
   if (!n) return [];
   const out: string[] = [];
@@ -313,7 +312,7 @@ function capabilities(b: PeerBinding): string[] {
 }
 
 /** The capabilities each side's OPEN carried, each name once, in the order sent. */
-function openCapabilities(b: PeerBinding): Pick<NeighborDetail, 'localCapabilities' | 'remoteCapabilities'> {
+function openCapabilities(b: Neighbor): Pick<NeighborDetail, 'localCapabilities' | 'remoteCapabilities'> {
   const info = b.session?.info;
   if (!info) return {};
   const names = (open: OpenMessage) => [
@@ -323,7 +322,7 @@ function openCapabilities(b: PeerBinding): Pick<NeighborDetail, 'localCapabiliti
 }
 
 /** RFC 4724 on `show neighbors`: the peer's capability and the routes kept across its restart. */
-function gracefulRestartView(b: PeerBinding, now: number): Pick<NeighborDetail, 'gracefulRestart'> {
+function gracefulRestartView(b: Neighbor, now: number): Pick<NeighborDetail, 'gracefulRestart'> {
   const gr = b.session?.info.negotiated.gracefulRestart;
   const stale = b.staleRoutes;
   if (!gr && !stale) return {};
@@ -348,7 +347,7 @@ function gracefulRestartView(b: PeerBinding, now: number): Pick<NeighborDetail, 
 }
 
 /** `show neighbors`: one neighbor in full. */
-export function neighborDetail(b: PeerBinding, now: number, localAs: number): NeighborDetail {
+export function neighborDetail(b: Neighbor, now: number, localAs: number): NeighborDetail {
   const s = b.session;
   const n = s?.info.negotiated;
   const last = b.lastNotification;

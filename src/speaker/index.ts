@@ -6,8 +6,7 @@
 export { SpeakerDefaults } from './constants.js';
 export { attributesView, formatAsPath } from './control.js';
 export { type MessageObserver, tapMessageStats } from './message-tap.js';
-export { type BindingComponents, PeerBinding, type StopCause } from './peer-binding.js';
-export { type CompiledPolicies, compileConfigPolicies, maxPrefixConfig, peerPolicies } from './policies.js';
+export { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 export { applyReloadPlan, type ReloadHost } from './reload.js';
 export { type ProcessSignals, type RunOptions, RunStatus, runSpeaker } from './run.js';
 export { sessionPeerInit } from './session-init.js';

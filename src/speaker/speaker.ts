@@ -45,6 +45,8 @@ import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
 import {
   type InterfaceTable,
   LocalOrigin,
+  Neighbor,
+  type NeighborComponents,
   originateAll,
   RestartDeferral,
   RouteFlow,
@@ -62,7 +64,6 @@ import {
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
 import { tapMessageStats } from './message-tap.js';
 import { OvnPublishing } from './ovn-publishing.js';
-import { type BindingComponents, PeerBinding } from './peer-binding.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
 import { sessionPeerInit } from './session-init.js';
@@ -109,7 +110,7 @@ function listenText(l: { address: string; port: number }): string {
 
 /**
  * The running speaker: builds the graph from a configuration (sessions, RIB, update groups,
- * one binding per peer, static routes, control socket, metrics) and owns its lifecycle.
+ * one neighbour per peer, static routes, control socket, metrics) and owns its lifecycle.
  * It is the SpeakerControl the control socket serves, and it applies reloads without
  * touching the sessions a reload does not concern.
  */
@@ -119,7 +120,7 @@ export class Speaker implements SpeakerControl {
   readonly #flow: RouteFlow;
   readonly #exports: SessionExports;
   readonly #sessions: Sessions;
-  readonly #bindings = new Map<string, PeerBinding>();
+  readonly #neighbors = new Map<string, Neighbor>();
   readonly #log: Logger;
   readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets' | 'peerEdits'>> &
     Pick<SpeakerComponents, 'setLogLevel' | 'peerEdits'>;
@@ -177,7 +178,7 @@ export class Speaker implements SpeakerControl {
     this.#flow.addConsumer(this.#exports);
     this.#apiRoutes = new ApiRoutes(this.#rib, this.#flow);
     this.#watch = new WatchHub(this.#flow, this.#rib, () =>
-      [...this.#bindings.values()].map((b) => ({ name: b.name, state: b.peer.state })),
+      [...this.#neighbors.values()].map((b) => ({ name: b.name, state: b.peer.state })),
     );
     this.#policies = compileConfigPolicies(config);
     this.#forwarding = new Forwarding({
@@ -296,7 +297,7 @@ export class Speaker implements SpeakerControl {
       this.#flow.close();
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
       await this.#sessions.close(message, { forRestart });
-      for (const b of this.#bindings.values()) b.detach();
+      for (const b of this.#neighbors.values()) b.detach();
       await this.#ovn?.close();
       await this.#forwarding.close();
       this.#log.info({}, forRestart ? 'speaker stopped for a restart' : 'speaker stopped');
@@ -311,14 +312,14 @@ export class Speaker implements SpeakerControl {
     return {
       routerId: this.#config.speaker.routerId,
       localAs: this.#config.speaker.localAs,
-      neighbors: [...this.#bindings.values()].map((b) => neighborSummary(b, now)),
+      neighbors: [...this.#neighbors.values()].map((b) => neighborSummary(b, now)),
       rib: ribCounts(this.#rib),
     };
   }
 
   neighbors(name?: string): NeighborDetail[] {
     const now = this.#components.clock.now();
-    const list = name === undefined ? [...this.#bindings.values()] : [this.#binding(name)];
+    const list = name === undefined ? [...this.#neighbors.values()] : [this.#neighbor(name)];
     return list.map((b) => neighborDetail(b, now, this.#config.speaker.localAs));
   }
 
@@ -327,29 +328,29 @@ export class Speaker implements SpeakerControl {
   }
 
   advertised(peer: string, query: RibQuery): RibEntryView[] {
-    return advertisedView(this.#binding(peer), query);
+    return advertisedView(this.#neighbor(peer), query);
   }
 
   received(peer: string, query: RibQuery): RibEntryView[] {
-    return receivedView(this.#binding(peer), this.#rib, query);
+    return receivedView(this.#neighbor(peer), this.#rib, query);
   }
 
   async resetNeighbor(peer: string): Promise<void> {
-    const b = this.#binding(peer);
+    const b = this.#neighbor(peer);
     if (!b.reset()) {
       throw new ControlError('not-established', `neighbor ${b.name} is shut down: enable it instead`);
     }
   }
 
   async shutdownNeighbor(peer: string, message?: string): Promise<void> {
-    const b = this.#binding(peer);
+    const b = this.#neighbor(peer);
     b.shutdown(message);
     // A peer kept down sends no End-of-RIB: our restart does not wait for it.
     this.#restart?.deferral.removed(b.name);
   }
 
   async enableNeighbor(peer: string): Promise<void> {
-    this.#binding(peer).enable();
+    this.#neighbor(peer).enable();
   }
 
   sinks(): SinkView[] {
@@ -381,7 +382,7 @@ export class Speaker implements SpeakerControl {
     const outcome = edits(edit);
     const name = edit.op === 'remove' ? edit.name : String((edit.peer as { name?: unknown })?.name);
     if (!outcome.ok) {
-      const unknown = edit.op === 'remove' && !this.#bindings.has(edit.name);
+      const unknown = edit.op === 'remove' && !this.#neighbors.has(edit.name);
       const message = outcome.error.problems.map((p) => formatProblem(p)).join('; ');
       throw new ControlError(unknown ? 'unknown-peer' : 'bad-request', message);
     }
@@ -411,13 +412,13 @@ export class Speaker implements SpeakerControl {
   }
 
   async refreshNeighbor(peer: string): Promise<void> {
-    const b = this.#binding(peer);
+    const b = this.#neighbor(peer);
     if (!b.refresh()) throw new ControlError('not-established', `neighbor ${b.name} is ${b.peer.state}`);
   }
 
   /** A neighbor by configured name, or by address. */
-  #binding(peer: string): PeerBinding {
-    const byName = this.#bindings.get(peer);
+  #neighbor(peer: string): Neighbor {
+    const byName = this.#neighbors.get(peer);
     if (byName) return byName;
     let address: string | undefined;
     try {
@@ -425,7 +426,7 @@ export class Speaker implements SpeakerControl {
     } catch {
       address = undefined;
     }
-    for (const b of this.#bindings.values()) if (b.config.peerIp === address) return b;
+    for (const b of this.#neighbors.values()) if (b.config.peerIp === address) return b;
     throw new ControlError('unknown-peer', `no neighbor named ${peer}`);
   }
 
@@ -510,7 +511,7 @@ export class Speaker implements SpeakerControl {
       forwarding: { ovn: () => this.#ovn?.stats() ?? null, sinks: () => this.sinks() },
       logger: this.#log,
     });
-    for (const b of this.#bindings.values()) this.#tap(b.peer);
+    for (const b of this.#neighbors.values()) this.#tap(b.peer);
     this.#metricsServer = await startMetricsServer({
       listen: listenText(m.listen),
       metrics: this.#metrics,
@@ -525,7 +526,7 @@ export class Speaker implements SpeakerControl {
     tapMessageStats(peer.stats, () => peer.config.name, metrics);
   }
 
-  #bindingComponents(): BindingComponents {
+  #neighborComponents(): NeighborComponents {
     return {
       rib: this.#rib,
       groups: this.#groups,
@@ -552,18 +553,18 @@ export class Speaker implements SpeakerControl {
     return peer;
   }
 
-  #addPeer(config: PeerConfig): PeerBinding {
+  #addPeer(config: PeerConfig): Neighbor {
     const peer = this.#newPeer(config);
-    const b = new PeerBinding(config, peer, peerPolicies(config, this.#policies), this.#bindingComponents());
-    this.#bindings.set(config.name, b);
+    const b = new Neighbor(config, peer, peerPolicies(config, this.#policies), this.#neighborComponents());
+    this.#neighbors.set(config.name, b);
     b.start();
     return b;
   }
 
   async #removePeer(name: string): Promise<void> {
-    const b = this.#bindings.get(name);
+    const b = this.#neighbors.get(name);
     if (!b) return;
-    this.#bindings.delete(name);
+    this.#neighbors.delete(name);
     this.#pendingRebuild.delete(name);
     this.#restart?.deferral.removed(name);
     // RFC 4486 Cease / Peer De-configured.
@@ -577,11 +578,11 @@ export class Speaker implements SpeakerControl {
    * `cease` (when it is up) and closes first. The peer then starts unless it is kept down.
    */
   async #rebuild(name: string, cease: number | undefined): Promise<void> {
-    const b = this.#bindings.get(name);
+    const b = this.#neighbors.get(name);
     if (!b || this.#closing) return;
     if (cease !== undefined) b.peer.stop(cease);
     await this.#sessions.removePeer(b.peer.address);
-    if (this.#bindings.get(name) !== b || this.#closing) return;
+    if (this.#neighbors.get(name) !== b || this.#closing) return;
     b.rebind(b.config, this.#newPeer(b.config));
     b.start();
   }
@@ -589,7 +590,7 @@ export class Speaker implements SpeakerControl {
   #reloadHost(): ReloadHost {
     return {
       log: this.#log,
-      binding: (name) => this.#bindings.get(name),
+      neighbor: (name) => this.#neighbors.get(name),
       peerPolicies: (p) => peerPolicies(p, this.#policies),
       addPeer: (p) => {
         this.#addPeer(p);
@@ -597,7 +598,7 @@ export class Speaker implements SpeakerControl {
       removePeer: (name) => this.#removePeer(name),
       rebuild: (name, cease) => this.#rebuild(name, cease),
       rebuildAfterSession: (name) => {
-        const b = this.#bindings.get(name);
+        const b = this.#neighbors.get(name);
         if (b?.session) this.#pendingRebuild.add(name);
         else return this.#rebuild(name, undefined);
         return Promise.resolve();

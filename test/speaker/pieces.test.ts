@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { newMessageStats } from '../../src/bgp/session/stats.js';
 import { AsPathSegmentType, MessageType, Origin } from '../../src/bgp/wire/constants.js';
 import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
-import { peerOnLink, sessionAddresses, staticAttributes } from '../../src/routing/index.js';
-import { formatAsPath, maxPrefixConfig, sessionPeerInit, tapMessageStats } from '../../src/speaker/index.js';
+import { maxPrefixConfig, peerOnLink, sessionAddresses, staticAttributes } from '../../src/routing/index.js';
+import { formatAsPath, sessionPeerInit, tapMessageStats } from '../../src/speaker/index.js';
 import { configFrom } from './support.js';
 
 // The small translations the speaker makes between its parts.
