@@ -16,6 +16,12 @@ export {
   type StopCause,
 } from './neighbor.js';
 export { NeighborRestart, type NeighborRestartComponents, type ReturningPeer } from './neighbor-restart.js';
+export {
+  advertisedGracefulRestart,
+  OwnRestart,
+  type OwnRestartComponents,
+  type OwnRestartInit,
+} from './own-restart.js';
 export { PeerClearing } from './peer-clearing.js';
 export { PeerRoutes, type PeerRoutesComponents, type PeerRoutesInit } from './peer-routes.js';
 export {

@@ -22,15 +22,9 @@ import {
   type WatchSink,
   type WatchTopic,
 } from '../api/index.js';
-import {
-  type FamilyName,
-  type GracefulRestartState,
-  type MessageStats,
-  type Peer,
-  Sessions,
-} from '../bgp/session/index.js';
+import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
 import { normalizeAddress } from '../bgp/transport/index.js';
-import { Afi, type AfiCode, AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
+import { AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
 import {
   type Clock,
   type Logger,
@@ -43,12 +37,13 @@ import type { Config, LogLevel, PeerConfig, PeerEdit, ReloadOutcome } from '../c
 import { formatProblem, notActedOnWarnings } from '../config/index.js';
 import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
 import {
+  advertisedGracefulRestart,
   type InterfaceTable,
   LocalOrigin,
   Neighbor,
   type NeighborComponents,
+  OwnRestart,
   originateAll,
-  RestartDeferral,
   RouteFlow,
   SessionExports,
 } from '../routing/index.js';
@@ -88,11 +83,6 @@ export interface SpeakerComponents {
    */
   readonly peerEdits?: (edit: PeerEdit) => ReloadOutcome;
 }
-
-const FAMILY_OF_AFI: ReadonlyMap<AfiCode, FamilyName> = new Map([
-  [Afi.IPV4, 'ipv4-unicast'],
-  [Afi.IPV6, 'ipv6-unicast'],
-]);
 
 /** A clock as the parts that take plain functions want it. */
 function timerFunctions(clock: Clock) {
@@ -140,12 +130,8 @@ export class Speaker implements SpeakerControl {
   #metricsServer: MetricsServer | undefined;
   #reloading: Promise<void> = Promise.resolve();
   #closing: Promise<void> | null = null;
-  /**
-   * Our own graceful restart while it is not done (RFC 4724 section 4.1): routes, sinks and
-   * what we send wait for the peers' End-of-RIBs; `kept` are the families whose routes the
-   * kernel still held when we started (their F bit).
-   */
-  #restart: { readonly deferral: RestartDeferral; readonly kept: ReadonlySet<AfiCode> } | null = null;
+  /** Our own graceful restart (RFC 4724 section 4.1), when it was configured at start. */
+  #restart: OwnRestart | null = null;
 
   private constructor(config: Config, sessions: Sessions, components: SpeakerComponents) {
     this.#config = config;
@@ -210,7 +196,15 @@ export class Speaker implements SpeakerControl {
         logger,
         interner: new AttrInterner(),
         reuseUpdateLists: true,
-        gracefulRestart: () => (built ? built.#gracefulRestartState() : null),
+        // Read per connection, so a reload's new restart time reaches the next session.
+        gracefulRestart: () =>
+          built
+            ? advertisedGracefulRestart(
+                built.#config.speaker.gracefulRestart,
+                built.#config.sinks.kernel !== undefined,
+                built.#restart,
+              )
+            : null,
       },
     );
     let speaker: Speaker;
@@ -292,7 +286,7 @@ export class Speaker implements SpeakerControl {
   close(message?: string, opts: { readonly forRestart?: boolean } = {}): Promise<void> {
     this.#closing ??= (async () => {
       const forRestart = opts.forRestart === true && this.#config.speaker.gracefulRestart.enabled;
-      this.#restart?.deferral.cancel();
+      this.#restart?.cancel();
       this.#watch.close();
       this.#flow.close();
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
@@ -346,7 +340,7 @@ export class Speaker implements SpeakerControl {
     const b = this.#neighbor(peer);
     b.shutdown(message);
     // A peer kept down sends no End-of-RIB: our restart does not wait for it.
-    this.#restart?.deferral.removed(b.name);
+    this.#restart?.removed(b.name);
   }
 
   async enableNeighbor(peer: string): Promise<void> {
@@ -406,8 +400,8 @@ export class Speaker implements SpeakerControl {
     }
     this.#ovnOrigin ??= new LocalOrigin(this.#rib, this.#rib.origin('ovn'), this.#flow);
     this.#ovn = new OvnPublishing(config.ovn, this.#ovnOrigin, this.#log);
-    const deferral = this.#restart?.deferral;
-    if (deferral) void this.#ovn.ready.then(() => deferral.ovnReady());
+    const restart = this.#restart;
+    if (restart) void this.#ovn.ready.then(() => restart.ovnReady());
     this.#ovn.start();
   }
 
@@ -431,61 +425,28 @@ export class Speaker implements SpeakerControl {
   }
 
   /**
-   * RFC 4724 as our OPENs advertise it (null: graceful restart off). Read per connection, so a
-   * reload's new restart time reaches the next session.
-   */
-  #gracefulRestartState(): GracefulRestartState | null {
-    const gr = this.#config.speaker.gracefulRestart;
-    if (!gr.enabled) return null;
-    const restart = this.#restart;
-    // F: the kernel sink forwards for us; during our restart only what it really kept. Zebra
-    // drops a gone client's routes and OVN NB is not our forwarding, so they give no F bit.
-    const kernel = this.#config.sinks.kernel !== undefined;
-    const forwarding = new Set<FamilyName>();
-    for (const [afi, name] of FAMILY_OF_AFI) {
-      if (kernel && (restart ? restart.kept.has(afi) : true)) forwarding.add(name);
-    }
-    return { restartTime: gr.restartTime, restarting: restart !== null, forwarding };
-  }
-
-  /**
    * RFC 4724 section 4.1 at start: the sinks are built but held (a previous run's kernel
-   * routes keep forwarding untouched), each peer's routes wait in the RIB, and nothing is sent
-   * until every peer's End-of-RIB (and OVN's first derivation) is in, or restart_time passes.
+   * routes keep forwarding untouched); what the kernel kept decides our F bits.
    */
   async #beginRestart(config: Config): Promise<void> {
     this.#forwarding.hold();
-    this.#exports.hold();
     await this.#forwarding.configure(config, this.#policies);
     const kept = new Set((await this.#forwarding.held()).get('kernel') ?? []);
-    const peers = config.peers.filter((p) => !p.shutdown).map((p) => p.name);
-    const deferral = new RestartDeferral(
-      { peers, waitForOvn: config.ovn !== undefined, seconds: config.speaker.gracefulRestart.restartTime },
-      { ...timerFunctions(this.#components.clock), log: this.#log },
-      // Called at most once; a turn later, so it never runs inside a session's event.
-      (why) => this.#components.clock.defer(() => this.#endRestart(why)),
-    );
-    this.#restart = { deferral, kept };
-    this.#log.info(
+    this.#restart = new OwnRestart(
       {
-        peers,
-        kernelKept: [...kept].map((afi) => FAMILY_OF_AFI.get(afi)),
+        peers: config.peers.filter((p) => !p.shutdown).map((p) => p.name),
+        waitForOvn: config.ovn !== undefined,
         seconds: config.speaker.gracefulRestart.restartTime,
+        kept,
       },
-      'graceful restart: routes and sinks wait for the peers’ End-of-RIBs',
+      {
+        clock: this.#components.clock,
+        log: this.#log,
+        flow: this.#flow,
+        exports: this.#exports,
+        releaseSinks: () => this.#forwarding.release(),
+      },
     );
-  }
-
-  /** Our restart is done: decide, reconcile every sink to the result, send our tables and End-of-RIBs. */
-  #endRestart(why: string): void {
-    if (!this.#restart || this.#closing) return;
-    this.#restart = null;
-    this.#flow.flush();
-    // Each sink replays the best paths and reconciles: kept routes still best stay untouched,
-    // the others are replaced or deleted (the restarting side's sweep of stale state).
-    this.#forwarding.release();
-    this.#exports.release();
-    this.#log.info({ why }, 'graceful restart done: sinks reconciled, routes and End-of-RIBs sent');
   }
 
   /** Settings this version reads but does not act on yet: say so rather than ignore them quietly. */
@@ -548,8 +509,8 @@ export class Speaker implements SpeakerControl {
     const peer = this.#sessions.addPeer(sessionPeerInit(config));
     this.#tap(peer);
     peer.on('state', (change) => this.#watch.session(config.name, change));
-    peer.on('established', (info) => this.#restart?.deferral.established(config.name, info.negotiated));
-    peer.on('end-of-rib', (f) => this.#restart?.deferral.endOfRib(config.name, f.afi, f.safi));
+    peer.on('established', (info) => this.#restart?.established(config.name, info.negotiated));
+    peer.on('end-of-rib', (f) => this.#restart?.endOfRib(config.name, f.afi, f.safi));
     return peer;
   }
 
@@ -566,7 +527,7 @@ export class Speaker implements SpeakerControl {
     if (!b) return;
     this.#neighbors.delete(name);
     this.#pendingRebuild.delete(name);
-    this.#restart?.deferral.removed(name);
+    this.#restart?.removed(name);
     // RFC 4486 Cease / Peer De-configured.
     await this.#sessions.removePeer(b.peer.address);
     b.detach();
