@@ -4,8 +4,6 @@
  * session to the RIB both ways, applies reloads, and runs as a process (`run --config FILE`).
  */
 export { SpeakerDefaults } from './constants.js';
-export { attributesView, formatAsPath } from './control.js';
-export { type MessageObserver, tapMessageStats } from './message-tap.js';
 export { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 export { applyReloadPlan, type ReloadHost } from './reload.js';
 export { type ProcessSignals, type RunOptions, RunStatus, runSpeaker } from './run.js';

@@ -35,6 +35,16 @@ import {
 } from '../components/index.js';
 import type { Config, LogLevel, PeerConfig, PeerEdit, ReloadOutcome } from '../config/index.js';
 import { formatProblem, notActedOnWarnings } from '../config/index.js';
+import {
+  advertisedView,
+  neighborDetail,
+  neighborSummary,
+  receivedView,
+  ribCounts,
+  ribView,
+  tapMessageStats,
+  WatchHub,
+} from '../control/index.js';
 import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
 import {
   advertisedGracefulRestart,
@@ -48,22 +58,12 @@ import {
   SessionExports,
 } from '../routing/index.js';
 import { ApiRoutes } from './api-routes.js';
-import {
-  advertisedView,
-  neighborDetail,
-  neighborSummary,
-  receivedView,
-  ribCounts,
-  ribView,
-} from './control.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
-import { tapMessageStats } from './message-tap.js';
 import { OvnPublishing } from './ovn-publishing.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
 import { sessionPeerInit } from './session-init.js';
 import { sinkTargets } from './sink-targets.js';
-import { WatchHub } from './watch-hub.js';
 
 /** The few things a speaker takes from its surroundings; each has a real default. */
 export interface SpeakerComponents {
