@@ -39,6 +39,9 @@ import {
   advertisedView,
   neighborDetail,
   neighborSummary,
+  ovnPaths,
+  ovnStats,
+  ovnView,
   receivedView,
   ribCounts,
   ribView,
@@ -52,6 +55,7 @@ import {
   LocalOrigin,
   Neighbor,
   type NeighborComponents,
+  OvnOrigin,
   OwnRestart,
   originateAll,
   RouteFlow,
@@ -59,7 +63,6 @@ import {
 } from '../routing/index.js';
 import { ApiRoutes } from './api-routes.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
-import { OvnPublishing } from './ovn-publishing.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
 import { sessionPeerInit } from './session-init.js';
@@ -118,8 +121,8 @@ export class Speaker implements SpeakerControl {
   readonly #apiRoutes: ApiRoutes;
   readonly #watch: WatchHub;
   /** The `ovn` origin's routes; they outlive a reload's new watcher. */
-  #ovnOrigin: LocalOrigin | undefined;
-  #ovn: OvnPublishing | undefined;
+  #ovnRoutes: LocalOrigin | undefined;
+  #ovn: OvnOrigin | undefined;
   readonly #tapped = new WeakSet<MessageStats>();
   /** Peers whose settings for the next session wait for the current one to end. */
   readonly #pendingRebuild = new Set<string>();
@@ -318,7 +321,7 @@ export class Speaker implements SpeakerControl {
   }
 
   rib(query: RibQuery): RibEntryView[] {
-    return ribView(this.#rib, query, () => this.#ovn?.paths() ?? new Map());
+    return ribView(this.#rib, query, () => ovnPaths(this.#ovn));
   }
 
   advertised(peer: string, query: RibQuery): RibEntryView[] {
@@ -352,7 +355,7 @@ export class Speaker implements SpeakerControl {
   }
 
   ovn(): OvnView | null {
-    return this.#ovn?.view() ?? null;
+    return this.#ovn ? ovnView(this.#ovn) : null;
   }
 
   announceRoute(route: unknown): RouteActionResult {
@@ -395,11 +398,11 @@ export class Speaker implements SpeakerControl {
     await this.#ovn?.close();
     this.#ovn = undefined;
     if (!config.ovn) {
-      this.#ovnOrigin?.withdrawAll();
+      this.#ovnRoutes?.withdrawAll();
       return;
     }
-    this.#ovnOrigin ??= new LocalOrigin(this.#rib, this.#rib.origin('ovn'), this.#flow);
-    this.#ovn = new OvnPublishing(config.ovn, this.#ovnOrigin, this.#log);
+    this.#ovnRoutes ??= new LocalOrigin(this.#rib, this.#rib.origin('ovn'), this.#flow);
+    this.#ovn = new OvnOrigin(config.ovn, this.#ovnRoutes, { log: this.#log, clock: this.#components.clock });
     const restart = this.#restart;
     if (restart) void this.#ovn.ready.then(() => restart.ovnReady());
     this.#ovn.start();
@@ -469,7 +472,7 @@ export class Speaker implements SpeakerControl {
     if (!m) return;
     this.#metrics ??= new SpeakerMetrics({
       control: this,
-      forwarding: { ovn: () => this.#ovn?.stats() ?? null, sinks: () => this.sinks() },
+      forwarding: { ovn: () => (this.#ovn ? ovnStats(this.#ovn) : null), sinks: () => this.sinks() },
       logger: this.#log,
     });
     for (const b of this.#neighbors.values()) this.#tap(b.peer);
