@@ -4,6 +4,7 @@
  * (update groups, forwarding planes), and each session's Adj-RIB-Out through export policy
  * into UPDATEs. Local origins (static routes, OVN) feed the same RIB.
  */
+export { ApiRoutes } from './api-routes.js';
 export { MS_PER_SECOND, RoutingDefaults, SINGLE_PATH_ID } from './constants.js';
 export { type AdvertisedRoutes, Exporter, type ExportSession } from './exporter.js';
 export { Importer } from './importer.js';

@@ -50,6 +50,7 @@ import {
 } from '../control/index.js';
 import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
 import {
+  ApiRoutes,
   advertisedGracefulRestart,
   type InterfaceTable,
   LocalOrigin,
@@ -61,7 +62,6 @@ import {
   RouteFlow,
   SessionExports,
 } from '../routing/index.js';
-import { ApiRoutes } from './api-routes.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
