@@ -1,6 +1,6 @@
 import type { Negotiated } from '../bgp/wire/index.js';
 import { Afi, type AfiCode, Safi } from '../bgp/wire/index.js';
-import type { Logger } from '../components/index.js';
+import type { Logger, Scheduler } from '../components/index.js';
 import type { PeerKind, Rib, RibPeer } from '../rib/index.js';
 import { PeerClearing } from './peer-clearing.js';
 import type { RouteFlow } from './route-flow.js';
@@ -11,11 +11,8 @@ export interface NeighborRestartComponents {
   readonly rib: Rib;
   readonly flow: RouteFlow;
   readonly log: Logger;
-  readonly now: () => number;
-  readonly setTimer: (fn: () => void, ms: number) => unknown;
-  readonly clearTimer: (handle: unknown) => void;
-  /** Where long work yields to the event loop (setImmediate). */
-  readonly defer: (fn: () => void) => void;
+  /** Stale phases' timers, and where the withdrawal and the sweep yield to the event loop. */
+  readonly clock: Scheduler;
 }
 
 /** The peer as the RIB knows it again when its next session comes up. */
@@ -126,14 +123,7 @@ export class NeighborRestart {
       .map((f) => f.afi as AfiCode);
     const llgr = n.longLivedGracefulRestart;
     if (this.#stale) this.#stale.lost(gr, llgr, negotiated);
-    else
-      this.#stale = new StaleRoutes(
-        ribPeer,
-        { gr, llgr, negotiated },
-        this.#c,
-        this.#c.now,
-        longLivedStaleTime,
-      );
+    else this.#stale = new StaleRoutes(ribPeer, { gr, llgr, negotiated }, this.#c, longLivedStaleTime);
     if (this.#stale.waiting.length > 0) return true;
     this.#stale.close();
     this.#stale = null;
@@ -141,10 +131,14 @@ export class NeighborRestart {
   }
 
   #clear(peer: RibPeer): void {
-    const { rib, flow, defer } = this.#c;
+    const { rib, flow, clock } = this.#c;
     this.#clearing?.finish();
-    this.#clearing = new PeerClearing(rib, flow, peer, defer, (error) =>
-      this.#c.log.error({ error: String(error) }, 'route work failed'),
+    this.#clearing = new PeerClearing(
+      rib,
+      flow,
+      peer,
+      (fn) => clock.defer(fn),
+      (error) => this.#c.log.error({ error: String(error) }, 'route work failed'),
     );
     if (this.#clearing.done) this.#clearing = null;
   }

@@ -16,7 +16,7 @@ import {
   Safi,
   type UpdateMessage,
 } from '../bgp/wire/index.js';
-import type { Logger } from '../components/index.js';
+import type { Logger, Scheduler } from '../components/index.js';
 import type { PeerConfig } from '../config/index.js';
 import type { PeerPolicies } from '../policy/index.js';
 import type { PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
@@ -39,11 +39,11 @@ export interface NeighborComponents {
   readonly exports: SessionExports;
   readonly log: Logger;
   readonly interfaces: () => InterfaceTable;
-  readonly now: () => number;
-  /** Where long work yields to the event loop (setImmediate). */
-  readonly defer: (fn: () => void) => void;
-  readonly setTimer: (fn: () => void, ms: number) => unknown;
-  readonly clearTimer: (handle: unknown) => void;
+  /**
+   * Wall-clock time for "seconds in this state", the max-prefix restart and stale-route
+   * timers, and where long work yields to the event loop.
+   */
+  readonly clock: Scheduler;
   /** A NOTIFICATION went either way (for the metrics). */
   readonly onNotification?: (peer: string, n: NotificationEvent) => void;
   /** The Established session ended (settings kept for the next session can now apply). */
@@ -111,12 +111,11 @@ export class Neighbor {
     this.#policies = policies;
     this.#c = components;
     this.#log = components.log.child ? components.log.child({ peer: config.name }) : components.log;
-    this.#stateSince = components.now();
+    this.#stateSince = components.clock.now();
     this.#peer = peer;
     this.#restart = new NeighborRestart({ ...components, log: this.#log });
     this.#maxPrefix = new MaxPrefixWatch(config.maxPrefixes && maxPrefixConfig(config.maxPrefixes), {
-      setTimer: components.setTimer,
-      clearTimer: components.clearTimer,
+      clock: components.clock,
       warn: (a) => this.#log.warn({ count: a.count, limit: a.limit }, a.message),
       stop: (a) => {
         this.#log.warn({ count: a.count, limit: a.limit }, a.message);
@@ -299,7 +298,7 @@ export class Neighbor {
     this.#unbind = [];
     this.#config = config;
     this.#peer = peer;
-    this.#stateSince = this.#c.now();
+    this.#stateSince = this.#c.clock.now();
     this.#bind(peer);
     this.#maxPrefix.setLimit(config.maxPrefixes && maxPrefixConfig(config.maxPrefixes));
   }
@@ -326,7 +325,7 @@ export class Neighbor {
   }
 
   #onState(c: StateChange): void {
-    this.#stateSince = this.#c.now();
+    this.#stateSince = this.#c.clock.now();
     if (c.to === 'Idle' && c.reason !== '') this.#lastError = c.reason;
   }
 
@@ -334,7 +333,7 @@ export class Neighbor {
     this.#lastNotification = {
       event: n,
       description: describeError(n.code, n.subcode),
-      at: new Date(this.#c.now()),
+      at: new Date(this.#c.clock.now()),
     };
     this.#c.onNotification?.(this.name, n);
   }

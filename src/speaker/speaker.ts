@@ -26,7 +26,6 @@ import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js'
 import { normalizeAddress } from '../bgp/transport/index.js';
 import { AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
 import {
-  type Clock,
   type Logger,
   type Scheduler,
   silentLogger,
@@ -85,15 +84,6 @@ export interface SpeakerComponents {
    * without it, the control API cannot add, change or remove peers.
    */
   readonly peerEdits?: (edit: PeerEdit) => ReloadOutcome;
-}
-
-/** A clock as the parts that take plain functions want it. */
-function timerFunctions(clock: Clock) {
-  return {
-    now: () => clock.now(),
-    setTimer: (fn: () => void, ms: number) => clock.setTimeout(fn, ms),
-    clearTimer: (h: unknown) => clock.clearTimeout(h),
-  };
 }
 
 /** `metrics.listen` as startMetricsServer takes it: HOST:PORT with IPv6 in brackets. */
@@ -159,7 +149,7 @@ export class Speaker implements SpeakerControl {
     });
     this.#flow = new RouteFlow(
       this.#rib,
-      (fn) => setImmediate(fn),
+      (fn) => this.#components.clock.defer(fn),
       (error, consumer) => this.#log.error({ error: String(error), consumer }, 'route processing failed'),
     );
     // The sessions first: the update groups take the batch, then every session sends its share.
@@ -174,7 +164,7 @@ export class Speaker implements SpeakerControl {
       flow: this.#flow,
       log: this.#log,
       target: components.sinkTargets ?? sinkTargets(this.#log),
-      ...timerFunctions(this.#components.clock),
+      clock: this.#components.clock,
     });
   }
 
@@ -498,8 +488,7 @@ export class Speaker implements SpeakerControl {
       exports: this.#exports,
       log: this.#log,
       interfaces: this.#components.interfaces,
-      ...timerFunctions(this.#components.clock),
-      defer: (fn) => this.#components.clock.defer(fn),
+      clock: this.#components.clock,
       onNotification: (peer, n) => this.#metrics?.notification(peer, n.direction, n.code, n.subcode),
       onSessionEnded: (peer) => {
         if (this.#pendingRebuild.delete(peer)) void this.#rebuild(peer, undefined);
