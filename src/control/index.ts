@@ -4,6 +4,7 @@
  * view types on request, and holds no routing rule.
  */
 export { LOCAL_SOURCE_NAME, UNSPECIFIED_NEXT_HOP } from './constants.js';
+export { findNeighbor } from './find-neighbor.js';
 export { type MessageObserver, tapMessageStats } from './message-tap.js';
 export { neighborDetail, neighborSummary, ribCounts } from './neighbor-view.js';
 export { ovnPaths, ovnStats, ovnView } from './ovn-view.js';

@@ -1,8 +1,11 @@
 /**
- * The route pipeline between sessions and the RIB: each session's UPDATEs through import
- * policy into the Adj-RIB-In and Loc-RIB, the Loc-RIB's change batches to every consumer
- * (update groups, forwarding planes), and each session's Adj-RIB-Out through export policy
- * into UPDATEs. Local origins (static routes, OVN) feed the same RIB.
+ * The route pipeline between sessions and the RIB: each configured peer's neighbour (its
+ * session's events, operator actions, max-prefix, route refresh, its routes kept across its
+ * graceful restart), each session's UPDATEs through import policy into the Adj-RIB-In and
+ * Loc-RIB, the Loc-RIB's change batches to every consumer (the `bgp` consumer that feeds the
+ * update groups and the live sessions, forwarding planes), and each session's Adj-RIB-Out
+ * through export policy into UPDATEs. Local origins (static routes, the control API, OVN)
+ * feed the same RIB; our own graceful restart holds sinks and sessions until the peers are back.
  */
 export { ApiRoutes } from './api-routes.js';
 export { MS_PER_SECOND, RoutingDefaults, SINGLE_PATH_ID } from './constants.js';

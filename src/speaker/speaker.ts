@@ -1,6 +1,7 @@
 // Over 400 lines on purpose: the composition root builds, starts, reloads and closes every part
-// (sessions, RIB, pipeline, sinks, OVN, control and metrics); each method is a few lines of wiring
-// and no routing rule lives here.
+// (sessions, RIB, pipeline, neighbours, sinks, OVN, control and metrics) and answers the control
+// socket through the control views; each method is a few lines of wiring and no routing rule
+// lives here.
 import { networkInterfaces } from 'node:os';
 import {
   type ApiRouteView,
@@ -23,7 +24,6 @@ import {
   type WatchTopic,
 } from '../api/index.js';
 import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
-import { normalizeAddress } from '../bgp/transport/index.js';
 import { AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
 import {
   type Logger,
@@ -36,6 +36,7 @@ import type { Config, LogLevel, PeerConfig, PeerEdit, ReloadOutcome } from '../c
 import { formatProblem, notActedOnWarnings } from '../config/index.js';
 import {
   advertisedView,
+  findNeighbor,
   neighborDetail,
   neighborSummary,
   ovnPaths,
@@ -306,7 +307,7 @@ export class Speaker implements SpeakerControl {
 
   neighbors(name?: string): NeighborDetail[] {
     const now = this.#components.clock.now();
-    const list = name === undefined ? [...this.#neighbors.values()] : [this.#neighbor(name)];
+    const list = name === undefined ? [...this.#neighbors.values()] : [findNeighbor(this.#neighbors, name)];
     return list.map((b) => neighborDetail(b, now, this.#config.speaker.localAs));
   }
 
@@ -315,29 +316,29 @@ export class Speaker implements SpeakerControl {
   }
 
   advertised(peer: string, query: RibQuery): RibEntryView[] {
-    return advertisedView(this.#neighbor(peer), query);
+    return advertisedView(findNeighbor(this.#neighbors, peer), query);
   }
 
   received(peer: string, query: RibQuery): RibEntryView[] {
-    return receivedView(this.#neighbor(peer), this.#rib, query);
+    return receivedView(findNeighbor(this.#neighbors, peer), this.#rib, query);
   }
 
   async resetNeighbor(peer: string): Promise<void> {
-    const b = this.#neighbor(peer);
+    const b = findNeighbor(this.#neighbors, peer);
     if (!b.reset()) {
       throw new ControlError('not-established', `neighbor ${b.name} is shut down: enable it instead`);
     }
   }
 
   async shutdownNeighbor(peer: string, message?: string): Promise<void> {
-    const b = this.#neighbor(peer);
+    const b = findNeighbor(this.#neighbors, peer);
     b.shutdown(message);
     // A peer kept down sends no End-of-RIB: our restart does not wait for it.
     this.#restart?.removed(b.name);
   }
 
   async enableNeighbor(peer: string): Promise<void> {
-    this.#neighbor(peer).enable();
+    findNeighbor(this.#neighbors, peer).enable();
   }
 
   sinks(): SinkView[] {
@@ -399,22 +400,8 @@ export class Speaker implements SpeakerControl {
   }
 
   async refreshNeighbor(peer: string): Promise<void> {
-    const b = this.#neighbor(peer);
+    const b = findNeighbor(this.#neighbors, peer);
     if (!b.refresh()) throw new ControlError('not-established', `neighbor ${b.name} is ${b.peer.state}`);
-  }
-
-  /** A neighbor by configured name, or by address. */
-  #neighbor(peer: string): Neighbor {
-    const byName = this.#neighbors.get(peer);
-    if (byName) return byName;
-    let address: string | undefined;
-    try {
-      address = normalizeAddress(peer);
-    } catch {
-      address = undefined;
-    }
-    for (const b of this.#neighbors.values()) if (b.config.peerIp === address) return b;
-    throw new ControlError('unknown-peer', `no neighbor named ${peer}`);
   }
 
   /**
