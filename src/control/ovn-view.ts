@@ -1,7 +1,7 @@
 import type { OvnPathView, OvnStatsView, OvnView } from '../api/index.js';
 import type { OvsdbRemote } from '../config/index.js';
 import type { Advertisement } from '../ovn/index.js';
-import type { OvnOrigin } from '../routing/index.js';
+import type { OvnPublishing } from '../routing/index.js';
 
 /* What `show ovn`, `show rib` and the metrics say of the OVN origin. */
 
@@ -18,7 +18,7 @@ const KIND_NAMES: Readonly<Record<Advertisement['kind'], string>> = {
 const remoteList = (list: readonly OvsdbRemote[]) => list.map((r) => r.text).join(',');
 
 /** Before the watcher runs: local mode still asking OVS for our chassis name. */
-function waiting(o: OvnOrigin): Pick<OvnView, 'mode' | 'nb' | 'sb'> {
+function waiting(o: OvnPublishing): Pick<OvnView, 'mode' | 'nb' | 'sb'> {
   const c = o.config;
   const error = o.chassisLookupError;
   const why = error ? `: ${error}` : '';
@@ -30,7 +30,7 @@ function waiting(o: OvnOrigin): Pick<OvnView, 'mode' | 'nb' | 'sb'> {
 }
 
 /** `show ovn`: the watcher's connections, the routes it derived and the problems it met. */
-export function ovnView(o: OvnOrigin): OvnView {
+export function ovnView(o: OvnPublishing): OvnView {
   const s = o.status;
   if (!s) return { ...waiting(o), routes: [], problems: [], counts: {} };
   const c = o.config;
@@ -54,7 +54,7 @@ export function ovnView(o: OvnOrigin): OvnView {
 }
 
 /** Each advertised prefix with the OVN row it came from, for `show rib`. */
-export function ovnPaths(o: OvnOrigin | undefined): Map<string, OvnPathView> {
+export function ovnPaths(o: OvnPublishing | undefined): Map<string, OvnPathView> {
   const out = new Map<string, OvnPathView>();
   for (const a of o?.status?.advertisements ?? [])
     out.set(a.prefix, { kind: KIND_NAMES[a.kind], origin: a.origin, why: a.why });
@@ -62,7 +62,7 @@ export function ovnPaths(o: OvnOrigin | undefined): Map<string, OvnPathView> {
 }
 
 /** The OVN gauges of the metrics endpoint. */
-export function ovnStats(o: OvnOrigin): OvnStatsView {
+export function ovnStats(o: OvnPublishing): OvnStatsView {
   const s = o.status;
   if (!s) return { connected: { nb: false, sb: false }, routes: {}, problems: {}, lastDerivationMs: 0 };
   const routes: Record<string, number> = {};

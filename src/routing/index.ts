@@ -20,7 +20,7 @@ export {
   type StopCause,
 } from './neighbor.js';
 export { NeighborRestart, type NeighborRestartComponents, type ReturningPeer } from './neighbor-restart.js';
-export { deriveConfig, OvnOrigin, type OvnOriginComponents } from './ovn-origin.js';
+export { deriveConfig, OvnPublishing, type OvnPublishingComponents } from './ovn-publishing.js';
 export {
   advertisedGracefulRestart,
   OwnRestart,

@@ -56,7 +56,7 @@ import {
   LocalOrigin,
   Neighbor,
   type NeighborComponents,
-  OvnOrigin,
+  OvnPublishing,
   OwnRestart,
   originateAll,
   RouteFlow,
@@ -113,7 +113,7 @@ export class Speaker implements SpeakerControl {
   readonly #watch: WatchHub;
   /** The `ovn` origin's routes; they outlive a reload's new watcher. */
   #ovnRoutes: LocalOrigin | undefined;
-  #ovn: OvnOrigin | undefined;
+  #ovn: OvnPublishing | undefined;
   readonly #tapped = new WeakSet<MessageStats>();
   /** Peers whose settings for the next session wait for the current one to end. */
   readonly #pendingRebuild = new Set<string>();
@@ -393,7 +393,10 @@ export class Speaker implements SpeakerControl {
       return;
     }
     this.#ovnRoutes ??= new LocalOrigin(this.#rib, this.#rib.origin('ovn'), this.#flow);
-    this.#ovn = new OvnOrigin(config.ovn, this.#ovnRoutes, { log: this.#log, clock: this.#components.clock });
+    this.#ovn = new OvnPublishing(config.ovn, this.#ovnRoutes, {
+      log: this.#log,
+      clock: this.#components.clock,
+    });
     const restart = this.#restart;
     if (restart) void this.#ovn.ready.then(() => restart.ovnReady());
     this.#ovn.start();

@@ -14,9 +14,9 @@ import type { LocalOrigin } from './local-origin.js';
 const SYSTEM_ID_RETRY = { FIRST_MS: 1000, MAX_MS: 30_000 } as const;
 
 /** What the OVN origin takes from the speaker. */
-export interface OvnOriginComponents {
+export interface OvnPublishingComponents {
   readonly log: Logger;
-  /** The chassis-name lookup's retry timer. */
+  /** The watcher's timers and the chassis-name lookup's retry. */
   readonly clock: Clock;
 }
 
@@ -55,7 +55,7 @@ const remotes = (list: readonly OvsdbRemote[]) => list.map((r) => r.text);
  * A diff's announce of a prefix already held replaces its path (a gateway failover is one
  * UPDATE at the peers); a route that cannot be originated is logged once and skipped.
  */
-export class OvnOrigin {
+export class OvnPublishing {
   readonly #config: OvnConfig;
   readonly #origin: LocalOrigin;
   readonly #log: Logger;
@@ -73,7 +73,7 @@ export class OvnOrigin {
     this.#ready = resolve;
   });
 
-  constructor(config: OvnConfig, origin: LocalOrigin, components: OvnOriginComponents) {
+  constructor(config: OvnConfig, origin: LocalOrigin, components: OvnPublishingComponents) {
     this.#config = config;
     this.#origin = origin;
     this.#log = components.log;
@@ -115,7 +115,7 @@ export class OvnOrigin {
         holdTimeMs: c.holdTime * MS_PER_SECOND,
         onChange: (diff) => this.#apply(diff),
       },
-      { logger: this.#log },
+      { logger: this.#log, clock: this.#clock },
     );
     this.#watcher.start();
     this.#log.info(
