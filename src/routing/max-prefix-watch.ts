@@ -1,4 +1,6 @@
 import { Afi, type AfiCode, Safi } from '../bgp/wire/index.js';
+import type { Clock } from '../components/index.js';
+import type { MaxPrefixes } from '../config/index.js';
 import { type MaxPrefixAction, type MaxPrefixConfig, MaxPrefixGuard } from '../policy/index.js';
 import { MS_PER_SECOND } from './constants.js';
 
@@ -6,8 +8,7 @@ type Cease = Extract<MaxPrefixAction, { type: 'cease' }>;
 
 /** What a max-prefix watch needs: timers for the restart, and what to do on each outcome. */
 export interface MaxPrefixWatchComponents {
-  readonly setTimer: (fn: () => void, ms: number) => unknown;
-  readonly clearTimer: (handle: unknown) => void;
+  readonly clock: Clock;
   /** Over the warning threshold, or over the limit with warning_only. */
   readonly warn: (action: Extract<MaxPrefixAction, { type: 'warn' }>) => void;
   /** Over the limit: stop the session (RFC 4486 Cease, Maximum Number of Prefixes Reached). */
@@ -17,6 +18,16 @@ export interface MaxPrefixWatchComponents {
 }
 
 const FAMILIES: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6];
+
+/** The configuration's max-prefix setting as the guard takes it (restart_after 0: stay down). */
+export function maxPrefixConfig(m: MaxPrefixes): MaxPrefixConfig {
+  return {
+    limit: m.limit,
+    warningOnly: m.warningOnly,
+    warningThresholdPercent: m.warningThreshold,
+    ...(m.restartAfter > 0 && { restartAfterSeconds: m.restartAfter }),
+  };
+}
 
 /**
  * Max-prefix for one peer: a guard per family over the accepted count, and the restart timer
@@ -60,7 +71,7 @@ export class MaxPrefixWatch {
       const after = action.restartAfterSeconds;
       if (after === undefined) return;
       this.cancelRestart();
-      this.#restartTimer = this.#c.setTimer(() => {
+      this.#restartTimer = this.#c.clock.setTimeout(() => {
         this.#restartTimer = null;
         this.#c.restart(after);
       }, after * MS_PER_SECOND);
@@ -68,7 +79,7 @@ export class MaxPrefixWatch {
   }
 
   cancelRestart(): void {
-    if (this.#restartTimer !== null) this.#c.clearTimer(this.#restartTimer);
+    if (this.#restartTimer !== null) this.#c.clock.clearTimeout(this.#restartTimer);
     this.#restartTimer = null;
   }
 }

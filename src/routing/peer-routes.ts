@@ -1,6 +1,6 @@
 import type { EstablishedInfo, Peer } from '../bgp/session/index.js';
 import { Afi, type AfiCode, Safi, type UpdateMessage } from '../bgp/wire/index.js';
-import type { Logger } from '../components/index.js';
+import type { Logger, Scheduler, TimerHandle } from '../components/index.js';
 import type { PeerPolicies, RouteFilter } from '../policy/index.js';
 import type { AddPathSelect, ExportTarget, PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
 import { RoutingDefaults } from './constants.js';
@@ -13,16 +13,19 @@ import {
   sessionAddresses,
 } from './session-addresses.js';
 import { SessionExport } from './session-export.js';
+import type { SessionExports } from './session-exports.js';
 
 /** What the routes of one session need from the speaker. */
 export interface PeerRoutesComponents {
   readonly rib: Rib;
   readonly groups: UpdateGroups;
   readonly flow: RouteFlow;
+  /** The live sessions the `bgp` consumer kicks; this session's export joins while it is up. */
+  readonly exports: SessionExports;
   readonly log: Logger;
   readonly interfaces: () => InterfaceTable;
-  /** Where long work yields to the event loop (setImmediate). */
-  readonly defer: (fn: () => void) => void;
+  /** Where long work yields to the event loop; the interface lookups' timer. */
+  readonly clock: Scheduler;
 }
 
 /** The peer as its routes see it. */
@@ -35,8 +38,6 @@ export interface PeerRoutesInit {
   readonly policies: PeerPolicies;
   /** The peer as the RIB holds it already (its routes kept across a graceful restart). */
   readonly ribPeer?: RibPeer;
-  /** Send nothing until `export.release()` (our own restart defers our routes, RFC 4724 4.1). */
-  readonly exportHeld?: boolean;
   /** RFC 7911: paths sent per prefix once add-path send is negotiated (absent: the best only). */
   readonly sendPaths?: AddPathSelect;
 }
@@ -57,7 +58,7 @@ export class PeerRoutes {
   #softIn: { cursor: number; family: number } | null = null;
   readonly #info: EstablishedInfo;
   readonly #init: PeerRoutesInit;
-  #lookup: ReturnType<typeof setTimeout> | undefined;
+  #lookup: TimerHandle | undefined;
   #closed = false;
 
   constructor(peer: Peer, info: EstablishedInfo, init: PeerRoutesInit, components: PeerRoutesComponents) {
@@ -86,10 +87,12 @@ export class PeerRoutes {
       target,
       local,
       init.policies.export,
-      { groups: components.groups, rib, log: components.log, defer: components.defer },
-      init.exportHeld ?? false,
+      { groups: components.groups, rib, log: components.log, defer: (fn) => components.clock.defer(fn) },
+      // Our own restart defers our routes until `exports.release()` (RFC 4724 4.1).
+      components.exports.held,
       init.sendPaths,
     );
+    components.exports.add(this.export);
     if (!local.found) this.#lookAgain(0);
   }
 
@@ -133,7 +136,7 @@ export class PeerRoutes {
         'the interface of the session is not listed yet: our own address is the next hop until it is',
       );
     if (tries >= RoutingDefaults.INTERFACE_LOOKUPS) return;
-    this.#lookup = setTimeout(() => {
+    this.#lookup = this.#c.clock.setTimeout(() => {
       this.#lookup = undefined;
       if (this.#closed) return;
       const local = sessionAddresses(this.#info.connection.local.address, this.#c.interfaces());
@@ -147,7 +150,6 @@ export class PeerRoutes {
       );
       this.export.resync({ local: { target: this.#targetOf(local), addresses: local } });
     }, RoutingDefaults.INTERFACE_LOOKUP_MS);
-    this.#lookup.unref?.();
   }
 
   /** One UPDATE into the RIB; a promise when reading should pause until the next flush. */
@@ -189,15 +191,12 @@ export class PeerRoutes {
     if (fresh) this.#softInSlice();
   }
 
-  kick(): void {
-    this.export.kick();
-  }
-
   /** The session ended: nothing more is sent; the caller withdraws the peer's routes. */
   close(): void {
     this.#closed = true;
-    clearTimeout(this.#lookup);
+    if (this.#lookup !== undefined) this.#c.clock.clearTimeout(this.#lookup);
     this.#softIn = null;
+    this.#c.exports.delete(this.export);
     this.export.close();
   }
 
@@ -226,6 +225,6 @@ export class PeerRoutes {
       this.#softIn = null;
       return;
     }
-    this.#c.defer(() => this.#softInSlice());
+    this.#c.clock.defer(() => this.#softInSlice());
   }
 }

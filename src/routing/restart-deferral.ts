@@ -1,12 +1,10 @@
 import { Afi, type Negotiated, Safi } from '../bgp/wire/index.js';
-import type { Logger } from '../components/index.js';
+import type { Clock, Logger } from '../components/index.js';
 import { MS_PER_SECOND } from './constants.js';
 
 /** Timers and logs for the deferral. */
 export interface RestartDeferralComponents {
-  readonly setTimer: (fn: () => void, ms: number) => unknown;
-  readonly clearTimer: (handle: unknown) => void;
-  readonly now: () => number;
+  readonly clock: Clock;
   readonly log: Logger;
 }
 
@@ -56,8 +54,8 @@ export class RestartDeferral {
     // null: not Established yet (its families are known from its OPEN only).
     for (const p of init.peers) this.#waiting.set(p, null);
     const ms = init.seconds * MS_PER_SECOND;
-    this.#deadline = components.now() + ms;
-    this.#timer = components.setTimer(() => {
+    this.#deadline = components.clock.now() + ms;
+    this.#timer = components.clock.setTimeout(() => {
       this.#timer = undefined;
       this.#finish(`deferral timer (${init.seconds} s) expired`);
     }, ms);
@@ -136,7 +134,7 @@ export class RestartDeferral {
   }
 
   #stopTimer(): void {
-    if (this.#timer !== undefined) this.#c.clearTimer(this.#timer);
+    if (this.#timer !== undefined) this.#c.clock.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 }

@@ -1,6 +1,6 @@
 import type { GracefulRestartNegotiated, Negotiated } from '../bgp/wire/index.js';
 import { Afi, type AfiCode, Safi } from '../bgp/wire/index.js';
-import type { Logger } from '../components/index.js';
+import type { Logger, Scheduler } from '../components/index.js';
 import type { Rib, RibPeer } from '../rib/index.js';
 import { MS_PER_SECOND, RoutingDefaults } from './constants.js';
 import type { RouteFlow } from './route-flow.js';
@@ -10,10 +10,8 @@ export interface StaleRoutesComponents {
   readonly rib: Rib;
   readonly flow: RouteFlow;
   readonly log: Logger;
-  readonly setTimer: (fn: () => void, ms: number) => unknown;
-  readonly clearTimer: (handle: unknown) => void;
-  /** Where long work yields to the event loop (setImmediate). */
-  readonly defer: (fn: () => void) => void;
+  /** The phases' timers, and where the sweep yields to the event loop. */
+  readonly clock: Scheduler;
 }
 
 /** Where a family's kept routes stand. */
@@ -70,7 +68,6 @@ function listed(
  */
 export class StaleRoutes {
   readonly #c: StaleRoutesComponents;
-  readonly #now: () => number;
   /** At most this long-lived stale time, in seconds (our configuration); 0: no long-lived phase. */
   readonly #longLivedMax: number;
   #peer: RibPeer;
@@ -94,12 +91,10 @@ export class StaleRoutes {
     peer: RibPeer,
     ended: { gr: GracefulRestartNegotiated; llgr: LongLivedNegotiated; negotiated: readonly AfiCode[] },
     components: StaleRoutesComponents,
-    now: () => number,
     longLivedMax = 0,
   ) {
     this.#c = components;
     this.#peer = peer;
-    this.#now = now;
     this.#longLivedMax = longLivedMax;
     this.lost(ended.gr, ended.llgr, ended.negotiated);
   }
@@ -130,7 +125,7 @@ export class StaleRoutes {
     return {
       phase: PHASE_ORDER.find((p) => phases.has(p)) ?? 'waiting-end-of-rib',
       stale: { ipv4: rib.staleCount(this.#peer, Afi.IPV4), ipv6: rib.staleCount(this.#peer, Afi.IPV6) },
-      deadline: this.#deadline.size > 0 ? Math.min(...this.#deadline.values()) : this.#now(),
+      deadline: this.#deadline.size > 0 ? Math.min(...this.#deadline.values()) : this.#c.clock.now(),
     };
   }
 
@@ -146,7 +141,7 @@ export class StaleRoutes {
       if (unicast(f) && seconds > 0) this.#longLived.set(f.afi as AfiCode, seconds);
     }
     const { rib } = this.#c;
-    const now = this.#now();
+    const now = this.#c.clock.now();
     for (const afi of FAMILIES) {
       const held = this.#phase.has(afi) || negotiated.includes(afi);
       if (!held) continue;
@@ -185,7 +180,7 @@ export class StaleRoutes {
   ): void {
     const forwarding = gr ? listed(gr.families, true) : new Set<AfiCode>();
     const longLivedForwarding = llgr ? listed(llgr.families, true) : new Set<AfiCode>();
-    const deadline = this.#now() + staleRoutesTime * MS_PER_SECOND;
+    const deadline = this.#c.clock.now() + staleRoutesTime * MS_PER_SECOND;
     for (const [afi, phase] of [...this.#phase]) {
       const kept = phase === 'long-lived' ? longLivedForwarding.has(afi) : forwarding.has(afi);
       if (kept) this.#enter(afi, 'waiting-end-of-rib', deadline);
@@ -237,17 +232,17 @@ export class StaleRoutes {
     this.#stopTimer();
     if (this.#closed || this.#deadline.size === 0) return;
     const next = Math.min(...this.#deadline.values());
-    this.#timer = this.#c.setTimer(
+    this.#timer = this.#c.clock.setTimeout(
       () => {
         this.#timer = null;
         this.#expire();
       },
-      Math.max(0, next - this.#now()),
+      Math.max(0, next - this.#c.clock.now()),
     );
   }
 
   #expire(): void {
-    const now = this.#now();
+    const now = this.#c.clock.now();
     for (const [afi, at] of [...this.#deadline]) {
       if (at > now) continue;
       const phase = this.#phase.get(afi);
@@ -261,7 +256,7 @@ export class StaleRoutes {
   }
 
   #stopTimer(): void {
-    if (this.#timer !== null) this.#c.clearTimer(this.#timer);
+    if (this.#timer !== null) this.#c.clock.clearTimeout(this.#timer);
     this.#timer = null;
   }
 
@@ -295,7 +290,7 @@ export class StaleRoutes {
     this.#c.flow.schedule();
     if (this.#sweeping.size > 0) {
       this.#sliceQueued = true;
-      this.#c.defer(() => this.#slice());
+      this.#c.clock.defer(() => this.#slice());
     }
   }
 }

@@ -5,9 +5,3 @@ export const SpeakerDefaults = {
   /** The RFC 9003 Shutdown Communication sent to every peer when the speaker stops. */
   SHUTDOWN_MESSAGE: 'ovn-bgp-speaker shutting down',
 } as const;
-
-/** The name `show advertised` prints as the source of what we sent. */
-export const LOCAL_SOURCE_NAME = 'local';
-
-/** Next hop text of a route originated with next hop self (FRR prints the same). */
-export const UNSPECIFIED_NEXT_HOP = { 4: '0.0.0.0', 6: '::' } as const;

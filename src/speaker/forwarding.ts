@@ -1,6 +1,6 @@
 import type { SinkView } from '../api/index.js';
 import type { AfiCode } from '../bgp/wire/index.js';
-import type { Logger } from '../components/index.js';
+import type { Clock, Logger } from '../components/index.js';
 import type { Config, SinksConfig } from '../config/index.js';
 import { type FibTarget, SinkDriver } from '../fib/index.js';
 import { PolicyChain } from '../policy/index.js';
@@ -20,9 +20,8 @@ export interface ForwardingComponents {
   readonly flow: RouteFlow;
   readonly log: Logger;
   readonly target: SinkTargetFactory;
-  readonly setTimer: (fn: () => void, ms: number) => unknown;
-  readonly clearTimer: (handle: unknown) => void;
-  readonly now: () => number;
+  /** The sinks' retry timers and "last success" times. */
+  readonly clock: Clock;
 }
 
 /** Prefixes not installed that `show sinks` lists per sink, at most. */
@@ -98,6 +97,7 @@ export class Forwarding {
           .catch((e: unknown) => this.#c.log.warn({ sink: name, error: String(e) }, 'closing a sink failed'));
       }
       if (!want) continue;
+      const { clock } = this.#c;
       let driver: SinkDriver | undefined;
       let target: FibTarget;
       try {
@@ -115,9 +115,9 @@ export class Forwarding {
           {
             log: this.#c.log,
             replay: (into) => this.#c.flow.replay(into),
-            setTimer: this.#c.setTimer,
-            clearTimer: this.#c.clearTimer,
-            now: this.#c.now,
+            setTimer: (fn, ms) => clock.setTimeout(fn, ms),
+            clearTimer: (h) => clock.clearTimeout(h),
+            now: () => clock.now(),
           },
         );
       } catch (error) {

@@ -1,11 +1,5 @@
-import type { Config, MaxPrefixes, PeerConfig } from '../config/index.js';
-import {
-  compilePolicies,
-  effectivePolicy,
-  type MaxPrefixConfig,
-  type PeerPolicies,
-  type Policy,
-} from '../policy/index.js';
+import type { Config, PeerConfig } from '../config/index.js';
+import { compilePolicies, effectivePolicy, type PeerPolicies, type Policy } from '../policy/index.js';
 
 /** Every policy of a configuration, compiled once and shared by the peers that name it. */
 export type CompiledPolicies = ReadonlyMap<string, Policy>;
@@ -30,14 +24,4 @@ export function peerPolicies(peer: PeerConfig, compiled: CompiledPolicies): Peer
     import: peer.import.length > 0 ? pick(peer.import) : undefined,
     export: peer.export.length > 0 ? pick(peer.export) : undefined,
   });
-}
-
-/** The configuration's max-prefix setting as the guard takes it (restart_after 0: stay down). */
-export function maxPrefixConfig(m: MaxPrefixes): MaxPrefixConfig {
-  return {
-    limit: m.limit,
-    warningOnly: m.warningOnly,
-    warningThresholdPercent: m.warningThreshold,
-    ...(m.restartAfter > 0 && { restartAfterSeconds: m.restartAfter }),
-  };
 }

@@ -3,20 +3,19 @@ import type { Logger } from '../components/index.js';
 import type { Config, LogLevel, PeerChange, PeerConfig, ReloadPlan } from '../config/index.js';
 import type { PeerPolicies } from '../policy/index.js';
 import type { Rib } from '../rib/index.js';
-import { applyRouteChanges } from '../routing/index.js';
-import type { PeerBinding } from './peer-binding.js';
+import { applyRouteChanges, type Neighbor } from '../routing/index.js';
 
 /** What carrying out a reload plan needs from the speaker. */
 export interface ReloadHost {
   readonly log: Logger;
   readonly rib: Rib;
-  binding(name: string): PeerBinding | undefined;
+  neighbor(name: string): Neighbor | undefined;
   /** The peer's filters from the newly compiled policies. */
   peerPolicies(peer: PeerConfig): PeerPolicies;
   addPeer(peer: PeerConfig): void;
   /** Cease / Peer De-configured, then forget it. */
   removePeer(name: string): Promise<void>;
-  /** A new session object from the binding's configuration; `cease` goes out first when the session is up. */
+  /** A new session object from the neighbour's configuration; `cease` goes out first when the session is up. */
   rebuild(name: string, cease: number | undefined): Promise<void>;
   /** As rebuild without a Cease, once the current session (if any) has ended by itself. */
   rebuildAfterSession(name: string): Promise<void>;
@@ -37,7 +36,7 @@ function needsNewSession(c: PeerChange): 'now' | 'next-session' | false {
 }
 
 async function applyPeerChange(host: ReloadHost, c: PeerChange): Promise<void> {
-  const b = host.binding(c.name);
+  const b = host.neighbor(c.name);
   if (!b) return;
   const policies = host.peerPolicies(c.after);
   const session = needsNewSession(c);

@@ -1,6 +1,7 @@
 // Over 400 lines on purpose: the composition root builds, starts, reloads and closes every part
-// (sessions, RIB, pipeline, sinks, OVN, control and metrics); each method is a few lines of wiring
-// and no routing rule lives here.
+// (sessions, RIB, pipeline, neighbours, sinks, OVN, control and metrics) and answers the control
+// socket through the control views; each method is a few lines of wiring and no routing rule
+// lives here.
 import { networkInterfaces } from 'node:os';
 import {
   type ApiRouteView,
@@ -22,17 +23,9 @@ import {
   type WatchSink,
   type WatchTopic,
 } from '../api/index.js';
+import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
+import { AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
 import {
-  type FamilyName,
-  type GracefulRestartState,
-  type MessageStats,
-  type Peer,
-  Sessions,
-} from '../bgp/session/index.js';
-import { normalizeAddress } from '../bgp/transport/index.js';
-import { Afi, type AfiCode, AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
-import {
-  type Clock,
   type Logger,
   type Scheduler,
   silentLogger,
@@ -41,32 +34,39 @@ import {
 } from '../components/index.js';
 import type { Config, LogLevel, PeerConfig, PeerEdit, ReloadOutcome } from '../config/index.js';
 import { formatProblem, notActedOnWarnings } from '../config/index.js';
-import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
-import {
-  type InterfaceTable,
-  LocalOrigin,
-  originateAll,
-  RestartDeferral,
-  RouteFlow,
-} from '../routing/index.js';
-import { ApiRoutes } from './api-routes.js';
 import {
   advertisedView,
+  findNeighbor,
   neighborDetail,
   neighborSummary,
+  ovnPaths,
+  ovnStats,
+  ovnView,
   receivedView,
   ribCounts,
   ribView,
-} from './control.js';
+  tapMessageStats,
+  WatchHub,
+} from '../control/index.js';
+import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
+import {
+  ApiRoutes,
+  advertisedGracefulRestart,
+  type InterfaceTable,
+  LocalOrigin,
+  Neighbor,
+  type NeighborComponents,
+  OvnPublishing,
+  OwnRestart,
+  originateAll,
+  RouteFlow,
+  SessionExports,
+} from '../routing/index.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
-import { tapMessageStats } from './message-tap.js';
-import { OvnPublishing } from './ovn-publishing.js';
-import { type BindingComponents, PeerBinding } from './peer-binding.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
 import { sessionPeerInit } from './session-init.js';
 import { sinkTargets } from './sink-targets.js';
-import { WatchHub } from './watch-hub.js';
 
 /** The few things a speaker takes from its surroundings; each has a real default. */
 export interface SpeakerComponents {
@@ -87,20 +87,6 @@ export interface SpeakerComponents {
   readonly peerEdits?: (edit: PeerEdit) => ReloadOutcome;
 }
 
-const FAMILY_OF_AFI: ReadonlyMap<AfiCode, FamilyName> = new Map([
-  [Afi.IPV4, 'ipv4-unicast'],
-  [Afi.IPV6, 'ipv6-unicast'],
-]);
-
-/** A clock as the parts that take plain functions want it. */
-function timerFunctions(clock: Clock) {
-  return {
-    now: () => clock.now(),
-    setTimer: (fn: () => void, ms: number) => clock.setTimeout(fn, ms),
-    clearTimer: (h: unknown) => clock.clearTimeout(h),
-  };
-}
-
 /** `metrics.listen` as startMetricsServer takes it: HOST:PORT with IPv6 in brackets. */
 function listenText(l: { address: string; port: number }): string {
   return l.address.includes(':') ? `[${l.address}]:${l.port}` : `${l.address}:${l.port}`;
@@ -108,7 +94,7 @@ function listenText(l: { address: string; port: number }): string {
 
 /**
  * The running speaker: builds the graph from a configuration (sessions, RIB, update groups,
- * one binding per peer, static routes, control socket, metrics) and owns its lifecycle.
+ * one neighbour per peer, static routes, control socket, metrics) and owns its lifecycle.
  * It is the SpeakerControl the control socket serves, and it applies reloads without
  * touching the sessions a reload does not concern.
  */
@@ -116,8 +102,9 @@ export class Speaker implements SpeakerControl {
   readonly #rib: Rib;
   readonly #groups: UpdateGroups;
   readonly #flow: RouteFlow;
+  readonly #exports: SessionExports;
   readonly #sessions: Sessions;
-  readonly #bindings = new Map<string, PeerBinding>();
+  readonly #neighbors = new Map<string, Neighbor>();
   readonly #log: Logger;
   readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets' | 'peerEdits'>> &
     Pick<SpeakerComponents, 'setLogLevel' | 'peerEdits'>;
@@ -125,7 +112,7 @@ export class Speaker implements SpeakerControl {
   readonly #apiRoutes: ApiRoutes;
   readonly #watch: WatchHub;
   /** The `ovn` origin's routes; they outlive a reload's new watcher. */
-  #ovnOrigin: LocalOrigin | undefined;
+  #ovnRoutes: LocalOrigin | undefined;
   #ovn: OvnPublishing | undefined;
   readonly #tapped = new WeakSet<MessageStats>();
   /** Peers whose settings for the next session wait for the current one to end. */
@@ -137,12 +124,8 @@ export class Speaker implements SpeakerControl {
   #metricsServer: MetricsServer | undefined;
   #reloading: Promise<void> = Promise.resolve();
   #closing: Promise<void> | null = null;
-  /**
-   * Our own graceful restart while it is not done (RFC 4724 section 4.1): routes, sinks and
-   * what we send wait for the peers' End-of-RIBs; `kept` are the families whose routes the
-   * kernel still held when we started (their F bit).
-   */
-  #restart: { readonly deferral: RestartDeferral; readonly kept: ReadonlySet<AfiCode> } | null = null;
+  /** Our own graceful restart (RFC 4724 section 4.1), when it was configured at start. */
+  #restart: OwnRestart | null = null;
 
   private constructor(config: Config, sessions: Sessions, components: SpeakerComponents) {
     this.#config = config;
@@ -167,29 +150,22 @@ export class Speaker implements SpeakerControl {
     });
     this.#flow = new RouteFlow(
       this.#rib,
-      (fn) => setImmediate(fn),
+      (fn) => this.#components.clock.defer(fn),
       (error, consumer) => this.#log.error({ error: String(error), consumer }, 'route processing failed'),
     );
     // The sessions first: the update groups take the batch, then every session sends its share.
-    this.#flow.addConsumer({
-      name: 'bgp',
-      accept: (changes) => {
-        // Add-path peers also follow prefixes whose best path stayed (rib.touched).
-        if (changes.count > 0 || this.#rib.touched[0].count + this.#rib.touched[1].count > 0)
-          this.#groups.applyBatch(changes);
-        for (const b of this.#bindings.values()) b.kick();
-      },
-    });
+    this.#exports = new SessionExports(this.#rib, this.#groups);
+    this.#flow.addConsumer(this.#exports);
     this.#apiRoutes = new ApiRoutes(this.#rib, this.#flow);
     this.#watch = new WatchHub(this.#flow, this.#rib, () =>
-      [...this.#bindings.values()].map((b) => ({ name: b.name, state: b.peer.state })),
+      [...this.#neighbors.values()].map((b) => ({ name: b.name, state: b.peer.state })),
     );
     this.#policies = compileConfigPolicies(config);
     this.#forwarding = new Forwarding({
       flow: this.#flow,
       log: this.#log,
       target: components.sinkTargets ?? sinkTargets(this.#log),
-      ...timerFunctions(this.#components.clock),
+      clock: this.#components.clock,
     });
   }
 
@@ -214,7 +190,15 @@ export class Speaker implements SpeakerControl {
         logger,
         interner: new AttrInterner(),
         reuseUpdateLists: true,
-        gracefulRestart: () => (built ? built.#gracefulRestartState() : null),
+        // Read per connection, so a reload's new restart time reaches the next session.
+        gracefulRestart: () =>
+          built
+            ? advertisedGracefulRestart(
+                built.#config.speaker.gracefulRestart,
+                built.#config.sinks.kernel !== undefined,
+                built.#restart,
+              )
+            : null,
       },
     );
     let speaker: Speaker;
@@ -296,12 +280,12 @@ export class Speaker implements SpeakerControl {
   close(message?: string, opts: { readonly forRestart?: boolean } = {}): Promise<void> {
     this.#closing ??= (async () => {
       const forRestart = opts.forRestart === true && this.#config.speaker.gracefulRestart.enabled;
-      this.#restart?.deferral.cancel();
+      this.#restart?.cancel();
       this.#watch.close();
       this.#flow.close();
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
       await this.#sessions.close(message, { forRestart });
-      for (const b of this.#bindings.values()) b.detach();
+      for (const b of this.#neighbors.values()) b.detach();
       await this.#ovn?.close();
       await this.#forwarding.close();
       this.#log.info({}, forRestart ? 'speaker stopped for a restart' : 'speaker stopped');
@@ -316,45 +300,45 @@ export class Speaker implements SpeakerControl {
     return {
       routerId: this.#config.speaker.routerId,
       localAs: this.#config.speaker.localAs,
-      neighbors: [...this.#bindings.values()].map((b) => neighborSummary(b, now)),
+      neighbors: [...this.#neighbors.values()].map((b) => neighborSummary(b, now)),
       rib: ribCounts(this.#rib),
     };
   }
 
   neighbors(name?: string): NeighborDetail[] {
     const now = this.#components.clock.now();
-    const list = name === undefined ? [...this.#bindings.values()] : [this.#binding(name)];
+    const list = name === undefined ? [...this.#neighbors.values()] : [findNeighbor(this.#neighbors, name)];
     return list.map((b) => neighborDetail(b, now, this.#config.speaker.localAs));
   }
 
   rib(query: RibQuery): RibEntryView[] {
-    return ribView(this.#rib, query, () => this.#ovn?.paths() ?? new Map());
+    return ribView(this.#rib, query, () => ovnPaths(this.#ovn));
   }
 
   advertised(peer: string, query: RibQuery): RibEntryView[] {
-    return advertisedView(this.#binding(peer), query);
+    return advertisedView(findNeighbor(this.#neighbors, peer), query);
   }
 
   received(peer: string, query: RibQuery): RibEntryView[] {
-    return receivedView(this.#binding(peer), this.#rib, query);
+    return receivedView(findNeighbor(this.#neighbors, peer), this.#rib, query);
   }
 
   async resetNeighbor(peer: string): Promise<void> {
-    const b = this.#binding(peer);
+    const b = findNeighbor(this.#neighbors, peer);
     if (!b.reset()) {
       throw new ControlError('not-established', `neighbor ${b.name} is shut down: enable it instead`);
     }
   }
 
   async shutdownNeighbor(peer: string, message?: string): Promise<void> {
-    const b = this.#binding(peer);
+    const b = findNeighbor(this.#neighbors, peer);
     b.shutdown(message);
     // A peer kept down sends no End-of-RIB: our restart does not wait for it.
-    this.#restart?.deferral.removed(b.name);
+    this.#restart?.removed(b.name);
   }
 
   async enableNeighbor(peer: string): Promise<void> {
-    this.#binding(peer).enable();
+    findNeighbor(this.#neighbors, peer).enable();
   }
 
   sinks(): SinkView[] {
@@ -362,7 +346,7 @@ export class Speaker implements SpeakerControl {
   }
 
   ovn(): OvnView | null {
-    return this.#ovn?.view() ?? null;
+    return this.#ovn ? ovnView(this.#ovn) : null;
   }
 
   announceRoute(route: unknown): RouteActionResult {
@@ -386,7 +370,7 @@ export class Speaker implements SpeakerControl {
     const outcome = edits(edit);
     const name = edit.op === 'remove' ? edit.name : String((edit.peer as { name?: unknown })?.name);
     if (!outcome.ok) {
-      const unknown = edit.op === 'remove' && !this.#bindings.has(edit.name);
+      const unknown = edit.op === 'remove' && !this.#neighbors.has(edit.name);
       const message = outcome.error.problems.map((p) => formatProblem(p)).join('; ');
       throw new ControlError(unknown ? 'unknown-peer' : 'bad-request', message);
     }
@@ -405,90 +389,47 @@ export class Speaker implements SpeakerControl {
     await this.#ovn?.close();
     this.#ovn = undefined;
     if (!config.ovn) {
-      this.#ovnOrigin?.withdrawAll();
+      this.#ovnRoutes?.withdrawAll();
       return;
     }
-    this.#ovnOrigin ??= new LocalOrigin(this.#rib, this.#rib.origin('ovn'), this.#flow);
-    this.#ovn = new OvnPublishing(config.ovn, this.#ovnOrigin, this.#log);
-    const deferral = this.#restart?.deferral;
-    if (deferral) void this.#ovn.ready.then(() => deferral.ovnReady());
+    this.#ovnRoutes ??= new LocalOrigin(this.#rib, this.#rib.origin('ovn'), this.#flow);
+    this.#ovn = new OvnPublishing(config.ovn, this.#ovnRoutes, {
+      log: this.#log,
+      clock: this.#components.clock,
+    });
+    const restart = this.#restart;
+    if (restart) void this.#ovn.ready.then(() => restart.ovnReady());
     this.#ovn.start();
   }
 
   async refreshNeighbor(peer: string): Promise<void> {
-    const b = this.#binding(peer);
+    const b = findNeighbor(this.#neighbors, peer);
     if (!b.refresh()) throw new ControlError('not-established', `neighbor ${b.name} is ${b.peer.state}`);
-  }
-
-  /** A neighbor by configured name, or by address. */
-  #binding(peer: string): PeerBinding {
-    const byName = this.#bindings.get(peer);
-    if (byName) return byName;
-    let address: string | undefined;
-    try {
-      address = normalizeAddress(peer);
-    } catch {
-      address = undefined;
-    }
-    for (const b of this.#bindings.values()) if (b.config.peerIp === address) return b;
-    throw new ControlError('unknown-peer', `no neighbor named ${peer}`);
-  }
-
-  /**
-   * RFC 4724 as our OPENs advertise it (null: graceful restart off). Read per connection, so a
-   * reload's new restart time reaches the next session.
-   */
-  #gracefulRestartState(): GracefulRestartState | null {
-    const gr = this.#config.speaker.gracefulRestart;
-    if (!gr.enabled) return null;
-    const restart = this.#restart;
-    // F: the kernel sink forwards for us; during our restart only what it really kept. Zebra
-    // drops a gone client's routes and OVN NB is not our forwarding, so they give no F bit.
-    const kernel = this.#config.sinks.kernel !== undefined;
-    const forwarding = new Set<FamilyName>();
-    for (const [afi, name] of FAMILY_OF_AFI) {
-      if (kernel && (restart ? restart.kept.has(afi) : true)) forwarding.add(name);
-    }
-    return { restartTime: gr.restartTime, restarting: restart !== null, forwarding };
   }
 
   /**
    * RFC 4724 section 4.1 at start: the sinks are built but held (a previous run's kernel
-   * routes keep forwarding untouched), each peer's routes wait in the RIB, and nothing is sent
-   * until every peer's End-of-RIB (and OVN's first derivation) is in, or restart_time passes.
+   * routes keep forwarding untouched); what the kernel kept decides our F bits.
    */
   async #beginRestart(config: Config): Promise<void> {
     this.#forwarding.hold();
     await this.#forwarding.configure(config, this.#policies);
     const kept = new Set((await this.#forwarding.held()).get('kernel') ?? []);
-    const peers = config.peers.filter((p) => !p.shutdown).map((p) => p.name);
-    const deferral = new RestartDeferral(
-      { peers, waitForOvn: config.ovn !== undefined, seconds: config.speaker.gracefulRestart.restartTime },
-      { ...timerFunctions(this.#components.clock), log: this.#log },
-      // Called at most once; a turn later, so it never runs inside a session's event.
-      (why) => this.#components.clock.defer(() => this.#endRestart(why)),
-    );
-    this.#restart = { deferral, kept };
-    this.#log.info(
+    this.#restart = new OwnRestart(
       {
-        peers,
-        kernelKept: [...kept].map((afi) => FAMILY_OF_AFI.get(afi)),
+        peers: config.peers.filter((p) => !p.shutdown).map((p) => p.name),
+        waitForOvn: config.ovn !== undefined,
         seconds: config.speaker.gracefulRestart.restartTime,
+        kept,
       },
-      'graceful restart: routes and sinks wait for the peers’ End-of-RIBs',
+      {
+        clock: this.#components.clock,
+        log: this.#log,
+        flow: this.#flow,
+        exports: this.#exports,
+        releaseSinks: () => this.#forwarding.release(),
+      },
     );
-  }
-
-  /** Our restart is done: decide, reconcile every sink to the result, send our tables and End-of-RIBs. */
-  #endRestart(why: string): void {
-    if (!this.#restart || this.#closing) return;
-    this.#restart = null;
-    this.#flow.flush();
-    // Each sink replays the best paths and reconciles: kept routes still best stay untouched,
-    // the others are replaced or deleted (the restarting side's sweep of stale state).
-    this.#forwarding.release();
-    for (const b of this.#bindings.values()) b.releaseExport();
-    this.#log.info({ why }, 'graceful restart done: sinks reconciled, routes and End-of-RIBs sent');
   }
 
   /** Settings this version reads but does not act on yet: say so rather than ignore them quietly. */
@@ -511,10 +452,10 @@ export class Speaker implements SpeakerControl {
     if (!m) return;
     this.#metrics ??= new SpeakerMetrics({
       control: this,
-      forwarding: { ovn: () => this.#ovn?.stats() ?? null, sinks: () => this.sinks() },
+      forwarding: { ovn: () => (this.#ovn ? ovnStats(this.#ovn) : null), sinks: () => this.sinks() },
       logger: this.#log,
     });
-    for (const b of this.#bindings.values()) this.#tap(b.peer);
+    for (const b of this.#neighbors.values()) this.#tap(b.peer);
     this.#metricsServer = await startMetricsServer({
       listen: listenText(m.listen),
       metrics: this.#metrics,
@@ -529,21 +470,20 @@ export class Speaker implements SpeakerControl {
     tapMessageStats(peer.stats, () => peer.config.name, metrics);
   }
 
-  #bindingComponents(): BindingComponents {
+  #neighborComponents(): NeighborComponents {
     return {
       rib: this.#rib,
       groups: this.#groups,
       flow: this.#flow,
+      exports: this.#exports,
       log: this.#log,
       interfaces: this.#components.interfaces,
-      ...timerFunctions(this.#components.clock),
-      defer: (fn) => this.#components.clock.defer(fn),
+      clock: this.#components.clock,
       onNotification: (peer, n) => this.#metrics?.notification(peer, n.direction, n.code, n.subcode),
       onSessionEnded: (peer) => {
         if (this.#pendingRebuild.delete(peer)) void this.#rebuild(peer, undefined);
       },
       staleRoutesTime: () => this.#config.speaker.gracefulRestart.staleRoutesTime,
-      exportHeld: () => this.#restart !== null,
     };
   }
 
@@ -551,25 +491,25 @@ export class Speaker implements SpeakerControl {
     const peer = this.#sessions.addPeer(sessionPeerInit(config));
     this.#tap(peer);
     peer.on('state', (change) => this.#watch.session(config.name, change));
-    peer.on('established', (info) => this.#restart?.deferral.established(config.name, info.negotiated));
-    peer.on('end-of-rib', (f) => this.#restart?.deferral.endOfRib(config.name, f.afi, f.safi));
+    peer.on('established', (info) => this.#restart?.established(config.name, info.negotiated));
+    peer.on('end-of-rib', (f) => this.#restart?.endOfRib(config.name, f.afi, f.safi));
     return peer;
   }
 
-  #addPeer(config: PeerConfig): PeerBinding {
+  #addPeer(config: PeerConfig): Neighbor {
     const peer = this.#newPeer(config);
-    const b = new PeerBinding(config, peer, peerPolicies(config, this.#policies), this.#bindingComponents());
-    this.#bindings.set(config.name, b);
+    const b = new Neighbor(config, peer, peerPolicies(config, this.#policies), this.#neighborComponents());
+    this.#neighbors.set(config.name, b);
     b.start();
     return b;
   }
 
   async #removePeer(name: string): Promise<void> {
-    const b = this.#bindings.get(name);
+    const b = this.#neighbors.get(name);
     if (!b) return;
-    this.#bindings.delete(name);
+    this.#neighbors.delete(name);
     this.#pendingRebuild.delete(name);
-    this.#restart?.deferral.removed(name);
+    this.#restart?.removed(name);
     // RFC 4486 Cease / Peer De-configured.
     await this.#sessions.removePeer(b.peer.address);
     b.detach();
@@ -581,11 +521,11 @@ export class Speaker implements SpeakerControl {
    * `cease` (when it is up) and closes first. The peer then starts unless it is kept down.
    */
   async #rebuild(name: string, cease: number | undefined): Promise<void> {
-    const b = this.#bindings.get(name);
+    const b = this.#neighbors.get(name);
     if (!b || this.#closing) return;
     if (cease !== undefined) b.peer.stop(cease);
     await this.#sessions.removePeer(b.peer.address);
-    if (this.#bindings.get(name) !== b || this.#closing) return;
+    if (this.#neighbors.get(name) !== b || this.#closing) return;
     b.rebind(b.config, this.#newPeer(b.config));
     b.start();
   }
@@ -593,7 +533,7 @@ export class Speaker implements SpeakerControl {
   #reloadHost(): ReloadHost {
     return {
       log: this.#log,
-      binding: (name) => this.#bindings.get(name),
+      neighbor: (name) => this.#neighbors.get(name),
       peerPolicies: (p) => peerPolicies(p, this.#policies),
       addPeer: (p) => {
         this.#addPeer(p);
@@ -601,7 +541,7 @@ export class Speaker implements SpeakerControl {
       removePeer: (name) => this.#removePeer(name),
       rebuild: (name, cease) => this.#rebuild(name, cease),
       rebuildAfterSession: (name) => {
-        const b = this.#bindings.get(name);
+        const b = this.#neighbors.get(name);
         if (b?.session) this.#pendingRebuild.add(name);
         else return this.#rebuild(name, undefined);
         return Promise.resolve();

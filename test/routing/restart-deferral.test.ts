@@ -25,15 +25,8 @@ function negotiated(gr: { restartState: boolean } | null, families = [v4, v6]): 
 function setup(peers: string[], waitForOvn = false, seconds = 120) {
   const clock = new FakeScheduler();
   const done: string[] = [];
-  const d = new RestartDeferral(
-    { peers, waitForOvn, seconds },
-    {
-      setTimer: (fn, ms) => clock.setTimeout(fn, ms),
-      clearTimer: (h) => clock.clearTimeout(h),
-      now: () => clock.now(),
-      log: silentLogger,
-    },
-    (why) => done.push(why),
+  const d = new RestartDeferral({ peers, waitForOvn, seconds }, { clock, log: silentLogger }, (why) =>
+    done.push(why),
   );
   return { d, clock, done };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
 import type { GracefulRestartNegotiated } from '../../src/bgp/wire/negotiate.js';
-import { silentLogger } from '../../src/components/index.js';
+import { type Scheduler, silentLogger } from '../../src/components/index.js';
 import { type ChangeBatch, parsePrefix, Rib, type RibPeer, WellKnownCommunity } from '../../src/rib/index.js';
 import { type LongLivedNegotiated, RouteFlow, StaleRoutes } from '../../src/routing/index.js';
 import { FakeScheduler } from '../bgp/session/support.js';
@@ -51,21 +51,21 @@ function setup() {
     },
   });
   const clock = new FakeScheduler();
-  const components = {
-    rib,
-    flow,
-    log: silentLogger,
-    setTimer: (fn: () => void, ms: number) => clock.setTimeout(fn, ms),
-    clearTimer: (h: unknown) => clock.clearTimeout(h),
+  // The fake clock's timers; deferred work waits in the queue `settle` runs.
+  const scheduler: Scheduler = {
+    now: () => clock.now(),
+    setTimeout: (fn, ms) => clock.setTimeout(fn, ms),
+    clearTimeout: (h) => clock.clearTimeout(h),
     defer,
   };
+  const components = { rib, flow, log: silentLogger, clock: scheduler };
   const keep = (
     peer: RibPeer,
     g: GracefulRestartNegotiated,
     negotiated: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6],
     llgr: LongLivedNegotiated = null,
     longLivedMax = 0,
-  ) => new StaleRoutes(peer, { gr: g, llgr, negotiated }, components, () => clock.now(), longLivedMax);
+  ) => new StaleRoutes(peer, { gr: g, llgr, negotiated }, components, longLivedMax);
   return { rib, flow, settle, installed, changes, clock, keep };
 }
 

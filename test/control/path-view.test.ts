@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Afi } from '../../src/bgp/wire/constants.js';
-import { attributesView } from '../../src/speaker/control.js';
+import { formatAsPath } from '../../src/bgp/wire/attributes/as-path.js';
+import { Afi, AsPathSegmentType } from '../../src/bgp/wire/constants.js';
+import { attributesView } from '../../src/control/index.js';
 
 describe('show rib path view', () => {
   it('prints extended communities as a policy spells them', () => {
@@ -23,5 +24,19 @@ describe('show rib path view', () => {
     expect(
       attributesView({ origin: 0 }, Afi.IPV4, 'p1', { best: true, multipath: false }).extendedCommunities,
     ).toEqual([]);
+  });
+});
+
+describe('formatAsPath', () => {
+  it('prints sequences, sets and confederation segments as vtysh does', () => {
+    expect(
+      formatAsPath([
+        { type: AsPathSegmentType.AS_CONFED_SEQUENCE, asns: [64512, 64513] },
+        { type: AsPathSegmentType.AS_SEQUENCE, asns: [65001, 65002] },
+        { type: AsPathSegmentType.AS_SET, asns: [65003, 65004] },
+        { type: AsPathSegmentType.AS_CONFED_SET, asns: [64514] },
+      ]),
+    ).toBe('(64512 64513) 65001 65002 {65003,65004} [64514]');
+    expect(formatAsPath([])).toBe('');
   });
 });

@@ -16,35 +16,34 @@ import {
   Safi,
   type UpdateMessage,
 } from '../bgp/wire/index.js';
-import type { Logger } from '../components/index.js';
+import type { Logger, Scheduler } from '../components/index.js';
 import type { PeerConfig } from '../config/index.js';
 import type { PeerPolicies } from '../policy/index.js';
 import type { PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
-import {
-  type Exporter,
-  type Importer,
-  type InterfaceTable,
-  MaxPrefixWatch,
-  PeerClearing,
-  PeerRoutes,
-  type RouteFlow,
-  StaleRoutes,
-  type StaleStatus,
-} from '../routing/index.js';
-import { maxPrefixConfig } from './policies.js';
+import type { Exporter } from './exporter.js';
+import type { Importer } from './importer.js';
+import { MaxPrefixWatch, maxPrefixConfig } from './max-prefix-watch.js';
+import { NeighborRestart } from './neighbor-restart.js';
+import { PeerRoutes } from './peer-routes.js';
+import type { RouteFlow } from './route-flow.js';
+import type { InterfaceTable } from './session-addresses.js';
+import type { SessionExports } from './session-exports.js';
+import type { StaleStatus } from './stale-routes.js';
 
-/** What a binding needs from the speaker: narrow, so tests can build one around a real Peer. */
-export interface BindingComponents {
+/** What a neighbour needs from the speaker: narrow, so tests can build one around a real Peer. */
+export interface NeighborComponents {
   readonly rib: Rib;
   readonly groups: UpdateGroups;
   readonly flow: RouteFlow;
+  /** The live sessions the `bgp` route consumer kicks. */
+  readonly exports: SessionExports;
   readonly log: Logger;
   readonly interfaces: () => InterfaceTable;
-  readonly now: () => number;
-  /** Where long work yields to the event loop (setImmediate). */
-  readonly defer: (fn: () => void) => void;
-  readonly setTimer: (fn: () => void, ms: number) => unknown;
-  readonly clearTimer: (handle: unknown) => void;
+  /**
+   * Wall-clock time for "seconds in this state", the max-prefix restart and stale-route
+   * timers, and where long work yields to the event loop.
+   */
+  readonly clock: Scheduler;
   /** A NOTIFICATION went either way (for the metrics). */
   readonly onNotification?: (peer: string, n: NotificationEvent) => void;
   /** The Established session ended (settings kept for the next session can now apply). */
@@ -54,8 +53,6 @@ export interface BindingComponents {
    * goes (speaker.graceful_restart.stale_routes_time); default 360 as FRR's stalepath-time.
    */
   readonly staleRoutesTime?: () => number;
-  /** Whether a new session must wait before sending its routes (our own restart is not done). */
-  readonly exportHeld?: () => boolean;
 }
 
 /** FRR's `bgp graceful-restart stalepath-time` default. */
@@ -85,42 +82,40 @@ function peerKind(config: PeerConfig): PeerKind {
 }
 
 /**
- * One configured peer: its session's events, what an operator or a reload does to it, and
- * why it is down when it is. The routes it exchanges are PeerRoutes' job (one per
- * Established session), the withdrawal of a gone session's routes PeerClearing's, and the
- * prefix limit MaxPrefixWatch's.
+ * One configured peer, a neighbour: its session's events, what an operator or a reload does
+ * to it, route refresh, and why it is down when it is. The routes it exchanges are
+ * PeerRoutes' job (one per Established session), its routes between sessions (kept stale
+ * for its graceful restart, or withdrawn) NeighborRestart's, and the prefix limit
+ * MaxPrefixWatch's.
  */
-export class PeerBinding {
+export class Neighbor {
   readonly name: string;
   #config: PeerConfig;
   #peer: Peer;
   #policies: PeerPolicies;
-  readonly #c: BindingComponents;
+  readonly #c: NeighborComponents;
   readonly #log: Logger;
   readonly #maxPrefix: MaxPrefixWatch;
+  readonly #restart: NeighborRestart;
   #unbind: (() => void)[] = [];
   #session: LiveSession | null = null;
-  /** The last session's routes, while they are still being withdrawn. */
-  #clearing: PeerClearing | null = null;
-  /** The routes of a session that ended gracefully, kept stale for the peer's restart (RFC 4724). */
-  #stale: StaleRoutes | null = null;
   #stoppedBy: StopCause | null = null;
   #stateSince: number;
   #establishedTransitions = 0;
   #lastNotification: NotificationRecord | undefined;
   #lastError: string | undefined;
 
-  constructor(config: PeerConfig, peer: Peer, policies: PeerPolicies, components: BindingComponents) {
+  constructor(config: PeerConfig, peer: Peer, policies: PeerPolicies, components: NeighborComponents) {
     this.name = config.name;
     this.#config = config;
     this.#policies = policies;
     this.#c = components;
     this.#log = components.log.child ? components.log.child({ peer: config.name }) : components.log;
-    this.#stateSince = components.now();
+    this.#stateSince = components.clock.now();
     this.#peer = peer;
+    this.#restart = new NeighborRestart({ ...components, log: this.#log });
     this.#maxPrefix = new MaxPrefixWatch(config.maxPrefixes && maxPrefixConfig(config.maxPrefixes), {
-      setTimer: components.setTimer,
-      clearTimer: components.clearTimer,
+      clock: components.clock,
       warn: (a) => this.#log.warn({ count: a.count, limit: a.limit }, a.message),
       stop: (a) => {
         this.#log.warn({ count: a.count, limit: a.limit }, a.message);
@@ -172,7 +167,7 @@ export class PeerBinding {
 
   /** The peer's routes kept across its restart, while any are stale. */
   get staleRoutes(): StaleStatus | null {
-    return this.#stale?.status() ?? null;
+    return this.#restart.status();
   }
 
   /** The Established session, if any. */
@@ -303,7 +298,7 @@ export class PeerBinding {
     this.#unbind = [];
     this.#config = config;
     this.#peer = peer;
-    this.#stateSince = this.#c.now();
+    this.#stateSince = this.#c.clock.now();
     this.#bind(peer);
     this.#maxPrefix.setLimit(config.maxPrefixes && maxPrefixConfig(config.maxPrefixes));
   }
@@ -314,19 +309,7 @@ export class PeerBinding {
     for (const off of this.#unbind) off();
     this.#unbind = [];
     this.#onDown('peer removed', undefined, false);
-    this.#dropStale();
-    this.#clearing?.finish();
-    this.#clearing = null;
-  }
-
-  /** Our restart is done: a session that waited sends its routes and End-of-RIB now. */
-  releaseExport(): void {
-    this.#session?.routes.export.release();
-  }
-
-  /** The RIB changed: send what the Adj-RIB-Out now holds (no-op while sending already). */
-  kick(): void {
-    this.#session?.routes.kick();
+    this.#restart.detach();
   }
 
   #bind(peer: Peer): void {
@@ -342,7 +325,7 @@ export class PeerBinding {
   }
 
   #onState(c: StateChange): void {
-    this.#stateSince = this.#c.now();
+    this.#stateSince = this.#c.clock.now();
     if (c.to === 'Idle' && c.reason !== '') this.#lastError = c.reason;
   }
 
@@ -350,38 +333,22 @@ export class PeerBinding {
     this.#lastNotification = {
       event: n,
       description: describeError(n.code, n.subcode),
-      at: new Date(this.#c.now()),
+      at: new Date(this.#c.clock.now()),
     };
     this.#c.onNotification?.(this.name, n);
   }
 
   #onEstablished(info: EstablishedInfo): void {
     this.#establishedTransitions++;
-    // The last session's routes are still being withdrawn: finish now, the id is needed again.
-    this.#clearing?.finish();
-    this.#clearing = null;
     this.#maxPrefix.reset();
-    const n = info.negotiated;
     const kind = peerKind(this.#config);
-    // Back from a graceful restart: the same RIB peer, so what it announces again replaces its
-    // stale paths in place and what it does not is swept after its End-of-RIB.
-    const stale = this.#stale;
-    let ribPeer: RibPeer | undefined;
-    if (stale) {
-      ribPeer = this.#c.rib.renewPeer(stale.peer, {
-        id: this.name,
-        kind,
-        asn: n.remoteAs,
-        routerId: n.remoteBgpId,
-        address: this.#config.peerIp,
-      });
-      stale.peer = ribPeer;
-      stale.established(
-        n.gracefulRestart,
-        n.longLivedGracefulRestart,
-        this.#c.staleRoutesTime?.() ?? DEFAULT_STALE_ROUTES_TIME,
-      );
-    }
+    const ribPeer = this.#restart.established({
+      name: this.name,
+      kind,
+      address: this.#config.peerIp,
+      negotiated: info.negotiated,
+      staleRoutesTime: this.#c.staleRoutesTime?.() ?? DEFAULT_STALE_ROUTES_TIME,
+    });
     const routes = new PeerRoutes(
       this.#peer,
       info,
@@ -392,7 +359,6 @@ export class PeerBinding {
         nextHopSelf: this.#config.nextHopSelf,
         policies: this.#policies,
         ...(ribPeer && { ribPeer }),
-        exportHeld: this.#c.exportHeld?.() ?? false,
         sendPaths: this.#config.addPath.sendPaths,
       },
       { ...this.#c, log: this.#log },
@@ -405,62 +371,15 @@ export class PeerBinding {
     if (!s) return;
     this.#session = null;
     s.routes.close();
-    const gr = s.info.negotiated.gracefulRestart;
-    if (end?.graceful && gr && this.#keepStale(s, gr)) {
-      this.#log.info({ reason }, 'session down: keeping its routes for the peer’s graceful restart');
-    } else {
-      this.#log.info({ reason }, 'session down: withdrawing its routes');
-      // Stale paths of an earlier session go with the rest: they are this RIB peer's too.
-      this.#stale?.close();
-      this.#stale = null;
-      this.#clear(s.routes.ribPeer);
-    }
+    const longLived = this.#config.longLivedStaleTime ?? 0;
+    this.#restart.ended(s.routes.ribPeer, s.info.negotiated, end?.graceful === true, longLived, reason);
     if (notify) this.#c.onSessionEnded?.(this.name);
-  }
-
-  /** RFC 4724 section 4.2: marks the session's routes stale; false when no family is kept. */
-  #keepStale(s: LiveSession, gr: NonNullable<EstablishedInfo['negotiated']['gracefulRestart']>): boolean {
-    const negotiated = s.info.negotiated.families
-      .filter((f) => f.safi === Safi.UNICAST && (f.afi === Afi.IPV4 || f.afi === Afi.IPV6))
-      .map((f) => f.afi as AfiCode);
-    const llgr = s.info.negotiated.longLivedGracefulRestart;
-    if (this.#stale) this.#stale.lost(gr, llgr, negotiated);
-    else
-      this.#stale = new StaleRoutes(
-        s.routes.ribPeer,
-        { gr, llgr, negotiated },
-        { ...this.#c, log: this.#log },
-        this.#c.now,
-        this.#config.longLivedStaleTime ?? 0,
-      );
-    if (this.#stale.waiting.length > 0) return true;
-    this.#stale.close();
-    this.#stale = null;
-    return false;
-  }
-
-  /** Stops keeping stale routes; whatever the peer still has in the RIB is withdrawn. */
-  #dropStale(): void {
-    const stale = this.#stale;
-    if (!stale) return;
-    this.#stale = null;
-    stale.close();
-    if (!this.#session) this.#clear(stale.peer);
-  }
-
-  #clear(peer: RibPeer): void {
-    const { rib, flow, defer } = this.#c;
-    this.#clearing?.finish();
-    this.#clearing = new PeerClearing(rib, flow, peer, defer, (error) =>
-      this.#log.error({ error: String(error) }, 'route work failed'),
-    );
-    if (this.#clearing.done) this.#clearing = null;
   }
 
   #onEndOfRib(f: Family): void {
     if (f.safi !== Safi.UNICAST) return;
     this.#log.info({ afi: f.afi, safi: f.safi }, 'End-of-RIB received');
-    this.#stale?.endOfRib(f.afi);
+    this.#restart.endOfRib(f.afi);
   }
 
   #onUpdate(u: UpdateMessage): Promise<void> | undefined {

@@ -2,7 +2,7 @@ import type { PathView, SessionState, WatchItem, WatchSink, WatchTopic } from '.
 import type { StateChange } from '../bgp/session/index.js';
 import type { ChangeBatch, Rib, RouteAdd } from '../rib/index.js';
 import type { RouteFlow } from '../routing/index.js';
-import { attributesView } from './control.js';
+import { attributesView } from './path-view.js';
 
 interface Watcher {
   readonly topics: ReadonlySet<WatchTopic>;

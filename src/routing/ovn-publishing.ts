@@ -1,30 +1,24 @@
-import type { OvnPathView, OvnStatsView, OvnView } from '../api/index.js';
-import type { Logger } from '../components/index.js';
+import type { Clock, Logger, TimerHandle } from '../components/index.js';
 import { formatPrefix, type OvnConfig, type OvsdbRemote } from '../config/index.js';
 import {
-  type Advertisement,
   type AdvertisementDiff,
   localSystemId,
   type OvnDeriveConfig,
   OvnWatcher,
   type OvnWatcherStatus,
 } from '../ovn/index.js';
+import { MS_PER_SECOND } from './constants.js';
+import type { LocalOrigin } from './local-origin.js';
 
 /** Asking the local OVS for our chassis name again: doubling from the first to the last. */
 const SYSTEM_ID_RETRY = { FIRST_MS: 1000, MAX_MS: 30_000 } as const;
-const MS_PER_SECOND = 1000;
 
-import type { LocalOrigin } from '../routing/index.js';
-
-/** The route kinds as `show ovn` names them. */
-const KIND_NAMES: Readonly<Record<Advertisement['kind'], string>> = {
-  floatingIps: 'floating-ip',
-  tenantNetworks: 'tenant-network',
-  loadBalancerVips: 'lb-vip',
-  providerPorts: 'provider-port',
-  podSubnets: 'pod-subnet',
-  serviceVips: 'service-vip',
-};
+/** What the OVN origin takes from the speaker. */
+export interface OvnPublishingComponents {
+  readonly log: Logger;
+  /** The watcher's timers and the chassis-name lookup's retry. */
+  readonly clock: Clock;
+}
 
 /** The configuration's ovn section as derivation takes it. */
 export function deriveConfig(c: OvnConfig, chassis: string | undefined = c.chassis): OvnDeriveConfig {
@@ -65,9 +59,10 @@ export class OvnPublishing {
   readonly #config: OvnConfig;
   readonly #origin: LocalOrigin;
   readonly #log: Logger;
+  readonly #clock: Clock;
   #watcher: OvnWatcher | undefined;
   /** Local mode without ovn.chassis: the lookup of our chassis name, retried until it answers. */
-  #lookup: { timer: ReturnType<typeof setTimeout> | undefined; error?: string } | undefined;
+  #lookup: { timer: TimerHandle | undefined; error?: string } | undefined;
   #closed = false;
   readonly #refused = new Set<string>();
   /** The first diff of a new watcher is the whole set: it replaces what the origin holds. */
@@ -78,10 +73,25 @@ export class OvnPublishing {
     this.#ready = resolve;
   });
 
-  constructor(config: OvnConfig, origin: LocalOrigin, log: Logger) {
+  constructor(config: OvnConfig, origin: LocalOrigin, components: OvnPublishingComponents) {
     this.#config = config;
     this.#origin = origin;
-    this.#log = log;
+    this.#log = components.log;
+    this.#clock = components.clock;
+  }
+
+  get config(): OvnConfig {
+    return this.#config;
+  }
+
+  /** The watcher's status; undefined before it runs (local mode still asking OVS for our chassis name). */
+  get status(): OvnWatcherStatus | undefined {
+    return this.#watcher?.status;
+  }
+
+  /** Why the last lookup of our chassis name failed, while it is being retried. */
+  get chassisLookupError(): string | undefined {
+    return this.#lookup?.error;
   }
 
   start(): void {
@@ -105,7 +115,7 @@ export class OvnPublishing {
         holdTimeMs: c.holdTime * MS_PER_SECOND,
         onChange: (diff) => this.#apply(diff),
       },
-      { logger: this.#log },
+      { logger: this.#log, clock: this.#clock },
     );
     this.#watcher.start();
     this.#log.info(
@@ -129,72 +139,16 @@ export class OvnPublishing {
         this.#log.warn({ ovs: this.#config.ovs, error: message }, 'cannot read our chassis name; retrying');
       lookup.error = message;
       const next = Math.min(retryMs * 2, SYSTEM_ID_RETRY.MAX_MS);
-      lookup.timer = setTimeout(() => void this.#lookUpChassis(next), retryMs);
-      lookup.timer.unref();
+      lookup.timer = this.#clock.setTimeout(() => void this.#lookUpChassis(next), retryMs);
     }
   }
 
   /** Stops watching; the routes stay in the origin until `withdrawAll` (a reload keeps them). */
   async close(): Promise<void> {
     this.#closed = true;
-    clearTimeout(this.#lookup?.timer);
+    const timer = this.#lookup?.timer;
+    if (timer !== undefined) this.#clock.clearTimeout(timer);
     await this.#watcher?.close();
-  }
-
-  view(): OvnView {
-    const s = this.#watcher?.status;
-    if (!s) return { ...this.#waiting(), routes: [], problems: [], counts: {} };
-    const counts: Record<string, number> = {};
-    for (const [k, n] of Object.entries(s.counts)) counts[KIND_NAMES[k as Advertisement['kind']]] = n;
-    return {
-      mode: `${this.#config.mode} (${s.state})`,
-      nb: `${s.nb.state} (${'remote' in s.nb ? s.nb.remote : remotes(this.#config.nb).join(',')})`,
-      sb: `${s.sb.state} (${'remote' in s.sb ? s.sb.remote : remotes(this.#config.sb).join(',')})`,
-      routes: s.advertisements.map((a) => ({
-        prefix: a.prefix,
-        nextHop: a.nextHop,
-        kind: KIND_NAMES[a.kind],
-        origin: a.origin,
-        why: a.why,
-      })),
-      problems: s.problems.map((p) => ({ kind: p.kind, origin: p.origin, message: p.message })),
-      counts,
-      lastDerivationMs: s.lastDerivationMs,
-    };
-  }
-
-  /** Each advertised prefix with the OVN row it came from, for `show rib`. */
-  paths(): Map<string, OvnPathView> {
-    const out = new Map<string, OvnPathView>();
-    for (const a of this.#watcher?.status.advertisements ?? [])
-      out.set(a.prefix, { kind: KIND_NAMES[a.kind], origin: a.origin, why: a.why });
-    return out;
-  }
-
-  /** Before the watcher runs: local mode still asking OVS for our chassis name. */
-  #waiting(): Pick<OvnView, 'mode' | 'nb' | 'sb'> {
-    const why = this.#lookup?.error ? `: ${this.#lookup.error}` : '';
-    return {
-      mode: `${this.#config.mode} (reading our chassis name from ${this.#config.ovs}${why})`,
-      nb: `not started (${remotes(this.#config.nb).join(',')})`,
-      sb: `not started (${remotes(this.#config.sb).join(',')})`,
-    };
-  }
-
-  stats(): OvnStatsView {
-    const s: OvnWatcherStatus | undefined = this.#watcher?.status;
-    if (!s) return { connected: { nb: false, sb: false }, routes: {}, problems: {}, lastDerivationMs: 0 };
-    const routes: Record<string, number> = {};
-    for (const [k, n] of Object.entries(s.counts)) routes[KIND_NAMES[k as Advertisement['kind']]] = n;
-    const problems: Record<string, number> = {};
-    for (const p of s.problems) problems[p.kind] = (problems[p.kind] ?? 0) + 1;
-    return {
-      connected: { nb: s.nb.state === 'synced', sb: s.sb.state === 'synced' },
-      routes,
-      problems,
-      lastDerivationMs: s.lastDerivationMs,
-      ...(s.lastChangeMs !== undefined && { lastChangeMs: s.lastChangeMs }),
-    };
   }
 
   #apply(diff: AdvertisementDiff): void {

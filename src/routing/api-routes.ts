@@ -9,7 +9,8 @@ import {
 } from '../config/index.js';
 import { formatCommunity, formatLargeCommunity } from '../policy/index.js';
 import type { Rib, RibPeer } from '../rib/index.js';
-import { type RouteFlow, staticAttributes } from '../routing/index.js';
+import type { RouteFlow } from './route-flow.js';
+import { staticAttributes } from './static-origin.js';
 
 /**
  * The routes the control API announced: the RIB's `api` origin, by prefix. They are checked
