@@ -38,6 +38,14 @@ export {
 export { type RouteConsumer, RouteFlow } from './route-flow.js';
 export { RouteStore, type StoredRouteVisitor } from './route-store.js';
 export {
+  hostRoute,
+  MED_LEAVING,
+  RouteTableOrigin,
+  type RouteTableOriginInit,
+  type TablePreference,
+  type TableRouteView,
+} from './route-table-origin.js';
+export {
   type InterfaceTable,
   peerOnLink,
   type SessionAddresses,

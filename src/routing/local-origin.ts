@@ -1,5 +1,6 @@
 import {
   Afi,
+  AsPathSegmentType,
   addressBytes,
   makeAttributes,
   Origin,
@@ -20,6 +21,10 @@ export interface LocalRoute {
   readonly nextHop: string;
   readonly communities?: readonly number[];
   readonly largeCommunities?: readonly (readonly [number, number, number])[];
+  /** MULTI_EXIT_DISC (e.g. a kernel route's metric, as FRR's `redistribute table` carries it). */
+  readonly med?: number;
+  /** Our AS this many times in the AS_PATH, so the path looks longer to whoever compares (0: none). */
+  readonly prepend?: number;
 }
 
 /**
@@ -89,7 +94,7 @@ export class LocalOrigin {
       shared.users++;
       return shared.attrs;
     }
-    const attrs = localAttributes(prefix, route);
+    const attrs = localAttributes(prefix, route, this.#rib.localAs);
     this.#attrs.set(key, { attrs, users: 1 });
     return attrs;
   }
@@ -102,14 +107,15 @@ export class LocalOrigin {
 
 function attrsKey(r: LocalRoute): string {
   const v6 = r.prefix.includes(':') ? '6' : '4';
-  return `${v6} ${r.nextHop} ${(r.communities ?? []).join(',')} ${(r.largeCommunities ?? []).map((c) => c.join(':')).join(',')}`;
+  return `${v6} ${r.nextHop} ${(r.communities ?? []).join(',')} ${(r.largeCommunities ?? []).map((c) => c.join(':')).join(',')} ${r.med ?? ''} ${r.prepend ?? 0}`;
 }
 
 /**
- * As an iBGP peer would get it (RFC 4271 section 5.1): ORIGIN IGP, an empty AS_PATH, the
- * next hop as NEXT_HOP (IPv4) or MP_REACH_NLRI (IPv6, RFC 4760), communities as configured.
+ * As an iBGP peer would get it (RFC 4271 section 5.1): ORIGIN IGP, an empty AS_PATH (or our AS
+ * `prepend` times), the next hop as NEXT_HOP (IPv4) or MP_REACH_NLRI (IPv6, RFC 4760), MED and
+ * communities as given.
  */
-function localAttributes(prefix: RibPrefix, r: LocalRoute): PathAttributes {
+function localAttributes(prefix: RibPrefix, r: LocalRoute, localAs: number): PathAttributes {
   const ipv4 = prefix.afi === Afi.IPV4;
   const self = r.nextHop === NEXT_HOP_SELF;
   if (!self && ipv4 === r.nextHop.includes(':'))
@@ -117,8 +123,12 @@ function localAttributes(prefix: RibPrefix, r: LocalRoute): PathAttributes {
   const large = r.largeCommunities ?? [];
   return makeAttributes({
     origin: Origin.IGP,
-    asPath: [],
+    asPath:
+      (r.prepend ?? 0) > 0
+        ? [{ type: AsPathSegmentType.AS_SEQUENCE, asns: new Array<number>(r.prepend ?? 0).fill(localAs) }]
+        : [],
     nextHop: ipv4 && !self ? parseIpv4(r.nextHop) : undefined,
+    med: r.med,
     mpReach:
       ipv4 || self
         ? undefined

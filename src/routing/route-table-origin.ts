@@ -1,0 +1,248 @@
+import type { Clock, TimerHandle } from '../components/index.js';
+import { NEXT_HOP_SELF } from '../config/index.js';
+import type { LocalOrigin, LocalRoute } from './local-origin.js';
+
+/** The worst MED (RFC 4271 5.1.4: lower is better): a route on its way out loses to any other. */
+export const MED_LEAVING = 0xffff_ffff;
+
+/**
+ * How the table's metric reaches the fabric. OVN's ovn-controller writes 100 where the port a
+ * route tracks is bound on this chassis and 1000 elsewhere:
+ * - `med`: the metric is the MED, as FRR's `redistribute table` carries it;
+ * - `prepend`: routes above `localMetric` get our AS `prepend` more times (for fabrics that
+ *   ignore MED, or where the chassis are in different ASes);
+ * - `local-only`: only routes at or below `localMetric` are advertised at all.
+ */
+export type TablePreference = 'med' | 'prepend' | 'local-only';
+
+export interface RouteTableOriginInit {
+  /** What `show` and the logs call it: the router's name, or `table N`. */
+  readonly name: string;
+  readonly preference: TablePreference;
+  /** A metric at or below this is "the tracked port is bound here" (OVN: 100). */
+  readonly localMetric: number;
+  /** AS_PATH prepends on remote routes in `prepend` mode. */
+  readonly prepend: number;
+  /** How long a route that left the table stays advertised (as MED_LEAVING): 0 withdraws at once. */
+  readonly holdTimeMs: number;
+  readonly communities?: readonly number[];
+  readonly largeCommunities?: readonly (readonly [number, number, number])[];
+}
+
+/** One prefix as the table and the origin see it. */
+export interface TableRouteView {
+  readonly prefix: string;
+  /** The metrics of the table's routes for the prefix (several while ovn-controller moves one). */
+  readonly metrics: readonly number[];
+  /** advertised; held: gone from the table, still advertised until `until`; skipped: local-only. */
+  readonly state: 'advertised' | 'held' | 'skipped';
+  readonly med?: number;
+  readonly prepend?: number;
+  /** Milliseconds (clock time) when a held route is withdrawn. */
+  readonly until?: number;
+}
+
+interface Held {
+  readonly route: LocalRoute;
+  readonly until: number;
+}
+
+/**
+ * A kernel routing table as an origin of routes, the job FRR's `ip import-table N` +
+ * `redistribute table N` does on an OVN 25.03 chassis: every route of the table (the reader
+ * passes only ovn-controller's protocol) is advertised with us as next hop and its metric made
+ * into something the fabric acts on. A route that leaves the table (ovn-controller restarting
+ * flushes and refills it; a gateway moving to another chassis empties it here) stays
+ * advertised for `holdTimeMs` with the worst MED, so the fabric moves to a better path as soon
+ * as one exists and never sees a withdrawal while the route comes back.
+ */
+export class RouteTableOrigin {
+  readonly #init: RouteTableOriginInit;
+  readonly #origin: LocalOrigin;
+  readonly #clock: Clock;
+  /** Prefix -> metrics present in the table. */
+  readonly #table = new Map<string, number[]>();
+  /** Prefix -> the route we hold although the table lost it; in order of their deadlines. */
+  readonly #held = new Map<string, Held>();
+  /** What the origin holds for us, by prefix (to withdraw only ours, and for `show`). */
+  readonly #advertised = new Map<string, LocalRoute>();
+  #timer: TimerHandle | undefined;
+
+  constructor(init: RouteTableOriginInit, origin: LocalOrigin, clock: Clock) {
+    this.#init = init;
+    this.#origin = origin;
+    this.#clock = clock;
+  }
+
+  get name(): string {
+    return this.#init.name;
+  }
+
+  /** A route of the table appeared (or another metric for a prefix it had). */
+  add(tablePrefix: string, metric: number): void {
+    const prefix = hostRoute(tablePrefix);
+    const metrics = this.#table.get(prefix);
+    if (metrics?.includes(metric)) return;
+    if (metrics) metrics.push(metric);
+    else this.#table.set(prefix, [metric]);
+    this.#held.delete(prefix);
+    this.#publish(prefix);
+  }
+
+  /** A route of the table went. */
+  remove(tablePrefix: string, metric: number): void {
+    const prefix = hostRoute(tablePrefix);
+    const metrics = this.#table.get(prefix);
+    const i = metrics?.indexOf(metric) ?? -1;
+    if (!metrics || i < 0) return;
+    metrics.splice(i, 1);
+    if (metrics.length > 0) {
+      this.#publish(prefix);
+      return;
+    }
+    this.#table.delete(prefix);
+    this.#leave(prefix);
+  }
+
+  /** The table as a whole (a first read, a new table, a read after lost notifications). */
+  replaceAll(entries: Iterable<{ readonly prefix: string; readonly metric: number }>): void {
+    const next = new Map<string, number[]>();
+    for (const e of entries) {
+      const prefix = hostRoute(e.prefix);
+      const m = next.get(prefix);
+      if (!m) next.set(prefix, [e.metric]);
+      else if (!m.includes(e.metric)) m.push(e.metric);
+    }
+    const gone = [...this.#table.keys()].filter((p) => !next.has(p));
+    for (const [prefix, metrics] of next) {
+      const before = this.#table.get(prefix);
+      this.#table.set(prefix, metrics);
+      if (this.#held.delete(prefix) || !before || !sameSet(before, metrics)) this.#publish(prefix);
+    }
+    for (const prefix of gone) {
+      this.#table.delete(prefix);
+      this.#leave(prefix);
+    }
+  }
+
+  /** Every route of this origin leaves now (the table is no longer followed). */
+  withdrawAll(): void {
+    this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const prefix of this.#advertised.keys()) this.#origin.withdraw(prefix);
+    this.#advertised.clear();
+    this.#held.clear();
+    this.#table.clear();
+  }
+
+  /** Each prefix of the table or held, with what is advertised for it. */
+  view(): TableRouteView[] {
+    const out: TableRouteView[] = [];
+    for (const [prefix, metrics] of this.#table) {
+      const r = this.#advertised.get(prefix);
+      out.push({
+        prefix,
+        metrics: [...metrics].sort((a, b) => a - b),
+        state: r ? 'advertised' : 'skipped',
+        ...(r?.med !== undefined && { med: r.med }),
+        ...(r?.prepend && { prepend: r.prepend }),
+      });
+    }
+    for (const [prefix, h] of this.#held)
+      out.push({
+        prefix,
+        metrics: [],
+        state: 'held',
+        ...(h.route.med !== undefined && { med: h.route.med }),
+        ...(h.route.prepend && { prepend: h.route.prepend }),
+        until: h.until,
+      });
+    return out.sort((a, b) => (a.prefix < b.prefix ? -1 : a.prefix > b.prefix ? 1 : 0));
+  }
+
+  /** Counts for `show` and metrics. */
+  counts(): { table: number; advertised: number; held: number } {
+    return { table: this.#table.size, advertised: this.#advertised.size, held: this.#held.size };
+  }
+
+  #publish(prefix: string): void {
+    const metrics = this.#table.get(prefix);
+    if (!metrics) return;
+    const route = this.#routeFor(prefix, Math.min(...metrics));
+    if (route) this.#announce(route);
+    else this.#withdraw(prefix);
+  }
+
+  /** What the prefix is advertised as at this metric; null where local-only leaves it out. */
+  #routeFor(prefix: string, metric: number): LocalRoute | null {
+    const i = this.#init;
+    const local = metric <= i.localMetric;
+    if (i.preference === 'local-only' && !local) return null;
+    return {
+      prefix,
+      nextHop: NEXT_HOP_SELF,
+      ...(i.preference === 'med' && { med: metric }),
+      ...(i.preference === 'prepend' && !local && i.prepend > 0 && { prepend: i.prepend }),
+      ...(i.communities && { communities: i.communities }),
+      ...(i.largeCommunities && { largeCommunities: i.largeCommunities }),
+    };
+  }
+
+  /** The table lost the prefix: hold it (worst MED) for holdTimeMs, or withdraw it now. */
+  #leave(prefix: string): void {
+    const route = this.#advertised.get(prefix);
+    if (!route) return;
+    if (this.#init.holdTimeMs <= 0) {
+      this.#withdraw(prefix);
+      return;
+    }
+    const leaving = { ...route, med: MED_LEAVING };
+    this.#announce(leaving);
+    this.#held.set(prefix, { route: leaving, until: this.#clock.now() + this.#init.holdTimeMs });
+    this.#arm();
+  }
+
+  #announce(route: LocalRoute): void {
+    this.#origin.announce(route);
+    this.#advertised.set(route.prefix, route);
+  }
+
+  #withdraw(prefix: string): void {
+    if (!this.#advertised.delete(prefix)) return;
+    this.#origin.withdraw(prefix);
+  }
+
+  /** One timer for the earliest deadline: every hold is as long, so the first held expires first. */
+  #arm(): void {
+    if (this.#timer !== undefined) return;
+    const first = this.#held.values().next();
+    if (first.done) return;
+    this.#timer = this.#clock.setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#expire();
+      },
+      Math.max(0, first.value.until - this.#clock.now()),
+    );
+  }
+
+  #expire(): void {
+    const now = this.#clock.now();
+    for (const [prefix, h] of this.#held) {
+      if (h.until > now) break;
+      this.#held.delete(prefix);
+      this.#withdraw(prefix);
+    }
+    this.#arm();
+  }
+}
+
+/** The kernel prints and OVN writes host routes without a length; the RIB wants one. */
+export function hostRoute(prefix: string): string {
+  if (prefix.includes('/')) return prefix;
+  return prefix.includes(':') ? `${prefix}/128` : `${prefix}/32`;
+}
+
+function sameSet(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
+}
