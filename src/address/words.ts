@@ -1,0 +1,120 @@
+import { IPV6_GROUPS, IPV6_WORDS, type IpFamily, V4_MAPPED_WORD2 } from './constants.js';
+import { AddressError } from './errors.js';
+import { groups, type ProblemCode, reason, scanIpv4, scanIpv6 } from './scan.js';
+
+/*
+ * Addresses as u32 words, most significant first: one for IPv4, four for IPv6. This is the
+ * column form of PrefixList and RibPrefix, so decoding, keying and matching never see text.
+ */
+
+const HALF_WORD_BITS = 16;
+const GROUP_MASK = 0xffff;
+const OCTET_MASK = 255;
+
+function invalid(family: 'IPv4' | 'IPv6', text: string, code: ProblemCode): AddressError {
+  return new AddressError(
+    'invalid-address',
+    text,
+    `not an ${family} address: ${JSON.stringify(text)} (${reason(text, code)})`,
+  );
+}
+
+/** A dotted quad as a u32 word, or undefined. `leadingZeros` takes "010" as ten (OVN's spelling). */
+export function tryParseIpv4(text: string, leadingZeros = false): number | undefined {
+  const v = scanIpv4(text, 0, text.length, leadingZeros);
+  return v < 0 ? undefined : v;
+}
+
+/** A dotted quad as a u32 word; an AddressError says what is wrong with anything else. */
+export function parseIpv4(text: string): number {
+  const v = scanIpv4(text, 0, text.length, false);
+  if (v < 0) throw invalid('IPv4', text, v as ProblemCode);
+  return v;
+}
+
+export function formatIpv4(word: number): string {
+  return `${word >>> 24}.${(word >>> 16) & OCTET_MASK}.${(word >>> 8) & OCTET_MASK}.${word & OCTET_MASK}`;
+}
+
+/** Writes the four words of IPv6 text at out[off..off+4), or returns why it is none (out untouched). */
+export function scanIpv6Words(
+  text: string,
+  out: Uint32Array,
+  off: number,
+  leadingZeros: boolean,
+): 0 | ProblemCode {
+  const code = scanIpv6(text, leadingZeros);
+  if (code === 0) packGroups(out, off);
+  return code;
+}
+
+/** Writes the four words of IPv6 text at out[off..off+4); false (out untouched) when it is none. */
+export function readIpv6(text: string, out: Uint32Array, off = 0, leadingZeros = false): boolean {
+  return scanIpv6Words(text, out, off, leadingZeros) === 0;
+}
+
+/** IPv6 text as four fresh words, or undefined. */
+export function tryParseIpv6(text: string, leadingZeros = false): Uint32Array | undefined {
+  const out = new Uint32Array(IPV6_WORDS);
+  return readIpv6(text, out, 0, leadingZeros) ? out : undefined;
+}
+
+/** IPv6 text as four fresh words; an AddressError says what is wrong with anything else. */
+export function parseIpv6(text: string): Uint32Array {
+  const out = new Uint32Array(IPV6_WORDS);
+  const code = scanIpv6Words(text, out, 0, false);
+  if (code !== 0) throw invalid('IPv6', text, code);
+  return out;
+}
+
+function packGroups(out: Uint32Array, off: number): void {
+  for (let i = 0; i < IPV6_WORDS; i++) {
+    out[off + i] = ((groups[2 * i] << HALF_WORD_BITS) | groups[2 * i + 1]) >>> 0;
+  }
+}
+
+function group(w0: number, w1: number, w2: number, w3: number, i: number): number {
+  const w = i < 2 ? w0 : i < 4 ? w1 : i < 6 ? w2 : w3;
+  return i % 2 === 0 ? w >>> HALF_WORD_BITS : w & GROUP_MASK;
+}
+
+/**
+ * RFC 5952 text of an IPv6 address: lower-case hex without leading zeros (4.1, 4.3), the longest
+ * run of two or more zero groups as '::', the first of equal runs (4.2.1-4.2.3), and an
+ * IPv4-mapped address as ::ffff:a.b.c.d (section 5).
+ */
+export function formatIpv6(w0: number, w1: number, w2: number, w3: number): string {
+  if (w0 === 0 && w1 === 0 && w2 === V4_MAPPED_WORD2) return `::ffff:${formatIpv4(w3)}`;
+  let bestAt = -1;
+  let bestLength = 1; // 4.2.2: one zero group alone is not shortened
+  let runAt = -1;
+  for (let i = 0; i < IPV6_GROUPS; i++) {
+    if (group(w0, w1, w2, w3, i) !== 0) {
+      runAt = -1;
+      continue;
+    }
+    if (runAt < 0) runAt = i;
+    if (i - runAt + 1 > bestLength) {
+      bestAt = runAt;
+      bestLength = i - runAt + 1;
+    }
+  }
+  let out = '';
+  for (let i = 0; i < IPV6_GROUPS; i++) {
+    if (i === bestAt) {
+      out += '::';
+      i += bestLength - 1;
+      continue;
+    }
+    if (i > 0 && i !== bestAt + bestLength) out += ':';
+    out += group(w0, w1, w2, w3, i).toString(16);
+  }
+  return out;
+}
+
+/** Text of the address at words[off..] (1 word for IPv4, 4 for IPv6). */
+export function formatWords(family: IpFamily, words: ArrayLike<number>, off = 0): string {
+  return family === 4
+    ? formatIpv4(words[off])
+    : formatIpv6(words[off], words[off + 1], words[off + 2], words[off + 3]);
+}
