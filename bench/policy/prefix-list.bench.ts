@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import b from 'benny';
+import { formatIpv4, formatIpv6 } from '../../src/address/index.js';
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
-import { formatIpv4, formatIpv6 } from '../../src/bgp/wire/prefix-list.js';
 import {
   type CompiledPrefixList,
   compileLists,

@@ -1,4 +1,5 @@
-import { Afi, type AfiCode, parseIpv4, parseIpv6 } from '../bgp/wire/index.js';
+import { parseIpv4, parseIpv6 } from '../address/index.js';
+import { Afi, type AfiCode } from '../bgp/wire/index.js';
 import {
   IPV4_BITS,
   IPV6_BITS,

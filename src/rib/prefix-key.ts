@@ -1,12 +1,5 @@
-import {
-  Afi,
-  type AfiCode,
-  formatIpv4,
-  formatIpv6,
-  type Prefix,
-  parseIpv4,
-  parseIpv6,
-} from '../bgp/wire/index.js';
+import { formatIpv4, formatIpv6, parseIpv4, parseIpv6 } from '../address/index.js';
+import { Afi, type AfiCode, type Prefix } from '../bgp/wire/index.js';
 
 /**
  * Prefix keys. Inside the RIB a prefix is its address words masked to the length plus the

@@ -1,3 +1,4 @@
+import { formatIpv4 } from '../address/index.js';
 import type {
   FamilyCounts,
   FamilyName,
@@ -18,7 +19,6 @@ import {
   type AsPathSegment,
   AsPathSegmentType,
   capabilitiesOf,
-  formatIpv4,
   type OpenMessage,
   Origin,
   type PathAttributes,

@@ -1,7 +1,9 @@
 // Over 400 lines on purpose: the composition root builds, starts, reloads and closes every part
 // (sessions, RIB, pipeline, sinks, OVN, control and metrics); each method is a few lines of wiring
 // and no routing rule lives here.
+
 import { networkInterfaces } from 'node:os';
+import { parseIpv4 } from '../address/index.js';
 import {
   type ApiRouteView,
   ControlError,
@@ -30,7 +32,7 @@ import {
   Sessions,
 } from '../bgp/session/index.js';
 import { normalizeAddress } from '../bgp/transport/index.js';
-import { Afi, type AfiCode, AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
+import { Afi, type AfiCode, AttrInterner } from '../bgp/wire/index.js';
 import {
   type Clock,
   type Logger,

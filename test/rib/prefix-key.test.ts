@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseIpv4 } from '../../src/address/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
-import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import {
   formatPrefix,
   ipv4Key,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { parseIpv4 } from '../../src/address/index.js';
 import { newMessageStats } from '../../src/bgp/session/stats.js';
 import { AsPathSegmentType, MessageType, Origin } from '../../src/bgp/wire/constants.js';
-import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { peerOnLink, sessionAddresses, staticAttributes } from '../../src/routing/index.js';
 import { formatAsPath, maxPrefixConfig, sessionPeerInit, tapMessageStats } from '../../src/speaker/index.js';
 import { configFrom } from './support.js';

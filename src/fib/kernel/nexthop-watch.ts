@@ -1,4 +1,5 @@
-import { Afi, parseIpv4, parseIpv6 } from '../../bgp/wire/index.js';
+import { parseIpv4, parseIpv6 } from '../../address/index.js';
+import { Afi } from '../../bgp/wire/index.js';
 import { maskIpv4, maskWord, type RibPrefix } from '../../rib/index.js';
 import type { FibChange, FibNextHop, FibRoute } from '../route.js';
 import type { Timers } from './client.js';

@@ -1,11 +1,5 @@
-import {
-  formatIpv4,
-  formatIpv6,
-  parseIpv4,
-  parseIpv6,
-  type Reader,
-  type Writer,
-} from '../../bgp/wire/index.js';
+import { formatIpv4, formatIpv6, parseIpv4, parseIpv6 } from '../../address/index.js';
+import type { Reader, Writer } from '../../bgp/wire/index.js';
 import { AddressFamily } from './constants.js';
 import { ZapiError } from './errors.js';
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Afi, formatIpv4, formatIpv6 } from '../../../src/bgp/wire/index.js';
+import { formatIpv4, formatIpv6 } from '../../../src/address/index.js';
+import { Afi } from '../../../src/bgp/wire/index.js';
 import {
   AddressFamily,
   decodeAck,
