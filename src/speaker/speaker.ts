@@ -3,7 +3,7 @@
 // and no routing rule lives here.
 
 import { networkInterfaces } from 'node:os';
-import { parseIpv4 } from '../address/index.js';
+import { normalizeAddress, parseIpv4 } from '../address/index.js';
 import {
   type ApiRouteView,
   ControlError,
@@ -31,7 +31,6 @@ import {
   type Peer,
   Sessions,
 } from '../bgp/session/index.js';
-import { normalizeAddress } from '../bgp/transport/index.js';
 import { Afi, type AfiCode, AttrInterner } from '../bgp/wire/index.js';
 import {
   type Clock,
