@@ -1,3 +1,4 @@
+import { maskIpv4, maskWord } from '../address/index.js';
 import {
   Afi,
   type AfiCode,
@@ -16,7 +17,7 @@ import { WellKnownCommunity } from './constants.js';
 import { transitiveOnly } from './ext-community-scope.js';
 import { hasLongLivedStale } from './loc-rib.js';
 import type { PeerKind, RouteSource, SourceKind } from './peer.js';
-import { maskIpv4, maskWord, type RibPrefix } from './prefix-key.js';
+import type { RibPrefix } from './prefix-key.js';
 
 /** Most ASNs one AS_SEQUENCE segment holds (its count is one octet). */
 const MAX_SEGMENT_ASNS = 255;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseIpv4 } from '../../src/address/index.js';
+import { maskIpv4, parseIpv4 } from '../../src/address/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
 import {
   formatPrefix,
@@ -8,7 +8,6 @@ import {
   ipv4KeyAddress,
   ipv4KeyLength,
   ipv6Key,
-  maskIpv4,
   parsePrefix,
   prefixKey,
   prefixWords,

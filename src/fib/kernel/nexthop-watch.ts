@@ -1,6 +1,6 @@
-import { parseIpv4, parseIpv6 } from '../../address/index.js';
+import { maskIpv4, maskWord, parseIpv4, parseIpv6 } from '../../address/index.js';
 import { Afi } from '../../bgp/wire/index.js';
-import { maskIpv4, maskWord, type RibPrefix } from '../../rib/index.js';
+import type { RibPrefix } from '../../rib/index.js';
 import type { FibChange, FibNextHop, FibRoute } from '../route.js';
 import type { Timers } from './client.js';
 import { RtTable } from './constants.js';
