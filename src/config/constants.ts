@@ -68,8 +68,6 @@ export const MAX_TTL_SECURITY_HOPS = 254;
 export const MAX_MD5_PASSWORD_BYTES = 80;
 
 export const U32_MAX = 0xffffffff;
-export const IPV4_BITS = 32;
-export const IPV6_BITS = 128;
 /** Addresses a peer cannot have: the wildcards (RFC 1122, RFC 4291 2.5.2), broadcast, multicast. */
 export const IPV4_UNSPECIFIED = '0.0.0.0';
 export const IPV6_UNSPECIFIED = '::';
