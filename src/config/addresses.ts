@@ -15,7 +15,7 @@ import {
   IPV4_BROADCAST,
   IPV4_MULTICAST_FIRST_OCTET,
   IPV4_UNSPECIFIED,
-  IPV6_MULTICAST_TEXT_PREFIX,
+  IPV6_MULTICAST_FIRST_BYTE,
   IPV6_UNSPECIFIED,
   MAX_PORT,
   OVSDB_DEFAULT_PORT,
@@ -30,7 +30,7 @@ import type { ConfigPrefix, OvsdbRemote } from './schema.js';
 const IPV4_IN_IPV6_AT = 12;
 
 /** RFC 5952 text of an IPv4 or IPv6 address, or why it is not one. */
-function parseAddress(t: string): { text: string; version: 4 | 6 } | { error?: string } {
+function parseAddress(t: string): { text: string; version: 4 | 6; first: number } | { error?: string } {
   if (t.includes('/')) return { error: 'a prefix, not an address' };
   if (t.includes('%')) return { error: 'zone indexes are not supported' };
   const ip = tryParseIp(t);
@@ -39,13 +39,13 @@ function parseAddress(t: string): { text: string; version: 4 | 6 } | { error?: s
   if (ip.family === 6 && (t.includes('.') || isV4Mapped(ip))) {
     return { error: `write the IPv4 address ${formatAddress(ip.bytes.subarray(IPV4_IN_IPV6_AT))} itself` };
   }
-  return { text: formatIp(ip), version: ip.family };
+  return { text: formatIp(ip), version: ip.family, first: ip.bytes[0] };
 }
 
-function isMulticast(addr: string, version: 4 | 6): boolean {
-  if (version === 6) return addr.startsWith(IPV6_MULTICAST_TEXT_PREFIX);
-  const first = Number(addr.split('.')[0]);
-  return first >= IPV4_MULTICAST_FIRST_OCTET.min && first <= IPV4_MULTICAST_FIRST_OCTET.max;
+/** By the first byte: RFC 5771 224.0.0.0/4, RFC 4291 section 2.7 ff00::/8. */
+function isMulticast(a: { version: 4 | 6; first: number }): boolean {
+  if (a.version === 6) return a.first === IPV6_MULTICAST_FIRST_BYTE;
+  return a.first >= IPV4_MULTICAST_FIRST_OCTET.min && a.first <= IPV4_MULTICAST_FIRST_OCTET.max;
 }
 
 const UNSPECIFIED = new Set([IPV4_UNSPECIFIED, IPV6_UNSPECIFIED]);
@@ -73,7 +73,7 @@ export function ipAddress(rule: AddressRule = {}): Decoder<string> {
     if (UNSPECIFIED.has(parsed.text)) {
       return rule.wildcard ? parsed.text : bad(`expected ${kind}, got the wildcard ${JSON.stringify(v)}`);
     }
-    if (isMulticast(parsed.text, parsed.version) || parsed.text === IPV4_BROADCAST) {
+    if (isMulticast(parsed) || parsed.text === IPV4_BROADCAST) {
       return bad(`expected a unicast address, got ${JSON.stringify(v)}`);
     }
     return parsed.text;
