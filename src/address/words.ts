@@ -10,6 +10,7 @@ import { groups, type ProblemCode, reason, scanIpv4, scanIpv6 } from './scan.js'
 const HALF_WORD_BITS = 16;
 const GROUP_MASK = 0xffff;
 const OCTET_MASK = 255;
+const HEX = 16;
 
 function invalid(family: 'IPv4' | 'IPv6', text: string, code: ProblemCode): AddressError {
   return new AddressError(
@@ -73,10 +74,8 @@ function packGroups(out: Uint32Array, off: number): void {
   }
 }
 
-function group(w0: number, w1: number, w2: number, w3: number, i: number): number {
-  const w = i < 2 ? w0 : i < 4 ? w1 : i < 6 ? w2 : w3;
-  return i % 2 === 0 ? w >>> HALF_WORD_BITS : w & GROUP_MASK;
-}
+/** The groups of the address being formatted: filled once, read by both passes. */
+const formatGroups = new Uint16Array(IPV6_GROUPS);
 
 /**
  * RFC 5952 text of an IPv6 address: lower-case hex without leading zeros (4.1, 4.3), the longest
@@ -85,11 +84,20 @@ function group(w0: number, w1: number, w2: number, w3: number, i: number): numbe
  */
 export function formatIpv6(w0: number, w1: number, w2: number, w3: number): string {
   if (w0 === 0 && w1 === 0 && w2 === V4_MAPPED_WORD2) return `::ffff:${formatIpv4(w3)}`;
+  const g = formatGroups;
+  g[0] = w0 >>> HALF_WORD_BITS;
+  g[1] = w0 & GROUP_MASK;
+  g[2] = w1 >>> HALF_WORD_BITS;
+  g[3] = w1 & GROUP_MASK;
+  g[4] = w2 >>> HALF_WORD_BITS;
+  g[5] = w2 & GROUP_MASK;
+  g[6] = w3 >>> HALF_WORD_BITS;
+  g[7] = w3 & GROUP_MASK;
   let bestAt = -1;
   let bestLength = 1; // 4.2.2: one zero group alone is not shortened
   let runAt = -1;
   for (let i = 0; i < IPV6_GROUPS; i++) {
-    if (group(w0, w1, w2, w3, i) !== 0) {
+    if (g[i] !== 0) {
       runAt = -1;
       continue;
     }
@@ -107,7 +115,7 @@ export function formatIpv6(w0: number, w1: number, w2: number, w3: number): stri
       continue;
     }
     if (i > 0 && i !== bestAt + bestLength) out += ':';
-    out += group(w0, w1, w2, w3, i).toString(16);
+    out += g[i].toString(HEX);
   }
   return out;
 }
