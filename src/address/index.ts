@@ -27,9 +27,7 @@ export {
   toV4Mapped,
   tryParseIp,
   unmapV4,
-  wordBytes,
   wordsToBytes,
-  writeWord,
 } from './ip.js';
 export {
   addressBits,
@@ -52,7 +50,5 @@ export {
   formatWords,
   parseIpv4,
   parseIpv6,
-  readIpv6,
   tryParseIpv4,
-  tryParseIpv6,
 } from './words.js';

@@ -111,14 +111,14 @@ export function bytesWord(bytes: ArrayLike<number>, at: number): number {
 }
 
 /** The 4 bytes of a u32 word. */
-export function wordBytes(word: number): Uint8Array {
+function wordBytes(word: number): Uint8Array {
   const out = new Uint8Array(IPV4_BYTES);
   writeWord(out, 0, word);
   return out;
 }
 
 /** Writes a u32 word as 4 bytes at out[at..at+4). */
-export function writeWord(out: Uint8Array, at: number, word: number): void {
+function writeWord(out: Uint8Array, at: number, word: number): void {
   out[at] = word >>> 24;
   out[at + 1] = (word >>> 16) & OCTET_MASK;
   out[at + 2] = (word >>> 8) & OCTET_MASK;

@@ -49,17 +49,6 @@ export function scanIpv6Words(
   return code;
 }
 
-/** Writes the four words of IPv6 text at out[off..off+4); false (out untouched) when it is none. */
-export function readIpv6(text: string, out: Uint32Array, off = 0, leadingZeros = false): boolean {
-  return scanIpv6Words(text, out, off, leadingZeros) === 0;
-}
-
-/** IPv6 text as four fresh words, or undefined. */
-export function tryParseIpv6(text: string, leadingZeros = false): Uint32Array | undefined {
-  const out = new Uint32Array(IPV6_WORDS);
-  return readIpv6(text, out, 0, leadingZeros) ? out : undefined;
-}
-
 /** IPv6 text as four fresh words; an AddressError says what is wrong with anything else. */
 export function parseIpv6(text: string): Uint32Array {
   const out = new Uint32Array(IPV6_WORDS);
