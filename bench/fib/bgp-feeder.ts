@@ -8,10 +8,11 @@
  *   ip netns exec NS node bgp-feeder.js '{"host":..., "announceFile":..., ...}'
  *   stdin: {"id":1,"cmd":"send","stream":"announce"} | {"id":2,"cmd":"stats"}
  */
+
 import { readFileSync } from 'node:fs';
+import { parseIpv4 } from '../../src/address/index.js';
 import { type AfiCode, BGP_PORT, CeaseSubcode, ErrorCode } from '../../src/bgp/wire/constants.js';
 import { encodeMessageBytes } from '../../src/bgp/wire/message.js';
-import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { endOfRibInput } from '../../src/bgp/wire/update.js';
 import { configArgument, emit, reportFatal, serveCommands } from '../throughput/child-io.js';
 import { sleep, wallClock } from '../throughput/clock.js';

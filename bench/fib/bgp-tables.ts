@@ -10,8 +10,9 @@
  * IPv6: n /64s counted up from 2001:db8::/64; 1,000,000 of them stand in for the 1M IPv4
  * routes that the lab range cannot hold in one BGP table.
  */
+import { parseIpv4, parseIpv6 } from '../../src/address/index.js';
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
-import { PrefixList, parseIpv4, parseIpv6 } from '../../src/bgp/wire/prefix-list.js';
+import { PrefixList } from '../../src/bgp/wire/prefix-list.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
 

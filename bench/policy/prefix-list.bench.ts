@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import b from 'benny';
+import { formatIpv4, formatIpv6, maskIpv4, maskWord } from '../../src/address/index.js';
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
-import { formatIpv4, formatIpv6 } from '../../src/bgp/wire/prefix-list.js';
 import {
   type CompiledPrefixList,
   compileLists,
@@ -35,9 +35,9 @@ export function benchPrefixList(t: Table, entries = LIST_ENTRIES, seed = 7): Pre
   const out: PrefixListEntryModel[] = [];
   const text = (i: number, len: number) => {
     const w = t.prefixes.words;
-    if (v4) return `${formatIpv4(maskWord(w[i], len))}/${len}`;
+    if (v4) return `${formatIpv4(maskIpv4(w[i], len))}/${len}`;
     const at = i * 4;
-    const m = (k: number) => maskWord(w[at + k], len - 32 * k);
+    const m = (k: number) => maskWord(w[at + k], k, len);
     return `${formatIpv6(m(0), m(1), m(2), m(3))}/${len}`;
   };
   for (let k = 0; k < entries; k++) {
@@ -61,12 +61,6 @@ export function benchPrefixList(t: Table, entries = LIST_ENTRIES, seed = 7): Pre
     }
   }
   return { name: 'CUSTOMERS', entries: out };
-}
-
-function maskWord(word: number, len: number): number {
-  if (len <= 0) return 0;
-  if (len >= 32) return word >>> 0;
-  return (word & (0xffffffff << (32 - len))) >>> 0;
 }
 
 /** Every prefix of the table through the list; returns how many it permits. */

@@ -1,6 +1,6 @@
 import b from 'benny';
+import { parseIpv4 } from '../../src/address/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
-import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
 import { AcceptAll } from '../../src/policy/index.js';

@@ -6,9 +6,10 @@
  *
  *   ip netns exec NS node counter.js '{"host":..., "localAddress":..., "expected": N, ...}'
  */
+
 import net from 'node:net';
+import { parseIpv4 } from '../../src/address/index.js';
 import { type AfiCode, BGP_PORT, CeaseSubcode, ErrorCode } from '../../src/bgp/wire/constants.js';
-import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { configArgument, emit, reportFatal, serveCommands } from './child-io.js';
 import { sleep, wallClock } from './clock.js';
 import { connectWithRetry } from './connect.js';

@@ -7,10 +7,11 @@
  *
  *   ip netns exec NS node replayer.js '{"host":..., "localAddress":..., ...}'
  */
+
 import { readFileSync } from 'node:fs';
+import { parseIpv4 } from '../../src/address/index.js';
 import { type AfiCode, BGP_PORT, CeaseSubcode, ErrorCode } from '../../src/bgp/wire/constants.js';
 import { encodeMessageBytes } from '../../src/bgp/wire/message.js';
-import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { endOfRibInput } from '../../src/bgp/wire/update.js';
 import { configArgument, emit, reportFatal, serveCommands } from './child-io.js';
 import { sleep, wallClock } from './clock.js';

@@ -10,6 +10,7 @@
  * take it from us. Answers `status` on stdin with what each peer has sent us.
  */
 
+import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import {
   type EstablishedInfo,
   FAMILY,
@@ -20,7 +21,6 @@ import {
 import { AttrInterner } from '../../src/bgp/wire/attributes/interner.js';
 import type { PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
-import { addressBytes, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { type PreparedAttributes, UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
 import { ChangeBatch, Rib, type RibPeer, UpdateGroups } from '../../src/rib/index.js';

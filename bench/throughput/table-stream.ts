@@ -3,9 +3,9 @@
  * once into whole UPDATE messages before any clock starts. Only the next hop differs between
  * links (single-hop eBGP peers want one on the shared subnet), so each link gets its own copy.
  */
+import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import { Afi, HEADER_LENGTH } from '../../src/bgp/wire/constants.js';
 import { checkHeader } from '../../src/bgp/wire/header.js';
-import { addressBytes, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
 import { generateTable } from '../gen/full-table.js';

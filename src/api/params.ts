@@ -2,14 +2,15 @@
  * Checks a request's params against what its method takes. Every failure is a
  * ControlError('bad-request') naming the field, so a typo never reaches the speaker.
  */
-import { isIP } from 'node:net';
+import { type PrefixRules, tryParseIpPrefix } from '../address/index.js';
 import { SHUTDOWN_COMMUNICATION_MAX_LENGTH } from '../bgp/wire/index.js';
 import { DEFAULT_RIB_LIMIT, MAX_RIB_LIMIT } from './constants.js';
 import { ControlError, type RibQuery, type WatchTopic } from './types.js';
 
 export type Params = Readonly<Record<string, unknown>>;
 
-const IP_VERSION_BITS: Readonly<Record<4 | 6, number>> = { 4: 32, 6: 128 };
+/** A rib query names an address or any prefix around it: the RIB looks up its network. */
+const RIB_QUERY_PREFIX: PrefixRules = { hostBits: 'keep', bareAddress: true };
 const utf8 = new TextEncoder();
 
 function bad(message: string): ControlError {
@@ -55,15 +56,7 @@ export function shutdownMessageParam(params: Params): string | undefined {
 
 /** The IP version of "addr" or "addr/len", or null when it is neither. */
 export function prefixVersion(text: string): 4 | 6 | null {
-  const slash = text.indexOf('/');
-  const addr = slash === -1 ? text : text.slice(0, slash);
-  const version = isIP(addr);
-  if (version !== 4 && version !== 6) return null;
-  if (slash !== -1) {
-    const lenText = text.slice(slash + 1);
-    if (!/^\d{1,3}$/.test(lenText) || Number(lenText) > IP_VERSION_BITS[version]) return null;
-  }
-  return version;
+  return tryParseIpPrefix(text, RIB_QUERY_PREFIX)?.family ?? null;
 }
 
 export function ribQueryParams(params: Params): RibQuery {

@@ -1,11 +1,10 @@
+import { formatAddress, formatIpv4 } from '../address/index.js';
 import {
   type BgpMessage,
   capabilitiesOf,
   describeNotification,
   endOfRib,
-  formatAddress,
   formatAsPath,
-  formatIpv4,
   fourOctetAs,
   type PathAttributes,
   type PrefixList,

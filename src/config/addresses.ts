@@ -1,12 +1,21 @@
-import { Address4, Address6 } from 'ip-address';
+import {
+  AddressError,
+  addressBits,
+  formatAddress,
+  formatIp,
+  formatWords,
+  isV4Mapped,
+  networkOf,
+  type PrefixRules,
+  parseIpPrefix,
+  tryParseIp,
+} from '../address/index.js';
 import { Afi, type AfiCode } from '../bgp/wire/index.js';
 import {
-  IPV4_BITS,
   IPV4_BROADCAST,
   IPV4_MULTICAST_FIRST_OCTET,
   IPV4_UNSPECIFIED,
-  IPV6_BITS,
-  IPV6_MULTICAST_TEXT_PREFIX,
+  IPV6_MULTICAST_FIRST_BYTE,
   IPV6_UNSPECIFIED,
   MAX_PORT,
   OVSDB_DEFAULT_PORT,
@@ -17,25 +26,26 @@ import type { ConfigPrefix, OvsdbRemote } from './schema.js';
 
 /* Decoders for addresses, prefixes, endpoints and paths: canonical text out, reasons for refusal in. */
 
+/** The IPv4 address in the last 32 bits of an IPv6 one. */
+const IPV4_IN_IPV6_AT = 12;
+
 /** RFC 5952 text of an IPv4 or IPv6 address, or why it is not one. */
-function parseAddress(t: string): { text: string; version: 4 | 6 } | { error?: string } {
+function parseAddress(t: string): { text: string; version: 4 | 6; first: number } | { error?: string } {
   if (t.includes('/')) return { error: 'a prefix, not an address' };
   if (t.includes('%')) return { error: 'zone indexes are not supported' };
-  try {
-    if (!t.includes(':')) return { text: new Address4(t).correctForm(), version: 4 };
-    const a = new Address6(t);
-    // RFC 4291 section 2.5.5.2: an IPv4 peer is written as IPv4, never v4-mapped.
-    if (a.is4()) return { error: `write the IPv4 address ${a.to4().correctForm()} itself` };
-    return { text: a.correctForm(), version: 6 };
-  } catch {
-    return {};
+  const ip = tryParseIp(t);
+  if (!ip) return {};
+  // RFC 4291 section 2.5.5.2: an IPv4 peer is written as IPv4, never v4-mapped (nor with a dotted tail).
+  if (ip.family === 6 && (t.includes('.') || isV4Mapped(ip))) {
+    return { error: `write the IPv4 address ${formatAddress(ip.bytes.subarray(IPV4_IN_IPV6_AT))} itself` };
   }
+  return { text: formatIp(ip), version: ip.family, first: ip.bytes[0] };
 }
 
-function isMulticast(addr: string, version: 4 | 6): boolean {
-  if (version === 6) return addr.startsWith(IPV6_MULTICAST_TEXT_PREFIX);
-  const first = Number(addr.split('.')[0]);
-  return first >= IPV4_MULTICAST_FIRST_OCTET.min && first <= IPV4_MULTICAST_FIRST_OCTET.max;
+/** By the first byte: RFC 5771 224.0.0.0/4, RFC 4291 section 2.7 ff00::/8. */
+function isMulticast(a: { version: 4 | 6; first: number }): boolean {
+  if (a.version === 6) return a.first === IPV6_MULTICAST_FIRST_BYTE;
+  return a.first >= IPV4_MULTICAST_FIRST_OCTET.min && a.first <= IPV4_MULTICAST_FIRST_OCTET.max;
 }
 
 const UNSPECIFIED = new Set([IPV4_UNSPECIFIED, IPV6_UNSPECIFIED]);
@@ -63,7 +73,7 @@ export function ipAddress(rule: AddressRule = {}): Decoder<string> {
     if (UNSPECIFIED.has(parsed.text)) {
       return rule.wildcard ? parsed.text : bad(`expected ${kind}, got the wildcard ${JSON.stringify(v)}`);
     }
-    if (isMulticast(parsed.text, parsed.version) || parsed.text === IPV4_BROADCAST) {
+    if (isMulticast(parsed) || parsed.text === IPV4_BROADCAST) {
       return bad(`expected a unicast address, got ${JSON.stringify(v)}`);
     }
     return parsed.text;
@@ -84,29 +94,30 @@ export const routerId: Decoder<string> = scalar('a non-zero IPv4 dotted quad (RF
   return parsed.text;
 });
 
-const LENGTH = /^(0|[1-9][0-9]{0,2})$/;
+/** Host bits are kept here, so the error can name the network they hide. */
+const CONFIG_PREFIX: PrefixRules = { hostBits: 'keep' };
 
 /** Parses "198.18.0.0/15": canonical address, length, and the network when host bits are set. */
 export function parsePrefix(t: string): { prefix: ConfigPrefix; network: string } | { error?: string } {
   const slash = t.indexOf('/');
-  if (slash < 0) {
-    const a = parseAddress(t);
-    return 'text' in a
-      ? { error: `no length; a host route is ${a.text}/${a.version === 4 ? IPV4_BITS : IPV6_BITS}` }
+  const a = parseAddress(slash < 0 ? t : t.slice(0, slash));
+  if (slash < 0)
+    return 'text' in a ? { error: `no length; a host route is ${a.text}/${addressBits(a.version)}` } : {};
+  if (!('text' in a)) return {};
+  try {
+    const network = networkOf(parseIpPrefix(t, CONFIG_PREFIX));
+    const afi: AfiCode = a.version === 4 ? Afi.IPV4 : Afi.IPV6;
+    return {
+      prefix: { afi, addr: a.text, len: network.len },
+      network: formatWords(a.version, network.words),
+    };
+  } catch (error) {
+    if (!(error instanceof AddressError)) throw error;
+    const bits = addressBits(a.version);
+    return error.kind === 'length-out-of-range'
+      ? { error: `IPv${a.version} prefixes are at most /${bits}` }
       : {};
   }
-  const a = parseAddress(t.slice(0, slash));
-  const lenText = t.slice(slash + 1);
-  if (!('text' in a) || !LENGTH.test(lenText)) return {};
-  const len = Number(lenText);
-  const bits = a.version === 4 ? IPV4_BITS : IPV6_BITS;
-  if (len > bits) return { error: `IPv${a.version} prefixes are at most /${bits}` };
-  const network =
-    a.version === 4
-      ? new Address4(`${a.text}/${len}`).startAddress().correctForm()
-      : new Address6(`${a.text}/${len}`).startAddress().correctForm();
-  const afi: AfiCode = a.version === 4 ? Afi.IPV4 : Afi.IPV6;
-  return { prefix: { afi, addr: a.text, len }, network };
 }
 
 export function formatPrefix(p: ConfigPrefix): string {

@@ -68,16 +68,14 @@ export const MAX_TTL_SECURITY_HOPS = 254;
 export const MAX_MD5_PASSWORD_BYTES = 80;
 
 export const U32_MAX = 0xffffffff;
-export const IPV4_BITS = 32;
-export const IPV6_BITS = 128;
 /** Addresses a peer cannot have: the wildcards (RFC 1122, RFC 4291 2.5.2), broadcast, multicast. */
 export const IPV4_UNSPECIFIED = '0.0.0.0';
 export const IPV6_UNSPECIFIED = '::';
 export const IPV4_BROADCAST = '255.255.255.255';
 /** RFC 5771: 224.0.0.0/4. */
 export const IPV4_MULTICAST_FIRST_OCTET = { min: 224, max: 239 } as const;
-/** RFC 4291 section 2.7: ff00::/8, as the first characters of canonical text. */
-export const IPV6_MULTICAST_TEXT_PREFIX = 'ff';
+/** RFC 4291 section 2.7: ff00::/8. */
+export const IPV6_MULTICAST_FIRST_BYTE = 0xff;
 
 /** Names of speakers, peers, policies and lists: safe in logs, metrics labels and file names. */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

@@ -1,5 +1,5 @@
+import { IPV4_BITS, IPV6_BITS } from '../address/index.js';
 import { BUILTIN_POLICIES } from '../policy/index.js';
-import { IPV4_BITS, IPV6_BITS } from './constants.js';
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 import type {

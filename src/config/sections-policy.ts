@@ -1,6 +1,6 @@
+import { IPV6_BITS } from '../address/index.js';
 import { keywordOrAddress, prefixOrAny } from './addresses.js';
 import {
-  IPV6_BITS,
   LIST_ACTIONS,
   MAX_PREPEND_COUNT,
   MAX_SEQ,

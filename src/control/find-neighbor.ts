@@ -1,5 +1,5 @@
+import { normalizeAddress } from '../address/index.js';
 import { ControlError } from '../api/index.js';
-import { normalizeAddress } from '../bgp/transport/index.js';
 import type { Neighbor } from '../routing/index.js';
 
 /** The neighbour an operator names: by its configured name, or by its address in any spelling. */

@@ -1,3 +1,4 @@
+import { formatIpv4 } from '../address/index.js';
 import type {
   FamilyCounts,
   FamilyName,
@@ -6,7 +7,7 @@ import type {
   NeighborSummary,
 } from '../api/index.js';
 import { familyName, type MessageCounts as SessionCounts } from '../bgp/session/index.js';
-import { Afi, type AfiCode, capabilitiesOf, formatIpv4, type OpenMessage } from '../bgp/wire/index.js';
+import { Afi, type AfiCode, capabilitiesOf, type OpenMessage } from '../bgp/wire/index.js';
 import type { Rib } from '../rib/index.js';
 import { MS_PER_SECOND, type Neighbor } from '../routing/index.js';
 

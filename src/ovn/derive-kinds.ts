@@ -1,15 +1,13 @@
-import type { Row } from '../ovsdb/index.js';
 import {
-  type Cidr,
-  covers,
-  type Family,
-  formatCidr,
-  formatIp,
-  hostPrefix,
+  formatIpPrefix,
+  formatWords,
+  type IpFamily,
+  type IpPrefix,
   networkOf,
-  parseCidr,
-  parseIp,
-} from './addr.js';
+  prefixContains,
+} from '../address/index.js';
+import type { Row } from '../ovsdb/index.js';
+import { hostPrefix, ovnIp, ovnPrefix } from './addr.js';
 import { boundChassis, chassisHop, chassisNamed, type HopResult } from './derive-nexthop.js';
 import {
   gatewayRouterChassisName,
@@ -78,7 +76,7 @@ class Out {
 
 const nb = (table: string, row: Row, name: string): OvnOrigin => ({ db: 'nb', table, uuid: row._uuid, name });
 
-function gatewayHop(r: Reader, cfg: OvnDeriveConfig, gw: RouterGateway, family: Family): HopResult {
+function gatewayHop(r: Reader, cfg: OvnDeriveConfig, gw: RouterGateway, family: IpFamily): HopResult {
   return chassisHop(r, cfg, gw.chassis, family, gw.context, gw.unbound);
 }
 
@@ -98,7 +96,7 @@ function routerGatewayHop(
   cfg: OvnDeriveConfig,
   router: string,
   viaPort: string | null,
-  family: Family,
+  family: IpFamily,
 ): HopResult | null {
   return r.shared(`gw:${router}:${viaPort ?? ''}:${family}`, (s) => {
     const row = s.columns('nb.Logical_Router', router, ROUTER_COLUMNS_OF_GATEWAY);
@@ -116,7 +114,7 @@ function floatingIp(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
   if (!router) return out;
   const external = str(nat, 'external_ip');
   const origin = nb('NAT', nat, `${str(router, 'name')}/${external}`);
-  const ip = parseIp(external);
+  const ip = ovnIp(external);
   if (!ip) {
     out.problem('bad-address', origin, `external_ip ${JSON.stringify(external)} is not an address`);
     return out;
@@ -150,13 +148,13 @@ function hasMarker(row: Row | undefined, marker: string): boolean {
   return v !== undefined && v !== 'false';
 }
 
-function selected(cfg: OvnDeriveConfig, net: Cidr, router: Row, sw: Row | undefined): boolean {
+function selected(cfg: OvnDeriveConfig, net: IpPrefix, router: Row, sw: Row | undefined): boolean {
   const select = cfg.kinds.tenantNetworks.select;
   if (select === 'all') return true;
   if ('prefixes' in select)
     return select.prefixes.some((p) => {
-      const allow = parseCidr(p);
-      return allow !== null && covers(allow, net);
+      const allow = ovnPrefix(p);
+      return allow !== null && prefixContains(allow, net);
     });
   return hasMarker(router, select.marker) || hasMarker(sw, select.marker);
 }
@@ -164,10 +162,10 @@ function selected(cfg: OvnDeriveConfig, net: Cidr, router: Row, sw: Row | undefi
 function tenantNetworks(r: Reader, cfg: OvnDeriveConfig, router: Row, gw: RouterGateway, out: Out): void {
   const name = str(router, 'name');
   // Networks SNATed on the gateway hide behind the SNAT address: not routable from outside.
-  const snat: Cidr[] = [];
+  const snat: IpPrefix[] = [];
   for (const uuid of set(router, 'nat')) {
     const nat = r.row('nb.NAT', uuid);
-    const c = nat && str(nat, 'type') === 'snat' ? parseCidr(str(nat, 'logical_ip')) : null;
+    const c = nat && str(nat, 'type') === 'snat' ? ovnPrefix(str(nat, 'logical_ip')) : null;
     if (c) snat.push(networkOf(c));
   }
   for (const lrp of routerPorts(r, router)) {
@@ -175,12 +173,12 @@ function tenantNetworks(r: Reader, cfg: OvnDeriveConfig, router: Row, gw: Router
     const sw = peerSwitch(r, lrp);
     if (isProviderSwitch(r, sw?._uuid)) continue;
     for (const text of set(lrp, 'networks')) {
-      const c = parseCidr(text);
+      const c = ovnPrefix(text);
       if (!c) continue;
       const net = networkOf(c);
-      if (snat.some((s) => covers(s, net)) || !selected(cfg, net, router, sw)) continue;
+      if (snat.some((s) => prefixContains(s, net)) || !selected(cfg, net, router, sw)) continue;
       const origin = nb('Logical_Router_Port', lrp, `${name}/${str(lrp, 'name')}`);
-      out.route('tenantNetworks', formatCidr(net), tenantHop(r, cfg, gw, c.family, name), origin);
+      out.route('tenantNetworks', formatIpPrefix(net), tenantHop(r, cfg, gw, c.family, name), origin);
     }
   }
 }
@@ -190,7 +188,7 @@ function tenantHop(
   r: Reader,
   cfg: OvnDeriveConfig,
   gw: RouterGateway,
-  family: Family,
+  family: IpFamily,
   router: string,
 ): HopResult {
   if (cfg.mode === 'local') {
@@ -200,9 +198,13 @@ function tenantHop(
   }
   const lrpName = gw.lrp ? str(gw.lrp, 'name') : '';
   for (const text of gw.lrp ? set(gw.lrp, 'networks') : []) {
-    const c = parseCidr(text);
+    const c = ovnPrefix(text);
     if (c && c.family === family)
-      return { ok: true, nextHop: formatIp(c), why: `gateway port ${lrpName} of router ${router} (${text})` };
+      return {
+        ok: true,
+        nextHop: formatWords(c.family, c.words),
+        why: `gateway port ${lrpName} of router ${router} (${text})`,
+      };
   }
   return {
     ok: false,
@@ -252,7 +254,7 @@ function vips(r: Reader, cfg: OvnDeriveConfig, router: Row, gw: RouterGateway, o
     const map = lb.vips;
     const keys = map instanceof Map ? [...map.keys()].map(String).sort() : [];
     for (const key of keys) {
-      const ip = parseIp(vipAddress(key));
+      const ip = ovnIp(vipAddress(key));
       if (!ip) {
         out.problem('bad-address', origin, `VIP ${JSON.stringify(key)} is not an address`);
         continue;
@@ -293,7 +295,7 @@ export function portIps(lsp: Row): string[] {
   for (const entry of entries) {
     const words = entry.trim().split(/\s+/);
     for (const w of words.slice(1)) {
-      const ip = parseIp(w.includes('/') ? w.slice(0, w.indexOf('/')) : w);
+      const ip = ovnIp(w.includes('/') ? w.slice(0, w.indexOf('/')) : w);
       if (ip) ips.push(hostPrefix(ip));
     }
   }
@@ -311,7 +313,7 @@ function providerPort(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult
   if (ips.length === 0) return out;
   const chassis = boundChassis(r, name);
   for (const prefix of ips) {
-    const family: Family = prefix.includes(':') ? 6 : 4;
+    const family: IpFamily = prefix.includes(':') ? 6 : 4;
     out.route(
       'providerPorts',
       prefix,
@@ -350,13 +352,13 @@ function podSubnets(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
   if (v6) texts.push(v6.includes('/') ? v6 : `${v6}/64`);
   const where = nodeChassis(r, node, gr);
   for (const text of texts) {
-    const c = parseCidr(text);
+    const c = ovnPrefix(text);
     if (!c) {
       out.problem('bad-address', origin, `subnet ${JSON.stringify(text)} is not a prefix`);
       continue;
     }
     const hop = chassisHop(r, cfg, where.uuid, c.family, where.context, 'chassis-missing');
-    out.route('podSubnets', formatCidr(networkOf(c)), hop, origin);
+    out.route('podSubnets', formatIpPrefix(networkOf(c)), hop, origin);
   }
   return out;
 }

@@ -1,5 +1,6 @@
+import { formatIp, type IpFamily } from '../address/index.js';
 import type { Row } from '../ovsdb/index.js';
-import { type Family, formatIp, parseIp } from './addr.js';
+import { ovnIp } from './addr.js';
 import { mapGet, opt, set, str } from './rows.js';
 import type { Reader } from './store.js';
 import type { NextHopPair, OvnDeriveConfig } from './types.js';
@@ -28,14 +29,14 @@ export const SELF_NEXT_HOP = 'self';
 
 export const SKIP: HopResult = { ok: false, problem: null };
 
-function pick(pair: NextHopPair | undefined, family: Family): string | undefined {
+function pick(pair: NextHopPair | undefined, family: IpFamily): string | undefined {
   const text = family === 4 ? pair?.ipv4 : pair?.ipv6;
   if (text === undefined) return undefined;
-  const ip = parseIp(text);
+  const ip = ovnIp(text);
   return ip && ip.family === family ? formatIp(ip) : undefined;
 }
 
-const fam = (f: Family) => (f === 4 ? 'IPv4' : 'IPv6');
+const fam = (f: IpFamily) => (f === 4 ? 'IPv4' : 'IPv6');
 
 /**
  * The next hop of a route bound to chassis `chassisUuid` (null: nothing bound). `context` says
@@ -45,7 +46,7 @@ export function chassisHop(
   r: Reader,
   cfg: OvnDeriveConfig,
   chassisUuid: string | null,
-  family: Family,
+  family: IpFamily,
   context: string,
   unbound: string,
 ): HopResult {
@@ -66,7 +67,7 @@ export function hopOfChassis(
   r: Reader,
   cfg: OvnDeriveConfig,
   chassis: Row,
-  family: Family,
+  family: IpFamily,
   context: string,
 ): HopResult {
   const name = str(chassis, 'name');
@@ -82,14 +83,14 @@ export function hopOfChassis(
   if (configured) return { ok: true, nextHop: configured, why: `${where}, configured next hop` };
   for (const column of ['other_config', 'external_ids']) {
     const text = mapGet(chassis, column, NEXTHOP_KEY[family]);
-    const ip = text === undefined ? null : parseIp(text);
+    const ip = text === undefined ? null : ovnIp(text);
     if (ip && ip.family === family)
       return { ok: true, nextHop: formatIp(ip), why: `${where}, ${column}:${NEXTHOP_KEY[family]}` };
   }
   const encaps: string[] = [];
   for (const uuid of set(chassis, 'encaps')) {
     const encap = r.row('sb.Encap', uuid);
-    const ip = encap ? parseIp(str(encap, 'ip')) : null;
+    const ip = encap ? ovnIp(str(encap, 'ip')) : null;
     if (ip && ip.family === family) encaps.push(formatIp(ip));
   }
   if (encaps.length > 0) return { ok: true, nextHop: encaps.sort()[0], why: `${where}, Encap ip` };

@@ -4,8 +4,6 @@
  * current.
  */
 
-export type { Cidr, Family, Ip } from './addr.js';
-export { formatIp, hostPrefix, parseCidr, parseIp } from './addr.js';
 export type { ApplyStats, DerivationResult, OvnRowChange, OvnSnapshot } from './derive.js';
 export { compareClaims, deriveOvnRoutes, OvnDeriver } from './derive.js';
 export { NEXTHOP_KEY, SELF_NEXT_HOP } from './derive-nexthop.js';

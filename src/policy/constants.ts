@@ -69,13 +69,6 @@ export const COMMUNITY_HALF_BITS = 16;
 export const LARGE_COMMUNITY_FIELDS = 3;
 export const U32_MAX = 0xffffffff;
 
-export const IPV4_BITS = 32;
-export const IPV6_BITS = 128;
-export const IPV6_WORDS = 4;
-export const IPV4_BYTES = 4;
-export const IPV6_BYTES = 16;
-export const WORD_BITS = 32;
-
 /** FRR numbers prefix-list entries without a `seq` by steps of 5 above the highest so far. */
 export const PREFIX_LIST_SEQ_STEP = 5;
 

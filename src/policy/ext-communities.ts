@@ -1,3 +1,4 @@
+import { tryParseIpv4 } from '../address/index.js';
 import { EXT_COMMUNITY_BYTES, ExtCommunitySubType, ExtCommunityType, U32_MAX } from './constants.js';
 import { PolicyError } from './errors.js';
 import type { ExtCommunityListModel } from './model.js';
@@ -39,7 +40,6 @@ const KEYWORD = /^(rt|soo)[: ](.+)$/i;
 const RAW = /^0x([0-9a-f]{2})([0-9a-f]{2}|\*\*):([0-9a-f]{12}|\*)$/i;
 const DIGITS = /^(0|[1-9][0-9]{0,9})$/;
 const ASDOT = /^(0|[1-9][0-9]{0,4})\.(0|[1-9][0-9]{0,4})$/;
-const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
 export const EXT_COMMUNITY_EXPECTED =
   'an extended community: rt:ASN:N, rt:IPV4:N, soo:ASN:N, soo:IPV4:N ("rt 65000:1" too), ' +
@@ -53,14 +53,6 @@ const KEYWORDS: Readonly<Record<number, string>> = { 2: 'rt', 3: 'soo' };
 
 function word(type: number, subtype: number, high16: number): number {
   return ((type << TYPE_SHIFT) | (subtype << SUBTYPE_SHIFT) | high16) >>> 0;
-}
-
-function ipv4(text: string): number | undefined {
-  const m = IPV4.exec(text);
-  if (!m) return undefined;
-  const octets = m.slice(1).map(Number);
-  if (octets.some((o) => o > 255)) return undefined;
-  return ((octets[0] << 24) | (octets[1] << 16) | (octets[2] << 8) | octets[3]) >>> 0;
 }
 
 /** An AS as asplain or asdot, with the four-octet form forced by a trailing L. */
@@ -90,7 +82,7 @@ function parseKeyword(
   if (!anyLocal && !DIGITS.test(localText))
     throw fail(`local administrator ${localText} is not a number or *`);
   const local = anyLocal ? 0 : Number(localText);
-  const address = ipv4(global);
+  const address = tryParseIpv4(global);
   const as = address === undefined ? asNumber(global) : undefined;
   if (address === undefined && as === undefined)
     throw fail(`global administrator ${global} is neither an AS number nor an IPv4 address`);

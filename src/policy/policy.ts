@@ -1,6 +1,6 @@
+import { bytesWord, IPV4_BITS, IPV4_BYTES, IPV6_BITS, IPV6_BYTES, IPV6_WORDS } from '../address/index.js';
 import { Afi, type AfiCode, type PathAttributes } from '../bgp/wire/index.js';
 import { AsPathView } from './as-path-match.js';
-import { IPV4_BITS, IPV4_BYTES, IPV6_BITS, IPV6_BYTES, IPV6_WORDS } from './constants.js';
 import type { CompiledPrefixList } from './prefix-match.js';
 import {
   AcceptedResults,
@@ -240,19 +240,15 @@ export class Policy extends FilterBase {
     const mp = attrs.mpReach;
     if (mp !== undefined && mp.afi === afi) {
       const b = mp.nextHop;
-      if (b.length === IPV4_BYTES) return list.permitsIpv4(readWord(b, 0), IPV4_BITS);
+      if (b.length === IPV4_BYTES) return list.permitsIpv4(bytesWord(b, 0), IPV4_BITS);
       if (b.length < IPV6_BYTES) return false;
       const w = this.nextHopWords;
-      for (let i = 0; i < IPV6_WORDS; i++) w[i] = readWord(b, i * IPV4_BYTES);
+      for (let i = 0; i < IPV6_WORDS; i++) w[i] = bytesWord(b, i * IPV4_BYTES);
       return list.permits(Afi.IPV6, w, 0, IPV6_BITS);
     }
     if (afi === Afi.IPV4 && attrs.nextHop !== undefined) return list.permitsIpv4(attrs.nextHop, IPV4_BITS);
     return false;
   }
-}
-
-function readWord(b: Uint8Array, at: number): number {
-  return ((b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]) >>> 0;
 }
 
 function matchesAll(s: CompiledStatement): boolean {

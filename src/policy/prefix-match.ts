@@ -1,13 +1,15 @@
-import { Afi, type AfiCode, parseIpv4, parseIpv6 } from '../bgp/wire/index.js';
 import {
+  AddressError,
   IPV4_BITS,
   IPV6_BITS,
   IPV6_WORDS,
-  LINEAR_SCAN_MAX_ENTRIES,
-  PREFIX_LIST_SEQ_STEP,
-  U32_MAX,
+  type PrefixRules,
+  parseIpPrefix,
   WORD_BITS,
-} from './constants.js';
+  wordMask,
+} from '../address/index.js';
+import { Afi, type AfiCode } from '../bgp/wire/index.js';
+import { LINEAR_SCAN_MAX_ENTRIES, PREFIX_LIST_SEQ_STEP, U32_MAX } from './constants.js';
 import { checkInteger, checkOneOf, PolicyError } from './errors.js';
 import type { Family, PrefixListEntryModel, PrefixListModel } from './model.js';
 
@@ -30,35 +32,20 @@ export function bitsOf(afi: AfiCode): number {
   return afi === Afi.IPV4 ? IPV4_BITS : IPV6_BITS;
 }
 
-/** The top `len` bits of a 32-bit word set (len clamped to 0..32). */
-export function wordMask(len: number): number {
-  if (len <= 0) return 0;
-  if (len >= WORD_BITS) return U32_MAX;
-  return (U32_MAX << (WORD_BITS - len)) >>> 0;
-}
+/** An entry names its network: bits past the length are an error, not silently cleared. */
+const ENTRY_PREFIX: PrefixRules = { hostBits: 'refuse' };
 
 /** "198.18.0.0/15" or "2001:db8::/32"; throws PolicyError (host bits set, bad length, bad address). */
 export function parsePrefixText(text: string, path: string): ParsedPrefix {
-  const slash = typeof text === 'string' ? text.indexOf('/') : -1;
-  if (slash < 0)
+  if (typeof text !== 'string')
     throw new PolicyError('invalid-prefix', path, `expected ADDRESS/LENGTH, got ${String(text)}`);
-  const addr = text.slice(0, slash);
-  const lenText = text.slice(slash + 1);
-  const afi: AfiCode = addr.includes(':') ? Afi.IPV6 : Afi.IPV4;
-  if (!/^\d{1,3}$/.test(lenText) || Number(lenText) > bitsOf(afi))
-    throw new PolicyError('invalid-prefix', path, `bad prefix length in ${text}`);
-  const len = Number(lenText);
-  let words: Uint32Array;
   try {
-    words = afi === Afi.IPV4 ? Uint32Array.of(parseIpv4(addr)) : parseIpv6(addr);
-  } catch {
-    throw new PolicyError('invalid-prefix', path, `bad address in ${text}`);
+    const p = parseIpPrefix(text, ENTRY_PREFIX);
+    return { afi: p.family === 4 ? Afi.IPV4 : Afi.IPV6, words: p.words, len: p.len };
+  } catch (error) {
+    if (error instanceof AddressError) throw new PolicyError('invalid-prefix', path, error.message);
+    throw error;
   }
-  for (let i = 0; i < words.length; i++) {
-    if ((words[i] & ~wordMask(len - WORD_BITS * i)) !== 0)
-      throw new PolicyError('invalid-prefix', path, `${text} has bits set past its length`);
-  }
-  return { afi, words, len };
 }
 
 /**

@@ -1,4 +1,5 @@
-import { Afi, type AfiCode, type PathAttributes, parseIpv4, parseIpv6 } from '../bgp/wire/index.js';
+import { parseIpv4, parseIpv6 } from '../address/index.js';
+import { Afi, type AfiCode, type PathAttributes } from '../bgp/wire/index.js';
 import type { NextHopDirective } from './set-actions.js';
 
 export interface Accepted {

@@ -1,14 +1,13 @@
+import { addressBytes, parseIpv4 } from '../address/index.js';
 import {
   Afi,
   type AfiCode,
   type AsPathSegment,
   AsPathSegmentType,
-  addressBytes,
   makeAttributes,
   mergeAs4Aggregator,
   mergeAs4Path,
   type PathAttributes,
-  parseIpv4,
   Safi,
 } from '../bgp/wire/index.js';
 import {

@@ -1,11 +1,10 @@
+import { formatAddress, formatIpv4 } from '../address/index.js';
 import {
   Afi,
   type AfiCode,
   type AsPathSegment,
   AsPathSegmentType,
   asPathLength,
-  formatAddress,
-  formatIpv4,
   mergeAs4Path,
   Origin,
   type PathAttributes,

@@ -1,3 +1,4 @@
+import { maskIpv4, maskWord } from '../address/index.js';
 import {
   Afi,
   type AfiCode,
@@ -15,7 +16,7 @@ import { effectiveAsPath } from './attr-table.js';
 import { WellKnownCommunity } from './constants.js';
 import { transitiveOnly } from './ext-community-scope.js';
 import type { PeerKind, RouteSource, SourceKind } from './peer.js';
-import { maskIpv4, maskWord, type RibPrefix } from './prefix-key.js';
+import type { RibPrefix } from './prefix-key.js';
 import { hasLongLivedStale } from './stale-paths.js';
 
 /** Most ASNs one AS_SEQUENCE segment holds (its count is one octet). */

@@ -1,4 +1,4 @@
-import { parseIpv4, parseIpv6 } from '../bgp/wire/index.js';
+import { parseIpv4, parseIpv6 } from '../address/index.js';
 import { LEARNED_PREFERENCE, LOCAL_ROUTE_WEIGHT, ORIGIN_PREFERENCE, type OriginName } from './constants.js';
 
 /** How a peer relates to us: RFC 4271 external/internal, RFC 4456 client or not. */

@@ -1,12 +1,15 @@
 import {
-  Afi,
-  type AfiCode,
   formatIpv4,
   formatIpv6,
-  type Prefix,
+  maskIpv4,
+  maskIpv6,
+  maskWord,
+  type PrefixRules,
+  parseIpPrefix,
   parseIpv4,
   parseIpv6,
-} from '../bgp/wire/index.js';
+} from '../address/index.js';
+import { Afi, type AfiCode, type Prefix } from '../bgp/wire/index.js';
 
 /**
  * Prefix keys. Inside the RIB a prefix is its address words masked to the length plus the
@@ -21,24 +24,6 @@ const IPV4_KEY_LEN_SPAN = 64;
 
 export function maxLength(afi: AfiCode): number {
   return afi === Afi.IPV4 ? IPV4_MAX_LEN : IPV6_MAX_LEN;
-}
-
-/** The network address: bits past `len` cleared (RFC 4271 section 4.3 calls them irrelevant). */
-export function maskIpv4(addr: number, len: number): number {
-  if (len <= 0) return 0;
-  if (len >= 32) return addr >>> 0;
-  return (addr & (0xffffffff << (32 - len))) >>> 0;
-}
-
-/** Word `i` (0-3, most significant first) of an IPv6 address masked to `len`. */
-export function maskWord(word: number, i: number, len: number): number {
-  return maskIpv4(word, len - 32 * i);
-}
-
-/** Copies four words from `src[off..off+4)` into `out`, masked to `len`. */
-export function maskIpv6(src: ArrayLike<number>, off: number, len: number, out: Uint32Array): Uint32Array {
-  for (let i = 0; i < 4; i++) out[i] = maskWord(src[off + i], i, len);
-  return out;
 }
 
 export function ipv4Key(addr: number, len: number): number {
@@ -96,15 +81,13 @@ export function prefixKey(p: Prefix): number | string {
   return p.afi === Afi.IPV4 ? w[0] * IPV4_KEY_LEN_SPAN + p.len : ipv6Key(w, 0, p.len);
 }
 
-/** "198.18.0.0/24" or "2001:db8::/32"; host bits are cleared. Throws a clear error on bad text. */
+/** Host bits are irrelevant to a route (RFC 4271 section 4.3): the RIB clears them. */
+const RIB_PREFIX_TEXT: PrefixRules = { hostBits: 'clear' };
+
+/** "198.18.0.0/24" or "2001:db8::/32"; host bits are cleared. An AddressError says what is wrong with bad text. */
 export function parsePrefix(text: string): RibPrefix {
-  const slash = text.indexOf('/');
-  if (slash < 0) throw new Error(`not a prefix (no "/len"): ${text}`);
-  const addr = text.slice(0, slash);
-  const lenText = text.slice(slash + 1);
-  if (!/^\d{1,3}$/.test(lenText)) throw new Error(`not a prefix length: ${text}`);
-  const afi: AfiCode = addr.includes(':') ? Afi.IPV6 : Afi.IPV4;
-  return RibPrefix.fromWords(afi, afi === Afi.IPV4 ? [parseIpv4(addr)] : parseIpv6(addr), 0, Number(lenText));
+  const p = parseIpPrefix(text, RIB_PREFIX_TEXT);
+  return RibPrefix.fromWords(p.family === 4 ? Afi.IPV4 : Afi.IPV6, p.words, 0, p.len);
 }
 
 export function formatPrefix(p: Prefix): string {

@@ -1,5 +1,6 @@
+import { maskIpv4, maskWord } from '../address/index.js';
 import { Afi, type AfiCode } from '../bgp/wire/index.js';
-import { maskIpv4, maskWord, RibPrefix } from './prefix-key.js';
+import { RibPrefix } from './prefix-key.js';
 
 /** `lens` value of an entry on the free list (no prefix is 255 bits long). */
 const FREE = 255;

@@ -1,11 +1,10 @@
+import { addressBytes, parseIpv4 } from '../address/index.js';
 import {
   Afi,
   AsPathSegmentType,
-  addressBytes,
   makeAttributes,
   Origin,
   type PathAttributes,
-  parseIpv4,
   Safi,
 } from '../bgp/wire/index.js';
 import { NEXT_HOP_SELF } from '../config/index.js';

@@ -1,6 +1,5 @@
 import type { NetworkInterfaceInfo } from 'node:os';
-import { normalizeAddress } from '../bgp/transport/index.js';
-import { addressBytes, parseIpv4 } from '../bgp/wire/index.js';
+import { addressBytes, normalizeAddress, parseIpv4 } from '../address/index.js';
 import { parsePrefix, RibPrefix } from '../rib/index.js';
 
 /** What `os.networkInterfaces()` returns: the addresses of each interface. */

@@ -1,12 +1,5 @@
-import {
-  Afi,
-  addressBytes,
-  makeAttributes,
-  Origin,
-  type PathAttributes,
-  parseIpv4,
-  Safi,
-} from '../bgp/wire/index.js';
+import { addressBytes, parseIpv4 } from '../address/index.js';
+import { Afi, makeAttributes, Origin, type PathAttributes, Safi } from '../bgp/wire/index.js';
 import {
   NEXT_HOP_SELF,
   type Origin as OriginName,

@@ -3,6 +3,7 @@
 // socket through the control views; each method is a few lines of wiring and no routing rule
 // lives here.
 import { networkInterfaces } from 'node:os';
+import { parseIpv4 } from '../address/index.js';
 import {
   type ApiRouteView,
   ControlError,
@@ -24,7 +25,7 @@ import {
   type WatchTopic,
 } from '../api/index.js';
 import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
-import { AttrInterner, parseIpv4 } from '../bgp/wire/index.js';
+import { AttrInterner } from '../bgp/wire/index.js';
 import {
   type Logger,
   type Scheduler,

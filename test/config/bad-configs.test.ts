@@ -150,6 +150,17 @@ const cases: Case[] = [
     ],
   },
   {
+    name: 'peer_ip: a v4-mapped address in hex, an IPv6 multicast group',
+    text: `${SPEAKER}peers:
+  - { name: a, peer_ip: "::ffff:c612:102", remote_as: 65001 }
+  - { name: b, peer_ip: "ff02::5", remote_as: 65001 }
+`,
+    want: [
+      'config.yaml:6:16 peers[0].peer_ip: expected an IP address, got "::ffff:c612:102" (write the IPv4 address 198.18.1.2 itself)',
+      'config.yaml:7:16 peers[1].peer_ip: expected a unicast address, got "ff02::5"',
+    ],
+  },
+  {
     name: 'local_address of the other version',
     text: `${PEER.replace('peers:', `${SPEAKER}peers:`)}    local_address: 2001:db8::1\n`,
     want: ['config.yaml:9:5 peers[0].local_address: 2001:db8::1 is not IPv4 like peer_ip 198.18.1.2'],

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addressBytes } from '../../src/address/index.js';
 import { Afi, type PathAttributes } from '../../src/bgp/wire/index.js';
-import { addressBytes } from '../../src/bgp/wire/prefix-list.js';
 import { fibChangeAt, NextHopMemo, toFibChange } from '../../src/fib/index.js';
 import { ChangeBatch, Rib } from '../../src/rib/index.js';
 import { attrs, EBGP_A, EBGP_A2, EBGP_B, LOCAL_AS, ROUTER_ID, v4, v6 } from '../rib/routes.js';

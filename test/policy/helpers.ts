@@ -1,6 +1,6 @@
+import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import { makeAttributes, type PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, type AfiCode, AsPathSegmentType, Origin } from '../../src/bgp/wire/constants.js';
-import { addressBytes, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import {
   compileLists,
   compilePolicy,

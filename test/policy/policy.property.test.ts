@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import type { PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { AS_TRANS, AsPathSegmentType } from '../../src/bgp/wire/constants.js';
-import { addressBytes, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import type { ListDefinitions, MatchModel, SetModel, StatementModel } from '../../src/policy/index.js';
 import { PolicyChain } from '../../src/policy/index.js';
 import { attrs, deepFreeze, policy, run } from './helpers.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { formatIpv4, formatIpv6 } from '../../src/address/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
-import { formatIpv4, formatIpv6 } from '../../src/bgp/wire/prefix-list.js';
 import { compilePrefixList, NO_ENTRY, type PrefixListEntryModel } from '../../src/policy/index.js';
 
 /**

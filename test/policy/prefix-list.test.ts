@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { parseIpv4 } from '../../src/address/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
-import { PrefixList, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
+import { PrefixList } from '../../src/bgp/wire/prefix-list.js';
 import {
   type CompiledPrefixList,
   compilePrefixList,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import { makeAttributes, type PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { AS_TRANS, AsPathSegmentType, AttrFlag } from '../../src/bgp/wire/constants.js';
-import { addressBytes, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { PolicyError, type SetModel, WellKnownCommunity } from '../../src/policy/index.js';
 import { accepted, attrs, attrs6, policy, run, seq } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
-import { addressBytes, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import {
   type AddPathSelect,
   type ExportTarget,

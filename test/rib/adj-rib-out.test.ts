@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import { AttrInterner } from '../../src/bgp/wire/attributes/interner.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
 import { checkHeader } from '../../src/bgp/wire/header.js';
-import { addressBytes, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseIpv4 } from '../../src/address/index.js';
 import { makeAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { WireAttributes } from '../../src/bgp/wire/attributes/wire-attributes.js';
 import { AsPathSegmentType } from '../../src/bgp/wire/constants.js';
-import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { encodeUpdate } from '../../src/bgp/wire/update.js';
 import { UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
 import { Writer } from '../../src/bgp/wire/writer.js';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addressBytes, formatAddress, parseIpv4 } from '../../src/address/index.js';
 import type { PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, AttrFlag } from '../../src/bgp/wire/constants.js';
-import { addressBytes, formatAddress, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import {
   communitiesAllow,
   type ExportContext,

@@ -1,14 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { maskIpv4, parseIpv4 } from '../../src/address/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
-import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import {
   formatPrefix,
   ipv4Key,
   ipv4KeyAddress,
   ipv4KeyLength,
   ipv6Key,
-  maskIpv4,
   parsePrefix,
   prefixKey,
   prefixWords,

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { maskIpv4, parseIpv4, parseIpv6 } from '../../src/address/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
-import { parseIpv4, parseIpv6 } from '../../src/bgp/wire/prefix-list.js';
-import { ipv6Key, maskIpv4, PrefixTable } from '../../src/rib/index.js';
+import { ipv6Key, PrefixTable } from '../../src/rib/index.js';
 import { hash1 } from '../../src/rib/prefix-table.js';
 
 describe('PrefixTable', () => {

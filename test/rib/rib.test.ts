@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseIpv4 } from '../../src/address/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
-import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { BestPathReason, parsePrefix, Rib, type RibInit } from '../../src/rib/index.js';
 import {
   attrs,

@@ -1,6 +1,7 @@
+import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import type { PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
-import { addressBytes, PrefixList, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
+import { PrefixList } from '../../src/bgp/wire/prefix-list.js';
 import { encodeUpdate, type UpdateInput, type UpdateMessage } from '../../src/bgp/wire/update.js';
 import { type UpdateContext, UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
 import { Writer } from '../../src/bgp/wire/writer.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { parseIpv4 } from '../../src/address/index.js';
 import { makeAttributes, type PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, Origin } from '../../src/bgp/wire/constants.js';
 import { Framer } from '../../src/bgp/wire/framer.js';
 import { decodeMessage } from '../../src/bgp/wire/message.js';
-import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import type { UpdateMessage } from '../../src/bgp/wire/update.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { formatIpv4, parseIpv4 } from '../../src/address/index.js';
 import { makeAttributes, type PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, type AfiCode, Origin } from '../../src/bgp/wire/constants.js';
 import { Framer } from '../../src/bgp/wire/framer.js';
 import { decodeMessage, encodeMessageBytes } from '../../src/bgp/wire/message.js';
-import { formatIpv4, PrefixList, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
+import { PrefixList } from '../../src/bgp/wire/prefix-list.js';
 import type { UpdateMessage } from '../../src/bgp/wire/update.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';

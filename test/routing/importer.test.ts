@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import { makeAttributes, type PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, AsPathSegmentType, Origin } from '../../src/bgp/wire/constants.js';
-import { addressBytes, PrefixList, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
+import { PrefixList } from '../../src/bgp/wire/prefix-list.js';
 import type { UpdateMessage } from '../../src/bgp/wire/update.js';
 import {
   AcceptAll,

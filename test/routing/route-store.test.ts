@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseIpv6 } from '../../src/address/index.js';
 import { makeAttributes, type PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
-import { parseIpv6 } from '../../src/bgp/wire/prefix-list.js';
 import { parsePrefix } from '../../src/rib/index.js';
 import { RouteStore } from '../../src/routing/index.js';
 

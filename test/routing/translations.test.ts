@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseIpv4 } from '../../src/address/index.js';
 import { Origin } from '../../src/bgp/wire/constants.js';
-import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { maxPrefixConfig, peerOnLink, sessionAddresses, staticAttributes } from '../../src/routing/index.js';
 import { configFrom } from '../speaker/support.js';
 

@@ -1,6 +1,6 @@
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatIpv4 } from '../../src/bgp/wire/prefix-list.js';
+import { formatIpv4 } from '../../src/address/index.js';
 import type { InterfaceTable } from '../../src/routing/index.js';
 import type { Speaker } from '../../src/speaker/index.js';
 import {

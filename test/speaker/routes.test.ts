@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { formatIpv4 } from '../../src/address/index.js';
 import { Afi, AsPathSegmentType } from '../../src/bgp/wire/constants.js';
-import { formatIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import type { Speaker } from '../../src/speaker/index.js';
 import {
   ACCEPT_ALL,

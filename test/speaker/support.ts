@@ -3,6 +3,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import {
   type EstablishedInfo,
   type Family,
@@ -15,7 +16,7 @@ import {
 } from '../../src/bgp/session/index.js';
 import type { PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, AsPathSegmentType, Origin, Safi } from '../../src/bgp/wire/constants.js';
-import { addressBytes, PrefixList, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
+import { PrefixList } from '../../src/bgp/wire/prefix-list.js';
 import type { RouteRefreshMessage } from '../../src/bgp/wire/route-refresh.js';
 import type { UpdateInput, UpdateMessage } from '../../src/bgp/wire/update.js';
 import { type Config, parseConfig } from '../../src/config/index.js';

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { formatIpv4, parseIpv4 } from '../../src/address/index.js';
 import { callControl } from '../../src/api/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
-import { formatIpv4, PrefixList, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
+import { PrefixList } from '../../src/bgp/wire/prefix-list.js';
 import { ConfigStore, parseConfig } from '../../src/config/index.js';
 import { Speaker } from '../../src/speaker/index.js';
 import { ACCEPT_ALL, Probe, probePeer, speakerSection, tempDir, until, yamlOf } from './support.js';

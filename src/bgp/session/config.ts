@@ -1,5 +1,6 @@
+import { normalizeAddress, tryParseIpv4 } from '../../address/index.js';
 import { type FsmConfig, FsmConfigError, resolveFsmConfig } from '../fsm/index.js';
-import { normalizeAddress, parseIp, type TtlOptions } from '../transport/index.js';
+import type { TtlOptions } from '../transport/index.js';
 import { BGP_PORT, LONG_LIVED_STALE_TIME_MAX } from '../wire/constants.js';
 import { FAMILY_NAMES, type FamilyName, SessionDefaults } from './constants.js';
 import { SessionConfigError } from './errors.js';
@@ -108,21 +109,12 @@ function address(field: string, v: unknown): string {
 
 /** RFC 6286 section 2.1: the BGP Identifier is a non-zero 32-bit value, written as a dotted quad. */
 function routerId(v: unknown): number {
-  const ip = typeof v === 'string' ? tryParse(v) : undefined;
-  if (ip?.family !== 4) {
+  const id = typeof v === 'string' ? tryParseIpv4(v) : undefined;
+  if (id === undefined) {
     throw new SessionConfigError('routerId', `must be a dotted quad, got ${JSON.stringify(v)}`);
   }
-  const id = ((ip.bytes[0] << 24) | (ip.bytes[1] << 16) | (ip.bytes[2] << 8) | ip.bytes[3]) >>> 0;
   if (id === 0) throw new SessionConfigError('routerId', 'must not be 0.0.0.0 (RFC 6286)');
   return id;
-}
-
-function tryParse(text: string) {
-  try {
-    return parseIp(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function positiveInt(field: string, v: unknown, max = Number.MAX_SAFE_INTEGER): number {

@@ -1,4 +1,4 @@
-import { tryParseIp } from '../transport/address.js';
+import { tryParseIp } from '../../address/index.js';
 import type { UpdateContext } from '../wire/update-decode.js';
 import type { ConnectionInfo } from './peer-events.js';
 

@@ -1,10 +1,10 @@
+import { normalizeAddress } from '../../address/index.js';
 import { childLogger, type Logger, silentLogger } from '../../components/index.js';
 import {
   type BgpListener,
   createListener,
   type Endpoint,
   type IncomingConnection,
-  normalizeAddress,
   type TtlOptions,
 } from '../transport/index.js';
 import { CeaseSubcode } from '../wire/constants.js';

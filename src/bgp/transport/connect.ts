@@ -1,7 +1,8 @@
 import net from 'node:net';
+import { formatIp, unmapV4 } from '../../address/index.js';
 import { type Clock, systemScheduler } from '../../components/index.js';
 import { BGP_PORT } from '../wire/constants.js';
-import { formatIp, parseIp, unmapV4 } from './address.js';
+import { parseTransportAddress } from './address.js';
 import { TransportDefaults } from './constants.js';
 import { checkPort, type Endpoint, endpointOf } from './endpoint.js';
 import { TransportError } from './errors.js';
@@ -48,7 +49,7 @@ export async function connectToPeer(
   components: ConnectComponents = {},
 ): Promise<OutgoingConnection> {
   // ::ffff:a.b.c.d is an IPv4 peer: connect over AF_INET, key it as IPv4.
-  const remote = unmapV4(parseIp(init.host));
+  const remote = unmapV4(parseTransportAddress(init.host));
   const host = formatIp(remote);
   const port = init.port ?? BGP_PORT;
   checkPort(port, 'port');
@@ -56,7 +57,7 @@ export async function connectToPeer(
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     throw new TransportError('invalid-option', `connect timeout ${timeoutMs} ms is not positive`);
   }
-  const local = init.localAddress === undefined ? undefined : parseIp(init.localAddress);
+  const local = init.localAddress === undefined ? undefined : parseTransportAddress(init.localAddress);
   if (local && local.family !== remote.family) {
     throw new TransportError(
       'family-mismatch',
@@ -73,7 +74,7 @@ export async function connectToPeer(
     if (init.password != null) setMd5Key(fd, { address: host, password: init.password });
     if (init.ttl) setTtlOptions(fd, remote.family === 4 ? 'ipv4' : 'ipv6', init.ttl, init.host);
     if (local || init.localPort !== undefined) {
-      const bindTo = local ?? parseIp(remote.family === 4 ? '0.0.0.0' : '::');
+      const bindTo = local ?? parseTransportAddress(remote.family === 4 ? '0.0.0.0' : '::');
       bindFd(fd, bindTo, init.localPort ?? 0, init.localAddress ?? formatIp(bindTo));
     }
     return new net.Socket({ fd, readable: true, writable: true });

@@ -1,4 +1,4 @@
-import { formatIp, tryParseIp, unmapV4 } from './address.js';
+import { formatIp, tryParseIp, unmapV4 } from '../../address/index.js';
 import { TransportError } from './errors.js';
 
 const MAX_PORT = 0xffff;

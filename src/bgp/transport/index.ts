@@ -2,7 +2,6 @@
  * BGP's TCP transport beyond node:net: RFC 2385 TCP-MD5 keys and RFC 5082 GTSM / TTL on
  * listening and connecting sockets, through a few libc calls.
  */
-export { formatIp, type IpAddress, normalizeAddress, parseIp, tryParseIp } from './address.js';
 export {
   type ConnectComponents,
   type ConnectInit,

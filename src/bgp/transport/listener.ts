@@ -1,6 +1,7 @@
 import net from 'node:net';
+import { formatIp, type IpAddress, unmapV4 } from '../../address/index.js';
 import { BGP_PORT } from '../wire/constants.js';
-import { formatIp, type IpAddress, parseIp, unmapV4 } from './address.js';
+import { parseTransportAddress } from './address.js';
 import { SocketLevel, SocketOption, TransportDefaults } from './constants.js';
 import { checkPort, type Endpoint, endpointOf } from './endpoint.js';
 import { TransportError } from './errors.js';
@@ -80,7 +81,7 @@ export class BgpListener {
   /** Creates the socket, keys the initial peers, binds and listens. */
   static async create(init: ListenerInit, components: ListenerComponents): Promise<BgpListener> {
     const hostText = init.host ?? TransportDefaults.LISTEN_HOST;
-    const host = parseIp(hostText);
+    const host = parseTransportAddress(hostText);
     const port = init.port ?? BGP_PORT;
     checkPort(port, 'listen port');
     const peers = (init.peers ?? []).map((peer) => ({
@@ -125,7 +126,7 @@ export class BgpListener {
   /** Where the listener is bound (the real port when 0 was asked for). */
   get address(): Endpoint {
     const bound = this.#server.address() as net.AddressInfo;
-    return { address: formatIp(parseIp(bound.address)), port: bound.port };
+    return { address: formatIp(parseTransportAddress(bound.address)), port: bound.port };
   }
 
   /** Known peers (normalized) and whether each has a key in the kernel. */
@@ -209,7 +210,7 @@ export class BgpListener {
 
 /** The spelling used as key in the peer set; an IPv6 peer cannot reach an IPv4 listener. */
 function normalizePeer(address: string, listenerFamily: 4 | 6): string {
-  const ip: IpAddress = unmapV4(parseIp(address));
+  const ip: IpAddress = unmapV4(parseTransportAddress(address));
   if (ip.family === 6 && listenerFamily === 4) {
     throw new TransportError('family-mismatch', `IPv6 peer ${address} cannot connect to an IPv4 listener`, {
       address,
@@ -219,7 +220,7 @@ function normalizePeer(address: string, listenerFamily: 4 | 6): string {
 }
 
 function keySpec(address: string, password: string | null, listenerFamily: 4 | 6) {
-  return { address, password, v4mapped: listenerFamily === 6 && parseIp(address).family === 4 };
+  return { address, password, v4mapped: listenerFamily === 6 && parseTransportAddress(address).family === 4 };
 }
 
 /** Factory form of BgpListener.create. */

@@ -1,4 +1,5 @@
-import { formatIp, type IpAddress, parseIp, toV4Mapped } from './address.js';
+import { formatIp, type IpAddress, toV4Mapped } from '../../address/index.js';
+import { parseTransportAddress } from './address.js';
 import { Md5SigFlag, Md5SigLayout, SocketOption, TCP_MD5SIG_MAXKEYLEN } from './constants.js';
 import { TransportError } from './errors.js';
 import { HOST_LITTLE_ENDIAN, writeSockaddr } from './sockaddr.js';
@@ -68,7 +69,7 @@ function encodeKey(spec: Md5KeySpec): Buffer {
  * unless a prefix or an interface asks for TCP_MD5SIG_EXT, so older kernels keep working.
  */
 export function encodeMd5Sig(spec: Md5KeySpec): EncodedMd5Sig {
-  const parsed = parseIp(spec.address);
+  const parsed = parseTransportAddress(spec.address);
   if (spec.v4mapped && parsed.family !== 4) {
     throw new TransportError('family-mismatch', `v4mapped asked for IPv6 peer ${spec.address}`, {
       address: spec.address,
@@ -109,6 +110,6 @@ export function encodeMd5Sig(spec: Md5KeySpec): EncodedMd5Sig {
 /** 'peer 198.18.200.2/24 (as ::ffff:198.18.200.2)' for error messages. */
 export function describeMd5Target(spec: Md5KeySpec): string {
   const prefix = spec.prefixLen === undefined ? '' : `/${spec.prefixLen}`;
-  const mapped = spec.v4mapped ? ` (as ${formatIp(toV4Mapped(parseIp(spec.address)))})` : '';
+  const mapped = spec.v4mapped ? ` (as ${formatIp(toV4Mapped(parseTransportAddress(spec.address)))})` : '';
   return `${spec.address}${prefix}${mapped}`;
 }

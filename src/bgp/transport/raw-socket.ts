@@ -1,4 +1,4 @@
-import type { IpAddress } from './address.js';
+import type { IpAddress } from '../../address/index.js';
 import { AF, SocketType } from './constants.js';
 import { sysBind, sysClose, sysSocket } from './libc.js';
 import { encodeSockaddr } from './sockaddr.js';

@@ -1,5 +1,5 @@
 import { endianness } from 'node:os';
-import type { IpAddress } from './address.js';
+import type { IpAddress } from '../../address/index.js';
 import { AF, SockaddrLayout } from './constants.js';
 
 /** Fields the kernel reads in host byte order (sa_family, tcpm_keylen, ifindex, scope_id). */

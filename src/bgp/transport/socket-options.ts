@@ -1,5 +1,5 @@
 import type net from 'node:net';
-import { tryParseIp, unmapV4 } from './address.js';
+import { tryParseIp, unmapV4 } from '../../address/index.js';
 import { GTSM_TTL, MAX_TTL, SocketLevel, SocketOption } from './constants.js';
 import { TransportError } from './errors.js';
 import { sysGetsockopt, sysSetsockopt } from './libc.js';

@@ -1,6 +1,7 @@
-import { Afi, parseIpv4, parseIpv6 } from '../../bgp/wire/index.js';
+import { maskIpv4, maskWord, parseIpv4, parseIpv6 } from '../../address/index.js';
+import { Afi } from '../../bgp/wire/index.js';
 import type { Clock, TimerHandle } from '../../components/index.js';
-import { maskIpv4, maskWord, type RibPrefix } from '../../rib/index.js';
+import type { RibPrefix } from '../../rib/index.js';
 import type { FibChange, FibNextHop, FibRoute } from '../route.js';
 import { RtTable } from './constants.js';
 import type { Wanted } from './plan.js';

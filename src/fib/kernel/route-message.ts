@@ -1,8 +1,9 @@
 // Over 400 lines on purpose: the encoder and the decoder of one message family (rtmsg with its
 // attributes) side by side, so each attribute's write and read stay next to each other.
+import { formatIpv4, formatIpv6, maskIpv4, maskWord, parseIpv4, parseIpv6 } from '../../address/index.js';
 import { AF, type AfNumber } from '../../bgp/transport/index.js';
-import { Afi, formatIpv4, formatIpv6, parseIpv4, parseIpv6 } from '../../bgp/wire/index.js';
-import { maskIpv4, maskWord, RibPrefix } from '../../rib/index.js';
+import { Afi } from '../../bgp/wire/index.js';
+import { RibPrefix } from '../../rib/index.js';
 import {
   NlmFlag,
   NlmsgType,

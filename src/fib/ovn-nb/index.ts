@@ -31,7 +31,7 @@ export {
   type OwnedRow,
   ovnIpPrefix,
   ownedRow,
-  parseIpPrefix,
+  parseIpPrefixColumn,
   type RouterView,
   type RouteSettings,
   routeKey,

@@ -1,6 +1,7 @@
+import { type PrefixRules, tryParseIpPrefix } from '../../address/index.js';
 import { Afi } from '../../bgp/wire/index.js';
 import type { Atom, Row } from '../../ovsdb/index.js';
-import { maxLength, parsePrefix, type RibPrefix } from '../../rib/index.js';
+import { maxLength, RibPrefix } from '../../rib/index.js';
 import { POLICY_DST_IP, RouteColumn, RouterColumn } from './constants.js';
 import { OvnNbError } from './errors.js';
 
@@ -48,16 +49,13 @@ export function ovnIpPrefix(p: RibPrefix): string {
   return p.len === maxLength(p.afi) ? p.addr : `${p.addr}/${p.len}`;
 }
 
+/** `ip_prefix` as northd reads it: an address alone is a host route, host bits do not count. */
+const IP_PREFIX_COLUMN: PrefixRules = { hostBits: 'clear', bareAddress: true, leadingZeros: true };
+
 /** The prefix an `ip_prefix` names ("198.18.0.1" is a /32), or null. */
-export function parseIpPrefix(text: string): RibPrefix | null {
-  const withLength = text.includes('/')
-    ? text
-    : `${text}/${maxLength(text.includes(':') ? Afi.IPV6 : Afi.IPV4)}`;
-  try {
-    return parsePrefix(withLength);
-  } catch {
-    return null;
-  }
+export function parseIpPrefixColumn(text: string): RibPrefix | null {
+  const p = tryParseIpPrefix(text, IP_PREFIX_COLUMN);
+  return p ? RibPrefix.fromWords(p.family === 4 ? Afi.IPV4 : Afi.IPV6, p.words, 0, p.len) : null;
 }
 
 export function hasMark(row: Row, settings: RouteSettings): boolean {
@@ -69,7 +67,7 @@ export function hasMark(row: Row, settings: RouteSettings): boolean {
 export function ownedRow(row: Row, settings: RouteSettings): OwnedRow | null {
   if (!hasMark(row, settings)) return null;
   const ipPrefix = String(row[RouteColumn.IP_PREFIX] ?? '');
-  const prefix = parseIpPrefix(ipPrefix);
+  const prefix = parseIpPrefixColumn(ipPrefix);
   const policy = row[RouteColumn.POLICY] ?? null;
   const exact =
     prefix !== null &&

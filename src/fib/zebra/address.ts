@@ -1,12 +1,6 @@
+import { formatIpv4, formatIpv6, parseIpv4, parseIpv6 } from '../../address/index.js';
 import { AF, type AfNumber } from '../../bgp/transport/index.js';
-import {
-  formatIpv4,
-  formatIpv6,
-  parseIpv4,
-  parseIpv6,
-  type Reader,
-  type Writer,
-} from '../../bgp/wire/index.js';
+import type { Reader, Writer } from '../../bgp/wire/index.js';
 import { ZapiError } from './errors.js';
 
 /*

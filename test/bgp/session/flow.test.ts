@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseIpv4 } from '../../../src/address/index.js';
 import { SessionError } from '../../../src/bgp/session/index.js';
 import { Afi } from '../../../src/bgp/wire/constants.js';
 import { KEEPALIVE } from '../../../src/bgp/wire/keepalive.js';
 import { encodeMessageBytes } from '../../../src/bgp/wire/message.js';
-import { PrefixList, parseIpv4 } from '../../../src/bgp/wire/prefix-list.js';
+import { PrefixList } from '../../../src/bgp/wire/prefix-list.js';
 import { UpdatePacker } from '../../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../../src/bgp/wire/writer.js';
 import { AS_A, established, pair, TEST_TIMERS, until } from './support.js';

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseIpv4 } from '../../../src/address/index.js';
 import { SessionError } from '../../../src/bgp/session/index.js';
 import { Afi, CeaseSubcode, ErrorCode, OpenSubcode, Safi } from '../../../src/bgp/wire/constants.js';
-import { PrefixList, parseIpv4 } from '../../../src/bgp/wire/prefix-list.js';
+import { PrefixList } from '../../../src/bgp/wire/prefix-list.js';
 import type { UpdateInput } from '../../../src/bgp/wire/update.js';
 import { AS_A, AS_B, established, ID_A, pair, TEST_TIMERS, until } from './support.js';
 

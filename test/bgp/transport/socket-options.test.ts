@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseIp } from '../../../src/bgp/transport/address.js';
+import { parseIp } from '../../../src/address/index.js';
 import { TransportError } from '../../../src/bgp/transport/errors.js';
 import { sysClose } from '../../../src/bgp/transport/libc.js';
 import { openTcpFd } from '../../../src/bgp/transport/raw-socket.js';

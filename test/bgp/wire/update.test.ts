@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { addressBytes } from '../../../src/address/index.js';
 import { mergeAs4Path } from '../../../src/bgp/wire/attributes/as-path.js';
 import { ByteArena } from '../../../src/bgp/wire/attributes/byte-arena.js';
 import { AttrInterner } from '../../../src/bgp/wire/attributes/interner.js';
 import type { WireAttributes } from '../../../src/bgp/wire/attributes/wire-attributes.js';
 import { Afi, AttrType, UpdateSubcode } from '../../../src/bgp/wire/constants.js';
 import { BgpError } from '../../../src/bgp/wire/errors.js';
-import { addressBytes, PrefixList } from '../../../src/bgp/wire/prefix-list.js';
+import { PrefixList } from '../../../src/bgp/wire/prefix-list.js';
 import { encodeUpdate, endOfRib, endOfRibInput } from '../../../src/bgp/wire/update.js';
 import { type UpdateContext, UpdateDecoder } from '../../../src/bgp/wire/update-decode.js';
 import { UpdatePacker } from '../../../src/bgp/wire/update-packer.js';

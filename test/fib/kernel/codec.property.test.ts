@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { formatIpv4, formatIpv6 } from '../../../src/address/index.js';
 import { AF } from '../../../src/bgp/transport/index.js';
-import { Afi, formatIpv4, formatIpv6 } from '../../../src/bgp/wire/index.js';
+import { Afi } from '../../../src/bgp/wire/index.js';
 import {
   decodeAck,
   decodeRoute,

@@ -6,7 +6,7 @@ import {
   OwnedRoutes,
   ovnIpPrefix,
   ownedRow,
-  parseIpPrefix,
+  parseIpPrefixColumn,
   routeKey,
 } from '../../../src/fib/ovn-nb/index.js';
 import type { Row } from '../../../src/ovsdb/index.js';
@@ -34,11 +34,11 @@ describe('prefix text', () => {
     ['198.18.1.9/24', '198.18.1.0/24'],
     ['2001:DB8::7', '2001:db8::7/128'],
   ])('reads ip_prefix %s as %s', (text, key) => {
-    expect(routeKey(parseIpPrefix(text)!)).toBe(key);
+    expect(routeKey(parseIpPrefixColumn(text)!)).toBe(key);
   });
 
   it.each(['', 'nonsense', '198.18.1.0/33', '2001:db8::/129', '198.18.1/24'])('%j is no prefix', (text) => {
-    expect(parseIpPrefix(text)).toBeNull();
+    expect(parseIpPrefixColumn(text)).toBeNull();
   });
 });
 

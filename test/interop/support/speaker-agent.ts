@@ -8,6 +8,7 @@
  */
 import { createInterface } from 'node:readline';
 import pino from 'pino';
+import { addressBytes, parseIpv4 } from '../../../src/address/index.js';
 import {
   type EstablishedInfo,
   FAMILY,
@@ -18,7 +19,7 @@ import {
   type SessionsPeerInit,
 } from '../../../src/bgp/session/index.js';
 import { Afi, type AfiCode } from '../../../src/bgp/wire/constants.js';
-import { addressBytes, PrefixList, parseIpv4 } from '../../../src/bgp/wire/prefix-list.js';
+import { PrefixList } from '../../../src/bgp/wire/prefix-list.js';
 import type { UpdateInput, UpdateMessage } from '../../../src/bgp/wire/update.js';
 import { type Logger, silentLogger } from '../../../src/components/index.js';
 
