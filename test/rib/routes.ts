@@ -2,7 +2,8 @@ import type { PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
 import { addressBytes, PrefixList, parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { encodeUpdate, type UpdateInput, type UpdateMessage } from '../../src/bgp/wire/update.js';
-import { type UpdateContext, UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
+import type { UpdateContext } from '../../src/bgp/wire/update-context.js';
+import { UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
 import type { PeerInit, RouteChange } from '../../src/rib/index.js';
 

@@ -1,19 +1,9 @@
 import { AS_TRANS, AttrFlag, AttrType, Origin, UpdateSubcode } from '../constants.js';
 import { isMartianV4 } from '../next-hop-checks.js';
+import type { AttrContext } from '../update-context.js';
 import type { Writer } from '../writer.js';
 import { decodeAsPath, encodeAsPath, isValidAsPath } from './as-path.js';
-import type { Aggregator, PathAttributes, UpdateAction } from './types.js';
-
-/** What decoding an attribute needs to know about the session. */
-export interface AttrContext {
-  /** RFC 6793: both sides sent the 4-octet AS capability, so AS_PATH/AGGREGATOR use 4-octet ASNs. */
-  readonly as4: boolean;
-  /** The peer is external: some attributes are discarded or malformed (RFC 7606 section 7). */
-  readonly ebgp?: boolean;
-}
-
-export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-export type MutableAttributes = Mutable<PathAttributes>;
+import type { Aggregator, MutableAttributes, PathAttributes, UpdateAction } from './types.js';
 
 /**
  * One row per attribute we interpret (BIRD's attribute table, GoBGP's matched pairs).
