@@ -1,4 +1,4 @@
-import { ErrorCode, OpenSubcode } from '../wire/constants.js';
+import { ErrorCode, OpenSubcode } from '../wire/index.js';
 import type { StartTimerAction } from './actions.js';
 import type { FsmConfig } from './config.js';
 import {

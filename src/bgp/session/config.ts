@@ -1,6 +1,6 @@
 import { type FsmConfig, FsmConfigError, resolveFsmConfig } from '../fsm/index.js';
 import { normalizeAddress, parseIp, type TtlOptions } from '../transport/index.js';
-import { BGP_PORT, LONG_LIVED_STALE_TIME_MAX } from '../wire/constants.js';
+import { BGP_PORT, LONG_LIVED_STALE_TIME_MAX } from '../wire/index.js';
 import { FAMILY_NAMES, type FamilyName, SessionDefaults } from './constants.js';
 import { SessionConfigError } from './errors.js';
 

@@ -1,10 +1,19 @@
-import { type Capability, encodeCapabilities } from '../wire/capabilities.js';
-import { AddPathMode, Afi, ErrorCode, GracefulRestartAfFlag, OpenSubcode, Safi } from '../wire/constants.js';
-import { BgpError } from '../wire/errors.js';
-import { gracefulRestartCapability } from '../wire/graceful-restart.js';
-import type { Negotiated } from '../wire/negotiate.js';
-import { buildOpen, type OpenMessage } from '../wire/open.js';
-import { Writer } from '../wire/writer.js';
+import {
+  AddPathMode,
+  Afi,
+  BgpError,
+  buildOpen,
+  type Capability,
+  ErrorCode,
+  encodeCapabilities,
+  GracefulRestartAfFlag,
+  gracefulRestartCapability,
+  type Negotiated,
+  type OpenMessage,
+  OpenSubcode,
+  Safi,
+  Writer,
+} from '../wire/index.js';
 import type { AddPathSetting, PeerConfig } from './config.js';
 import { FAMILY, type FamilyName } from './constants.js';
 

@@ -10,11 +10,17 @@ import {
 } from '../../components/index.js';
 import { type FsmEvent, resolveCollision, type State } from '../fsm/index.js';
 import { type ConnectInit, connectToPeer, type OutgoingConnection } from '../transport/index.js';
-import type { AttrInterner } from '../wire/attributes/interner.js';
-import { type AfiCode, CeaseSubcode, RouteRefreshSubtype } from '../wire/constants.js';
-import { encodeMessageBytes } from '../wire/message.js';
-import { fourOctetAs, type OpenMessage } from '../wire/open.js';
-import { endOfRibInput, type UpdateInput } from '../wire/update.js';
+import {
+  type AfiCode,
+  type AttrInterner,
+  CeaseSubcode,
+  encodeMessageBytes,
+  endOfRibInput,
+  fourOctetAs,
+  type OpenMessage,
+  RouteRefreshSubtype,
+  type UpdateInput,
+} from '../wire/index.js';
 import { type PeerConfig, type PeerInit, resolvePeerConfig } from './config.js';
 import { Emitter, type Listener } from './emitter.js';
 import { SessionError } from './errors.js';

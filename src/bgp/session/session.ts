@@ -15,23 +15,30 @@ import {
   TIMER_EXPIRY_EVENT,
   type Timer,
 } from '../fsm/index.js';
-import type { AttrInterner } from '../wire/attributes/interner.js';
-import { HEADER_LENGTH, MessageType, RouteRefreshSubtype, UNSPECIFIC_SUBCODE } from '../wire/constants.js';
-import { BgpError } from '../wire/errors.js';
-import { withHardReset } from '../wire/graceful-restart.js';
 import {
+  type AttrInterner,
+  BgpError,
   DEFAULT_MESSAGE_CONTEXT,
   decodeMessage,
+  describeNotification,
   encodeMessageBytes,
+  endOfRib,
+  HEADER_LENGTH,
+  isKnownRouteRefreshSubtype,
   type MessageContext,
   MessageDecoder,
+  MessageType,
   messageContextOf,
-} from '../wire/message.js';
-import { type Negotiated, negotiate } from '../wire/negotiate.js';
-import { describeNotification, type NotificationMessage } from '../wire/notification.js';
-import type { OpenMessage } from '../wire/open.js';
-import { isKnownRouteRefreshSubtype, type RouteRefreshMessage } from '../wire/route-refresh.js';
-import { endOfRib, type UpdateMessage } from '../wire/update.js';
+  type Negotiated,
+  type NotificationMessage,
+  negotiate,
+  type OpenMessage,
+  type RouteRefreshMessage,
+  RouteRefreshSubtype,
+  UNSPECIFIC_SUBCODE,
+  type UpdateMessage,
+  withHardReset,
+} from '../wire/index.js';
 import type { PeerConfig } from './config.js';
 import { familyName, SessionDefaults } from './constants.js';
 import { SessionError } from './errors.js';

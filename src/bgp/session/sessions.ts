@@ -7,7 +7,7 @@ import {
   normalizeAddress,
   type TtlOptions,
 } from '../transport/index.js';
-import { CeaseSubcode } from '../wire/constants.js';
+import { CeaseSubcode } from '../wire/index.js';
 import type { PeerInit } from './config.js';
 import { SessionConfigError, SessionError } from './errors.js';
 import { Peer, type PeerComponents } from './peer.js';

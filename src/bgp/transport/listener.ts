@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { BGP_PORT } from '../wire/constants.js';
+import { BGP_PORT } from '../wire/index.js';
 import { formatIp, type IpAddress, parseIp, unmapV4 } from './address.js';
 import { SocketLevel, SocketOption, TransportDefaults } from './constants.js';
 import { checkPort, type Endpoint, endpointOf } from './endpoint.js';
