@@ -78,9 +78,9 @@ export { FIRST_SENT_PATH_ID, PathIds, pathKey } from './path-ids.js';
 export {
   addressKey,
   PEER_KINDS,
-  type PeerInit,
   type PeerKind,
   RibPeer,
+  type RibPeerInit,
   type RouteSource,
   type SourceKind,
 } from './peer.js';

@@ -9,7 +9,7 @@ export type SourceKind = PeerKind | 'local';
 export const PEER_KINDS: readonly PeerKind[] = ['ebgp', 'ibgp-client', 'ibgp-nonclient'];
 
 /** What the RIB needs to know about an established peer. */
-export interface PeerInit {
+export interface RibPeerInit {
   /** Stable name for logs and `show` (the peer's address is a good one). */
   readonly id: string;
   readonly kind: PeerKind;
@@ -47,7 +47,7 @@ export class RibPeer {
 
   constructor(
     index: number,
-    init: PeerInit | RouteSource,
+    init: RibPeerInit | RouteSource,
     weight: number,
     allowasIn: number,
     originPreference: number = LEARNED_PREFERENCE,
@@ -80,7 +80,7 @@ export class RibPeer {
     return this.source.kind === 'local';
   }
 
-  static fromInit(index: number, init: PeerInit): RibPeer {
+  static fromInit(index: number, init: RibPeerInit): RibPeer {
     checkPeerInit(init);
     return new RibPeer(index, init, init.weight ?? 0, init.allowasIn ?? 0);
   }
@@ -100,7 +100,7 @@ export class RibPeer {
   }
 }
 
-function checkPeerInit(init: PeerInit): void {
+function checkPeerInit(init: RibPeerInit): void {
   const bad = (what: string) => new Error(`peer ${init.id}: ${what}`);
   if (!['ebgp', 'ibgp-client', 'ibgp-nonclient'].includes(init.kind)) throw bad(`unknown kind ${init.kind}`);
   if (!isU32(init.asn) || init.asn === 0) throw bad(`invalid AS ${init.asn}`);

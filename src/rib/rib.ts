@@ -20,7 +20,7 @@ import {
 } from './constants.js';
 import { DEFAULT_DECISION, type DecisionOptions } from './decision.js';
 import { type EntryView, LocRib, type RankedPaths } from './loc-rib.js';
-import { type PeerInit, RibPeer } from './peer.js';
+import { RibPeer, type RibPeerInit } from './peer.js';
 import { toRibPrefix } from './prefix-key.js';
 import type { RouteAdd, RouteChange } from './route-change.js';
 import { applyUpdateRules, type UpdateTarget } from './update-rules.js';
@@ -137,7 +137,7 @@ export class Rib {
   }
 
   /** Registers an established peer. Its id must be unique among current peers. */
-  addPeer(init: PeerInit): RibPeer {
+  addPeer(init: RibPeerInit): RibPeer {
     if (this.byId.has(init.id) || init.id === 'local')
       throw new Error(`peer ${init.id} is already in the RIB`);
     const peer = RibPeer.fromInit(this.allocateIndex(), init);
@@ -155,7 +155,7 @@ export class Rib {
    * stay where they are; the source is renewed when the OPEN says something new (a new BGP
    * Identifier). Returns the peer to use from now on.
    */
-  renewPeer(peer: RibPeer, init: PeerInit): RibPeer {
+  renewPeer(peer: RibPeer, init: RibPeerInit): RibPeer {
     this.check(peer);
     if (init.id !== peer.id) throw new Error(`peer ${peer.id} cannot be renewed as ${init.id}`);
     const s = peer.source;

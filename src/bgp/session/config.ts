@@ -13,7 +13,7 @@ const ADD_PATH_SETTINGS: readonly AddPathSetting[] = ['receive', 'send', 'both']
  * connect retry, passive, idle hold, damping, DelayOpen) sit at the top level and default as
  * FRR and GoBGP do: hold 90 s, keepalive 30 s, connect retry 120 s, active.
  */
-export interface PeerInit extends Partial<FsmConfig> {
+export interface SessionPeerInit extends Partial<FsmConfig> {
   /** The peer's address: where we connect, and how its incoming connections are recognised. */
   readonly address: string;
   readonly remoteAs: number;
@@ -59,8 +59,8 @@ export interface PeerInit extends Partial<FsmConfig> {
   readonly name?: string;
 }
 
-/** A checked PeerInit with every default filled in. */
-export interface PeerConfig {
+/** A checked SessionPeerInit with every default filled in. */
+export interface SessionPeerConfig {
   /** Normalized (RFC 5952, IPv4 never v4-mapped). */
   readonly address: string;
   readonly name: string;
@@ -174,7 +174,7 @@ function addPath(v: unknown, configured: readonly FamilyName[]): Partial<Record<
 }
 
 /** Fills defaults and checks every field; throws SessionConfigError naming the first bad one. */
-export function resolvePeerConfig(init: PeerInit): PeerConfig {
+export function resolvePeerConfig(init: SessionPeerInit): SessionPeerConfig {
   if (typeof init !== 'object' || init === null) throw new SessionConfigError('peer', 'must be an object');
   const addr = address('address', init.address);
   const remoteAs = asNumber('remoteAs', init.remoteAs);

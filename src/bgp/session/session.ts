@@ -39,7 +39,7 @@ import {
   type UpdateMessage,
   withHardReset,
 } from '../wire/index.js';
-import type { PeerConfig } from './config.js';
+import type { SessionPeerConfig } from './config.js';
 import { familyName, SessionDefaults } from './constants.js';
 import { SessionError } from './errors.js';
 import { endsGracefully } from './graceful.js';
@@ -108,7 +108,7 @@ let nextSessionId = 1;
  */
 export class Session {
   readonly id = nextSessionId++;
-  readonly config: PeerConfig;
+  readonly config: SessionPeerConfig;
   readonly #owner: SessionOwner;
   readonly #components: SessionComponents;
   readonly #log: Logger;
@@ -141,7 +141,7 @@ export class Session {
   /** The NOTIFICATION that ends this connection, sent or received (at most one per connection). */
   #endNotification: NotificationEvent | null = null;
 
-  constructor(config: PeerConfig, owner: SessionOwner, components: SessionComponents) {
+  constructor(config: SessionPeerConfig, owner: SessionOwner, components: SessionComponents) {
     this.config = config;
     this.#owner = owner;
     this.#components = components;
