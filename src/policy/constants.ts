@@ -2,34 +2,10 @@
  * Numbers and names of the policy engine. Protocol numbers of the wire stay in
  * src/bgp/wire/constants.ts; these are the community registries and the defaults policies use.
  */
+import { WellKnownCommunity } from '../bgp/wire/index.js';
 
-/** Builds `{value: NAME}` from `{NAME: value}` for formatting. */
-function reverse<T extends Record<string, number>>(table: T): Record<number, keyof T & string> {
-  const out: Record<number, keyof T & string> = {};
-  for (const [name, value] of Object.entries(table)) out[value] = name as keyof T & string;
-  return out;
-}
-
-/** IANA "BGP Well-known Communities" registry, the ones a policy may name. */
-export const WellKnownCommunity = {
-  /** RFC 8326. */
-  GRACEFUL_SHUTDOWN: 0xffff0000,
-  /** RFC 7999. */
-  BLACKHOLE: 0xffff029a,
-  /** RFC 9494. */
-  LLGR_STALE: 0xffff0006,
-  /** RFC 9494. */
-  NO_LLGR: 0xffff0007,
-  /** RFC 1997. */
-  NO_EXPORT: 0xffffff01,
-  /** RFC 1997. */
-  NO_ADVERTISE: 0xffffff02,
-  /** RFC 1997 (FRR calls it "local-AS"). */
-  NO_EXPORT_SUBCONFED: 0xffffff03,
-  /** RFC 3765. */
-  NO_PEER: 0xffffff04,
-} as const;
-export const wellKnownCommunityName = reverse(WellKnownCommunity);
+/** The IANA well-known communities registry is the codec's; a policy names them by it. */
+export { WellKnownCommunity, wellKnownCommunityName } from '../bgp/wire/index.js';
 
 /** Other spellings accepted in configuration, normalised to upper case with underscores. */
 export const COMMUNITY_ALIASES: Readonly<Record<string, number>> = {

@@ -54,16 +54,8 @@ export const BestPathReason = {
 } as const;
 export type BestPathReasonText = (typeof BestPathReason)[keyof typeof BestPathReason];
 
-/** RFC 1997 well-known communities that restrict where a route may go. */
-export const WellKnownCommunity = {
-  /** RFC 9494: kept by a long-lived graceful restart, least preferred. */
-  LLGR_STALE: 0xffff0006,
-  /** RFC 9494: never kept by a long-lived graceful restart. */
-  NO_LLGR: 0xffff0007,
-  NO_EXPORT: 0xffffff01,
-  NO_ADVERTISE: 0xffffff02,
-  NO_EXPORT_SUBCONFED: 0xffffff03,
-} as const;
+/** The IANA well-known communities registry is the codec's (NO_EXPORT, LLGR_STALE, ...). */
+export { WellKnownCommunity } from '../bgp/wire/index.js';
 
 /** Why a received route did not enter the Loc-RIB. */
 export const DenyReason = {

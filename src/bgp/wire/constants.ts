@@ -70,6 +70,27 @@ export const attrTypeName = reverse(AttrType);
 export const Origin = { IGP: 0, EGP: 1, INCOMPLETE: 2 } as const;
 export const originName = reverse(Origin);
 
+/** IANA "BGP Well-known Communities" registry: the ones we act on or a policy may name. */
+export const WellKnownCommunity = {
+  /** RFC 8326. */
+  GRACEFUL_SHUTDOWN: 0xffff0000,
+  /** RFC 7999. */
+  BLACKHOLE: 0xffff029a,
+  /** RFC 9494: kept by a long-lived graceful restart, least preferred. */
+  LLGR_STALE: 0xffff0006,
+  /** RFC 9494: never kept by a long-lived graceful restart. */
+  NO_LLGR: 0xffff0007,
+  /** RFC 1997. */
+  NO_EXPORT: 0xffffff01,
+  /** RFC 1997. */
+  NO_ADVERTISE: 0xffffff02,
+  /** RFC 1997 (FRR calls it "local-AS"). */
+  NO_EXPORT_SUBCONFED: 0xffffff03,
+  /** RFC 3765. */
+  NO_PEER: 0xffffff04,
+} as const;
+export const wellKnownCommunityName = reverse(WellKnownCommunity);
+
 /** AS_PATH segment types: RFC 4271 section 4.3 and RFC 5065. */
 export const AsPathSegmentType = {
   AS_SET: 1,
