@@ -6,3 +6,4 @@ export { type Clock, type Scheduler, systemClock, systemScheduler, type TimerHan
 export { KindedError } from './errors.js';
 export { childLogger, type Logger, silentLogger } from './logger.js';
 export { nextTurn, Pacer } from './pace.js';
+export { MS_PER_SECOND } from './units.js';

@@ -1,3 +1,4 @@
+import { MS_PER_SECOND } from '../../components/index.js';
 import { ErrorCode, OpenSubcode } from '../wire/index.js';
 import type { StartTimerAction } from './actions.js';
 import type { FsmConfig } from './config.js';
@@ -11,8 +12,6 @@ import {
   MIN_NONZERO_HOLD_TIME,
   MIN_ROUTE_ADVERTISEMENT_INTERVAL,
 } from './constants.js';
-
-const MS_PER_SECOND = 1000;
 
 /**
  * RFC 4271 section 10 jitter: `seconds` times a factor uniform in [0.75, 1.0], chosen by

@@ -1,3 +1,4 @@
+import { MS_PER_SECOND } from '../../components/index.js';
 import { type FsmConfig, FsmConfigError, resolveFsmConfig } from '../fsm/index.js';
 import { normalizeAddress, parseIp, type TtlOptions } from '../transport/index.js';
 import { BGP_PORT, LONG_LIVED_STALE_TIME_MAX } from '../wire/index.js';
@@ -88,7 +89,6 @@ export interface SessionPeerConfig {
 
 const MAX_AS = 0xffffffff;
 const MAX_PORT = 0xffff;
-const MS_PER_SECOND = 1000;
 
 function asNumber(field: string, v: unknown): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_AS) {

@@ -2,7 +2,7 @@
 // send queue, read back-pressure) all act on the same private socket and timer state; split
 // apart, that state would have to be exposed to every piece.
 import type net from 'node:net';
-import { childLogger, type Logger, type Scheduler } from '../../components/index.js';
+import { childLogger, type Logger, MS_PER_SECOND, type Scheduler } from '../../components/index.js';
 import {
   createFsm,
   type FsmAction,
@@ -96,8 +96,6 @@ export interface SessionComponents {
   /** See PeerComponents.gracefulRestart. */
   readonly gracefulRestart?: () => GracefulRestartState | null;
 }
-
-const MS_PER_SECOND = 1000;
 
 let nextSessionId = 1;
 
