@@ -66,8 +66,11 @@ export const MAX_PREPEND_COUNT = 10;
 /** One AS_SEQUENCE segment holds at most 255 ASNs (its count is one octet, RFC 4271 section 4.3). */
 export const MAX_SEGMENT_ASNS = 255;
 
-/** Max-prefix warns at this share of the limit unless configured otherwise (FRR's default). */
-export const DEFAULT_WARNING_THRESHOLD_PERCENT = 75;
+/** Defaults of the policy engine; read with `??` where a policy leaves one out. */
+export const PolicyDefaults = {
+  /** Max-prefix warns at this share of the limit unless configured otherwise (FRR's default). */
+  WARNING_THRESHOLD_PERCENT: 75,
+} as const;
 export const PERCENT = 100;
 
 /** RFC 4486 section 4: Cease/1 data is AFI(2) SAFI(1) prefix upper bound(4). */

@@ -19,9 +19,9 @@ export {
 } from './communities.js';
 export { BUILTIN_POLICIES, CompiledLists, compileLists, compilePolicies, compilePolicy } from './compile.js';
 export {
-  DEFAULT_WARNING_THRESHOLD_PERCENT,
   ExtCommunitySubType,
   ExtCommunityType,
+  PolicyDefaults,
   WellKnownCommunity,
   wellKnownCommunityName,
 } from './constants.js';

@@ -15,8 +15,6 @@ export { ChangeBatch } from './change-batch.js';
 export {
   BestPathReason,
   type BestPathReasonText,
-  DEFAULT_LOCAL_PREF,
-  DEFAULT_MAX_PATHS,
   DenyReason,
   type DenyReasonText,
   LEARNED_PREFERENCE,
@@ -25,6 +23,7 @@ export {
   MED_WORST,
   ORIGIN_PREFERENCE,
   type OriginName,
+  RibDefaults,
   WellKnownCommunity,
 } from './constants.js';
 export {

@@ -1,5 +1,11 @@
 import { parseIpv4, parseIpv6 } from '../bgp/wire/index.js';
-import { LEARNED_PREFERENCE, LOCAL_ROUTE_WEIGHT, ORIGIN_PREFERENCE, type OriginName } from './constants.js';
+import {
+  LEARNED_PREFERENCE,
+  LOCAL_ROUTE_WEIGHT,
+  ORIGIN_PREFERENCE,
+  type OriginName,
+  RibDefaults,
+} from './constants.js';
 
 /** How a peer relates to us: RFC 4271 external/internal, RFC 4456 client or not. */
 export type PeerKind = 'ebgp' | 'ibgp-client' | 'ibgp-nonclient';
@@ -82,7 +88,12 @@ export class RibPeer {
 
   static fromInit(index: number, init: RibPeerInit): RibPeer {
     checkPeerInit(init);
-    return new RibPeer(index, init, init.weight ?? 0, init.allowasIn ?? 0);
+    return new RibPeer(
+      index,
+      init,
+      init.weight ?? RibDefaults.WEIGHT,
+      init.allowasIn ?? RibDefaults.ALLOWAS_IN,
+    );
   }
 
   /**

@@ -11,11 +11,11 @@ import { AdjRibIn } from './adj-rib-in.js';
 import { AttrTable } from './attr-table.js';
 import { ChangeBatch } from './change-batch.js';
 import {
-  DEFAULT_LOCAL_PREF,
   DenyReason,
   type DenyReasonText,
   LOCAL_PEER,
   type OriginName,
+  RibDefaults,
   WellKnownCommunity,
 } from './constants.js';
 import { DEFAULT_DECISION, type DecisionOptions } from './decision.js';
@@ -103,7 +103,7 @@ export class Rib {
       attrs: this.attrs,
       peer: (i: number) => this.peers[i]!,
       options: this.options,
-      defaultLocalPref: init.defaultLocalPref ?? DEFAULT_LOCAL_PREF,
+      defaultLocalPref: init.defaultLocalPref ?? RibDefaults.LOCAL_PREF,
       medMissingAsWorst: init.medMissingAsWorst ?? false,
     };
     this.locRibs = [new LocRib(Afi.IPV4, ctx), new LocRib(Afi.IPV6, ctx)];
@@ -164,8 +164,8 @@ export class Rib {
       s.asn === init.asn &&
       s.routerId === init.routerId >>> 0 &&
       s.address === init.address &&
-      peer.weight === (init.weight ?? 0) &&
-      peer.allowasIn === (init.allowasIn ?? 0);
+      peer.weight === (init.weight ?? RibDefaults.WEIGHT) &&
+      peer.allowasIn === (init.allowasIn ?? RibDefaults.ALLOWAS_IN);
     if (same) return peer;
     const renewed = RibPeer.fromInit(peer.index, init);
     this.peers[peer.index] = renewed;

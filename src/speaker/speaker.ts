@@ -41,7 +41,7 @@ import {
 } from '../components/index.js';
 import type { Config, LogLevel, PeerConfig, PeerEdit, ReloadOutcome } from '../config/index.js';
 import { formatProblem, notActedOnWarnings } from '../config/index.js';
-import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
+import { Rib, RibDefaults, UpdateGroups } from '../rib/index.js';
 import {
   type InterfaceTable,
   LocalOrigin,
@@ -163,7 +163,7 @@ export class Speaker implements SpeakerControl {
     this.#groups = new UpdateGroups({
       localAs: config.speaker.localAs,
       clusterId: this.#rib.clusterId,
-      defaultLocalPref: DEFAULT_LOCAL_PREF,
+      defaultLocalPref: RibDefaults.LOCAL_PREF,
     });
     this.#flow = new RouteFlow(
       this.#rib,

@@ -2,7 +2,7 @@
  * Timer values for the session FSM, in seconds. RFC 4271 section 10 suggests most of them;
  * where the RFC leaves a value open the comment says whose default we follow.
  */
-export const FSM_DEFAULTS = {
+export const FsmDefaults = {
   /** RFC 4271 section 10: suggested ConnectRetryTime. */
   connectRetryTime: 120,
   /** RFC 4271 section 10: suggested HoldTime. KeepaliveTime defaults to a third of it. */
