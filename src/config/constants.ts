@@ -64,8 +64,6 @@ export const SpeakerSectionDefaults = {
 /** pino's levels, quietest last. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
-/** Two-octet hold time field (RFC 4271 section 4.2); zero or at least three seconds. */
-export const MAX_HOLD_TIME = 0xffff;
 export const MAX_SECONDS = 0xffff;
 
 /** RFC 6793: AS numbers are 32 bits; 0 is reserved (RFC 7607) and AS_TRANS stands in for 4-octet ASNs. */

@@ -1,4 +1,4 @@
-import { LONG_LIVED_STALE_TIME_MAX, MIN_HOLD_TIME } from '../bgp/wire/index.js';
+import { LONG_LIVED_STALE_TIME_MAX, MAX_HOLD_TIME, MIN_HOLD_TIME } from '../bgp/wire/index.js';
 import {
   absolutePath,
   filePath,
@@ -18,7 +18,6 @@ import {
   ListenDefaults,
   LOG_LEVELS,
   MAX_ADD_PATH_SEND,
-  MAX_HOLD_TIME,
   MAX_MULTIPATHS,
   MAX_PORT,
   MAX_RESTART_TIME,

@@ -1,5 +1,6 @@
 import { KindedError } from '../../components/index.js';
-import { FsmDefaults, KEEPALIVE_HOLD_RATIO, MAX_HOLD_TIME, MIN_NONZERO_HOLD_TIME } from './constants.js';
+import { KEEPALIVE_HOLD_TIME_RATIO, MAX_HOLD_TIME, MIN_HOLD_TIME } from '../wire/index.js';
+import { FsmDefaults } from './constants.js';
 
 /** Per-peer FSM settings (RFC 4271 section 8 session attributes). Times are whole seconds. */
 export interface FsmConfig {
@@ -60,12 +61,12 @@ function flag(field: string, value: unknown): boolean {
 export function resolveFsmConfig(init: Partial<FsmConfig> = {}): FsmConfig {
   const holdTime = seconds('holdTime', init.holdTime ?? FsmDefaults.holdTime, 0, MAX_HOLD_TIME);
   // RFC 4271 section 4.2: a Hold Time of one or two seconds is never acceptable.
-  if (holdTime !== 0 && holdTime < MIN_NONZERO_HOLD_TIME) {
-    throw new FsmConfigError('holdTime', `must be 0 or at least ${MIN_NONZERO_HOLD_TIME}, got ${holdTime}`);
+  if (holdTime !== 0 && holdTime < MIN_HOLD_TIME) {
+    throw new FsmConfigError('holdTime', `must be 0 or at least ${MIN_HOLD_TIME}, got ${holdTime}`);
   }
   const keepaliveTime = seconds(
     'keepaliveTime',
-    init.keepaliveTime ?? Math.floor(holdTime / KEEPALIVE_HOLD_RATIO),
+    init.keepaliveTime ?? Math.floor(holdTime / KEEPALIVE_HOLD_TIME_RATIO),
     holdTime === 0 ? 0 : 1,
   );
   // 0: restart (or accept) at once after a reset, as an operator may choose for a passive peer.

@@ -219,6 +219,8 @@ export const UNSPECIFIC_SUBCODE = 0;
 export const OPEN_FIXED_LENGTH = 10;
 /** RFC 4271 section 4.2: a Hold Time is zero or at least three seconds. */
 export const MIN_HOLD_TIME = 3;
+/** RFC 4271 section 4.2: the Hold Time field is two octets. */
+export const MAX_HOLD_TIME = 0xffff;
 /** RFC 4271 section 4.4: the keepalive interval is one third of the Hold Time. */
 export const KEEPALIVE_HOLD_TIME_RATIO = 3;
 /** RFC 9072 section 2: "Non-Ext OP Len." sent with the extended Optional Parameters format. */
