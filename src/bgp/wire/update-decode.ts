@@ -17,7 +17,7 @@ import {
   Safi,
   UpdateSubcode,
 } from './constants.js';
-import { BgpError } from './errors.js';
+import { BgpError, type BgpErrorKind } from './errors.js';
 import { nextHopProblem } from './next-hop-checks.js';
 import { decodeNlri } from './nlri.js';
 import { PrefixList } from './prefix-list.js';
@@ -401,7 +401,6 @@ export class UpdateDecoder {
       if (flagsWrong || !d.check(raw, s, e, ctx)) {
         const kind = `${d.name.toLowerCase().replaceAll('_', '-')}-${flagsWrong ? 'flags' : 'malformed'}`;
         const subcode = flagsWrong ? UpdateSubcode.ATTRIBUTE_FLAGS_ERROR : d.subcode;
-        if (d.onMalformed === 'session-reset') throw new BgpError(kind, ErrorCode.UPDATE_MESSAGE, subcode);
         issues = append(issues, issue(kind, d.onMalformed, type, subcode));
         hidden = hide(hidden, type);
         continue;
@@ -471,22 +470,22 @@ function checkMpFlags(flags: number, type: number): void {
     (flags & AttrFlag.PARTIAL) !== 0
   ) {
     throw new BgpError(
-      `${type === AttrType.MP_REACH_NLRI ? 'mp-reach' : 'mp-unreach'}-flags`,
+      type === AttrType.MP_REACH_NLRI ? 'mp-reach-flags' : 'mp-unreach-flags',
       ErrorCode.UPDATE_MESSAGE,
       UpdateSubcode.ATTRIBUTE_FLAGS_ERROR,
     );
   }
 }
 
-function malformedList(kind: string): BgpError {
+function malformedList(kind: BgpErrorKind): BgpError {
   return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.MALFORMED_ATTRIBUTE_LIST);
 }
 
-function invalidNetwork(kind: string): BgpError {
+function invalidNetwork(kind: BgpErrorKind): BgpError {
   return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.INVALID_NETWORK_FIELD);
 }
 
-function mpError(kind: string): BgpError {
+function mpError(kind: BgpErrorKind): BgpError {
   return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.OPTIONAL_ATTRIBUTE_ERROR);
 }
 

@@ -17,8 +17,11 @@ export interface AttrDescriptor {
   readonly field: keyof PathAttributes;
   /** The Optional and Transitive bits this attribute must carry (RFC 4271 section 5). */
   readonly flags: number;
-  /** RFC 7606 section 7: what a malformed instance costs. MP_REACH/UNREACH reset the session. */
-  readonly onMalformed: Exclude<UpdateAction, 'ok'> | 'session-reset';
+  /**
+   * RFC 7606 section 7: what a malformed instance costs. Only MP_REACH/UNREACH reset the
+   * session (7.11), and the decoder's loop checks those itself: they have no row.
+   */
+  readonly onMalformed: Exclude<UpdateAction, 'ok'>;
   /** RFC 4271 section 6.3 subcode for the issue record or the NOTIFICATION. */
   readonly subcode: number;
   /**
