@@ -1,4 +1,13 @@
 /** Routing policy: per-peer import/export filters, RFC 8212 defaults and max-prefix. Pure. */
+
+/** Communities print as the codec's attribute table prints them; policies read those forms back. */
+export {
+  extHi,
+  extLo,
+  formatCommunity,
+  formatExtCommunity,
+  formatLargeCommunity,
+} from '../bgp/wire/index.js';
 export {
   AsPathView,
   CompiledAsPathList,
@@ -12,8 +21,6 @@ export {
   CompiledLargeCommunityList,
   compileCommunityList,
   compileLargeCommunityList,
-  formatCommunity,
-  formatLargeCommunity,
   parseCommunity,
   parseLargeCommunity,
 } from './communities.js';
@@ -39,9 +46,6 @@ export {
   EXT_COMMUNITY_EXPECTED,
   type ExtCommunityPattern,
   encodeExtCommunities,
-  extHi,
-  extLo,
-  formatExtCommunity,
   parseExtCommunity,
   parseExtCommunityPattern,
 } from './ext-communities.js';

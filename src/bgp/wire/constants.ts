@@ -91,6 +91,35 @@ export const WellKnownCommunity = {
 } as const;
 export const wellKnownCommunityName = reverse(WellKnownCommunity);
 
+/**
+ * IANA "BGP Extended Communities" type registry (RFC 7153 section 5.1), the types we name. The
+ * high-order type octet's bit 0x40 is RFC 4360's non-transitive bit.
+ */
+export const ExtCommunityType = {
+  TRANSITIVE_TWO_OCTET_AS: 0x00,
+  TRANSITIVE_IPV4_ADDRESS: 0x01,
+  TRANSITIVE_FOUR_OCTET_AS: 0x02,
+  TRANSITIVE_OPAQUE: 0x03,
+  NON_TRANSITIVE_TWO_OCTET_AS: 0x40,
+  NON_TRANSITIVE_IPV4_ADDRESS: 0x41,
+  NON_TRANSITIVE_FOUR_OCTET_AS: 0x42,
+  NON_TRANSITIVE_OPAQUE: 0x43,
+} as const;
+
+/** Sub-types shared by the AS- and IPv4-specific types (RFC 4360 sections 5-6, RFC 5668 section 3). */
+export const ExtCommunitySubType = {
+  ROUTE_TARGET: 0x02,
+  ROUTE_ORIGIN: 0x03,
+} as const;
+
+/** An extended community is 8 octets (RFC 4360 section 2), an IPv6 address specific one 20 (RFC 5701). */
+export const EXT_COMMUNITY_BYTES = 8;
+export const IPV6_EXT_COMMUNITY_BYTES = 20;
+/** Large communities are three 32-bit fields (RFC 8092 section 3). */
+export const LARGE_COMMUNITY_FIELDS = 3;
+/** One AS_SEQUENCE segment holds at most 255 ASNs (its count is one octet, RFC 4271 section 4.3). */
+export const MAX_SEGMENT_ASNS = 255;
+
 /** AS_PATH segment types: RFC 4271 section 4.3 and RFC 5065. */
 export const AsPathSegmentType = {
   AS_SET: 1,

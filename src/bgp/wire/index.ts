@@ -1,5 +1,6 @@
 /** The BGP-4 message codec: the public surface of src/bgp/wire. */
 export * from './attributes/as-path.js';
+export * from './attributes/community-text.js';
 export { AttrInterner } from './attributes/interner.js';
 export { ATTR_BY_CODE, ATTRS, type AttrDescriptor } from './attributes/table.js';
 export * from './attributes/types.js';
