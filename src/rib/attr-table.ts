@@ -4,9 +4,9 @@ import {
   type AsPathSegment,
   AsPathSegmentType,
   asPathLength,
+  effectiveAsPath,
   formatAddress,
   formatIpv4,
-  mergeAs4Path,
   Origin,
   type PathAttributes,
   WireAttributes,
@@ -185,12 +185,6 @@ function grow<A extends Uint8Array | Uint16Array | Uint32Array>(a: A, capacity: 
   const b = new (a.constructor as new (n: number) => A)(capacity);
   b.set(a);
   return b;
-}
-
-export function effectiveAsPath(a: PathAttributes): readonly AsPathSegment[] {
-  const path = a.asPath ?? [];
-  const as4 = a.as4Path;
-  return as4 ? mergeAs4Path(path, as4, a.aggregator) : path;
 }
 
 /**

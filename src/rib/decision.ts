@@ -1,5 +1,4 @@
-import type { PathAttributes } from '../bgp/wire/index.js';
-import { effectiveAsPath } from './attr-table.js';
+import { effectiveAsPath, type PathAttributes } from '../bgp/wire/index.js';
 import { BestPathReason, type BestPathReasonText, RibDefaults } from './constants.js';
 
 /**

@@ -7,7 +7,6 @@ export {
   AttrTable,
   type AttrTableInit,
   countAs,
-  effectiveAsPath,
   neighborAs,
   nextHopText,
 } from './attr-table.js';
@@ -61,9 +60,7 @@ export {
   type ExportTarget,
   exportAttributes,
   mayAdvertise,
-  prependAs,
 } from './export-rules.js';
-export { type ExtCommunityUnit, hasNonTransitive, transitiveOnly } from './ext-community-scope.js';
 export { InternTable } from './intern-table.js';
 export {
   type EntryView,

@@ -15,19 +15,19 @@ import { familyName } from '../bgp/session/index.js';
 import {
   Afi,
   type AfiCode,
-  type AsPathSegment,
-  AsPathSegmentType,
+  AttrType,
   capabilitiesOf,
+  effectiveAsPath,
+  formatAsPath,
+  formatAttribute,
   formatIpv4,
   type OpenMessage,
   Origin,
+  originText,
   type PathAttributes,
 } from '../bgp/wire/index.js';
-import { EXT_COMMUNITY_BYTES } from '../policy/constants.js';
-import { extHi, extLo, formatCommunity, formatExtCommunity, formatLargeCommunity } from '../policy/index.js';
 import {
   type EntryView,
-  effectiveAsPath,
   IPV4_MAX_LEN,
   IPV6_MAX_LEN,
   nextHopText,
@@ -49,49 +49,7 @@ const FAMILY_AFI: Readonly<Record<FamilyName, AfiCode>> = {
   'ipv4-unicast': Afi.IPV4,
   'ipv6-unicast': Afi.IPV6,
 };
-const ORIGIN_NAME: Readonly<Record<number, PathView['origin']>> = {
-  [Origin.IGP]: 'igp',
-  [Origin.EGP]: 'egp',
-  [Origin.INCOMPLETE]: 'incomplete',
-};
-const LARGE_COMMUNITY_FIELDS = 3;
 const MS_PER_SECOND = 1000;
-
-/** AS_PATH as vtysh prints it: sequences as "65001 65002", sets "{65003,65004}", confederations in () and []. */
-export function formatAsPath(path: readonly AsPathSegment[]): string {
-  return path
-    .map((s) => {
-      switch (s.type) {
-        case AsPathSegmentType.AS_SET:
-          return `{${s.asns.join(',')}}`;
-        case AsPathSegmentType.AS_CONFED_SEQUENCE:
-          return `(${s.asns.join(' ')})`;
-        case AsPathSegmentType.AS_CONFED_SET:
-          return `[${s.asns.join(',')}]`;
-        default:
-          return s.asns.join(' ');
-      }
-    })
-    .filter((t) => t !== '')
-    .join(' ');
-}
-
-function largeCommunities(flat: readonly number[] | undefined): string[] {
-  const out: string[] = [];
-  if (!flat) return out;
-  for (let i = 0; i + LARGE_COMMUNITY_FIELDS <= flat.length; i += LARGE_COMMUNITY_FIELDS) {
-    out.push(formatLargeCommunity(flat[i]!, flat[i + 1]!, flat[i + 2]!));
-  }
-  return out;
-}
-
-function extendedCommunities(bytes: Uint8Array | undefined): string[] {
-  const out: string[] = [];
-  if (!bytes) return out;
-  for (let at = 0; at + EXT_COMMUNITY_BYTES <= bytes.length; at += EXT_COMMUNITY_BYTES)
-    out.push(formatExtCommunity(extHi(bytes, at), extLo(bytes, at)));
-  return out;
-}
 
 /** One path's attributes as `show` prints them. */
 export function attributesView(
@@ -104,12 +62,12 @@ export function attributesView(
     from,
     nextHop: nextHopText(attrs, afi) ?? UNSPECIFIED_NEXT_HOP[afi === Afi.IPV4 ? 4 : 6],
     asPath: formatAsPath(effectiveAsPath(attrs)),
-    origin: ORIGIN_NAME[attrs.origin ?? Origin.INCOMPLETE] ?? 'incomplete',
+    origin: originText(attrs.origin ?? Origin.INCOMPLETE),
     ...(attrs.med !== undefined && { med: attrs.med }),
     ...(attrs.localPref !== undefined && { localPref: attrs.localPref }),
-    communities: (attrs.communities ?? []).map(formatCommunity),
-    largeCommunities: largeCommunities(attrs.largeCommunities),
-    extendedCommunities: extendedCommunities(attrs.extCommunities),
+    communities: formatAttribute(AttrType.COMMUNITIES, attrs),
+    largeCommunities: formatAttribute(AttrType.LARGE_COMMUNITY, attrs),
+    extendedCommunities: formatAttribute(AttrType.EXTENDED_COMMUNITIES, attrs),
     best: flags.best,
     multipath: flags.multipath,
     ...(flags.best && flags.reason !== undefined && { reason: flags.reason }),

@@ -4,7 +4,7 @@
  * session to the RIB both ways, applies reloads, and runs as a process (`run --config FILE`).
  */
 export { SpeakerDefaults } from './constants.js';
-export { attributesView, formatAsPath } from './control.js';
+export { attributesView } from './control.js';
 export { type MessageObserver, tapMessageStats } from './message-tap.js';
 export { type BindingComponents, PeerBinding, type StopCause } from './peer-binding.js';
 export { type CompiledPolicies, compileConfigPolicies, maxPrefixConfig, peerPolicies } from './policies.js';

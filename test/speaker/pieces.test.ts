@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { newMessageStats } from '../../src/bgp/session/stats.js';
-import { AsPathSegmentType, MessageType, Origin } from '../../src/bgp/wire/constants.js';
+import { MessageType, Origin } from '../../src/bgp/wire/constants.js';
 import { parseIpv4 } from '../../src/bgp/wire/prefix-list.js';
 import { peerOnLink, sessionAddresses, staticAttributes } from '../../src/routing/index.js';
-import { formatAsPath, maxPrefixConfig, sessionPeerInit, tapMessageStats } from '../../src/speaker/index.js';
+import { maxPrefixConfig, sessionPeerInit, tapMessageStats } from '../../src/speaker/index.js';
 import { configFrom } from './support.js';
 
 // The small translations the speaker makes between its parts.
@@ -66,20 +66,6 @@ describe('staticAttributes', () => {
     expect(Buffer.from(v4self!.extCommunities!).toString('hex')).toBe(
       '0002fde800000001' + '0103c61200010007',
     );
-  });
-});
-
-describe('formatAsPath', () => {
-  it('prints sequences, sets and confederation segments as vtysh does', () => {
-    expect(
-      formatAsPath([
-        { type: AsPathSegmentType.AS_CONFED_SEQUENCE, asns: [64512, 64513] },
-        { type: AsPathSegmentType.AS_SEQUENCE, asns: [65001, 65002] },
-        { type: AsPathSegmentType.AS_SET, asns: [65003, 65004] },
-        { type: AsPathSegmentType.AS_CONFED_SET, asns: [64514] },
-      ]),
-    ).toBe('(64512 64513) 65001 65002 {65003,65004} [64514]');
-    expect(formatAsPath([])).toBe('');
   });
 });
 

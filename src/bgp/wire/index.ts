@@ -2,7 +2,17 @@
 export * from './attributes/as-path.js';
 export * from './attributes/community-text.js';
 export { AttrInterner } from './attributes/interner.js';
-export { ATTR_BY_CODE, ATTRS, type AttrDescriptor } from './attributes/table.js';
+export {
+  ATTR_BY_CODE,
+  ATTRS,
+  type AttrDescriptor,
+  type AttrExportContext,
+  attributesLeavingAs,
+  exportUnknown,
+  formatAttribute,
+  type OriginText,
+  originText,
+} from './attributes/table.js';
 export * from './attributes/types.js';
 export { WireAttributes } from './attributes/wire-attributes.js';
 export * from './capabilities.js';
