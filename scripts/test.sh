@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 [ -d node_modules ] || npm ci
 bash scripts/deps.sh
+# Today's daemons (OVN 25.03, FRR 10.3, BIRD 3.1, GoBGP 3.36) for the interop tests: built once per machine.
+[ "$(id -u)" = 0 ] && bash scripts/trixie-root.sh ensure >/dev/null
 npx tsc -p tsconfig.json --noEmit
 npx biome check src test bench frr-interop
 

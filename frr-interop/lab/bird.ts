@@ -14,7 +14,7 @@ const RECONFIGURED = /Reconfigured|Reconfiguration in progress|Reconfiguration a
 /** An RFC 9003 message travels inside a quoted birdc argument. */
 const SHUTDOWN_MESSAGE = /^[^"\\\n]{0,255}$/;
 
-/** BIRD 2 in a namespace, driven through birdc on its own control socket. */
+/** BIRD (2 from the host, 3 from the trixie root) in a namespace, driven through birdc on its own control socket. */
 export class BirdDaemon extends DaemonBase {
   readonly impl = 'bird' as const;
 
@@ -39,11 +39,7 @@ export class BirdDaemon extends DaemonBase {
     this.writeConfig();
     const out = join(this.dir, 'bird.out');
     this.spawn(
-      [
-        'ip',
-        'netns',
-        'exec',
-        this.ns,
+      this.inNamespace([
         'bird',
         '-f',
         '-c',
@@ -52,7 +48,7 @@ export class BirdDaemon extends DaemonBase {
         this.controlSocket,
         '-P',
         join(this.dir, 'bird.pid'),
-      ],
+      ]),
       'bird',
       out,
     );
@@ -69,7 +65,7 @@ export class BirdDaemon extends DaemonBase {
   /** Runs one birdc command (given as words) on this BIRD's control socket; returns its output. */
   birdc(words: readonly string[], opts: RunOptions = {}): Promise<string> {
     // The control socket is a unix socket: birdc need not enter the namespace.
-    return run(['birdc', '-s', this.controlSocket, ...words], opts);
+    return run(this.client(['birdc', '-s', this.controlSocket, ...words]), opts);
   }
 
   /** Rewrites bird.conf from the current spec and asks BIRD to load it. */

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { DEFAULT_STATE_WAIT, READY_POLL_INTERVAL, READY_TIMEOUT, STATE_POLL_INTERVAL } from './constants.js';
 import { LabError } from './errors.js';
 import {
@@ -9,6 +9,7 @@ import {
   spawnDetached,
   stopProcesses,
 } from './process.js';
+import type { DaemonRoot } from './root.js';
 import {
   type BgpState,
   checkDaemonSpec,
@@ -112,6 +113,8 @@ export interface DaemonContext {
   /** Working directory of this daemon: configs, sockets, pid files, logs. */
   readonly dir: string;
   readonly tracker?: ProcessTracker;
+  /** Run the daemon from this root (today's versions from the trixie root) instead of the host's. */
+  readonly root?: DaemonRoot;
 }
 
 /** Last lines of a log file, for error messages. */
@@ -131,6 +134,8 @@ export abstract class DaemonBase implements BgpDaemon {
   readonly dir: string;
   protected current: DaemonSpec;
   protected procs: ProcessRecord[] = [];
+  /** The root the daemon runs from; undefined: the host's own packages. */
+  protected readonly root: DaemonRoot | undefined;
   private readonly tracker: ProcessTracker | undefined;
 
   constructor(ctx: DaemonContext, spec: DaemonSpec) {
@@ -139,6 +144,7 @@ export abstract class DaemonBase implements BgpDaemon {
     this.ns = ctx.ns;
     this.dir = ctx.dir;
     this.tracker = ctx.tracker;
+    this.root = ctx.root;
     this.current = spec;
   }
 
@@ -174,6 +180,8 @@ export abstract class DaemonBase implements BgpDaemon {
     if (this.isRunning()) return;
     if (this.procs.length > 0) await this.stop();
     try {
+      mkdirSync(this.dir, { recursive: true });
+      await this.root?.mount(this.dir);
       await this.launch();
     } catch (e) {
       await this.stop();
@@ -186,6 +194,7 @@ export abstract class DaemonBase implements BgpDaemon {
     this.procs = [];
     await stopProcesses(recs);
     for (const r of recs) this.tracker?.stopped(r);
+    await this.root?.unmount(this.dir);
   }
 
   async restart(): Promise<void> {
@@ -284,6 +293,16 @@ export abstract class DaemonBase implements BgpDaemon {
     for (const r of recs) signalProcess(r, 'SIGKILL');
     await stopProcesses(recs);
     for (const r of recs) this.tracker?.stopped(r);
+  }
+
+  /** `argv` run inside the daemon's namespace, from its root when it has one. */
+  protected inNamespace(argv: readonly string[]): string[] {
+    return this.root ? this.root.argv(argv, this.ns) : ['ip', 'netns', 'exec', this.ns, ...argv];
+  }
+
+  /** A client tool (vtysh, birdc, gobgp) as the daemon's own version of it, outside any namespace. */
+  protected client(argv: readonly string[]): string[] {
+    return this.root ? this.root.argv(argv) : [...argv];
   }
 
   /** Starts one process of this daemon and records it (in memory and through the tracker). */

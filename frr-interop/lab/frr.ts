@@ -23,6 +23,8 @@ const FAMILY_WORD: Record<Family, string> = { ipv4: 'ipv4', ipv6: 'ipv6' };
 /** FRR 8.4 (zebra + bgpd) in a namespace, driven through vtysh. */
 export class FrrDaemon extends DaemonBase {
   readonly impl = 'frr' as const;
+  /** Lines for zebra's configuration beyond its log (set before `start`). */
+  zebraLines: readonly string[] = [];
 
   get bgpdLog(): string {
     return join(this.dir, 'bgpd.log');
@@ -34,13 +36,17 @@ export class FrrDaemon extends DaemonBase {
   }
 
   protected async launch(): Promise<void> {
-    prepareFrrDir(this.dir);
+    prepareFrrDir(this.dir, this.root);
     const logStart = existsSync(this.bgpdLog) ? statSync(this.bgpdLog).size : 0;
-    writeZebraConfig(this.dir, this.name);
+    writeZebraConfig(this.dir, this.name, this.root, this.zebraLines);
     const conf = join(this.dir, 'bgpd.conf');
-    writeFrrFile(conf, renderFrrConfig(this.current, { hostname: this.name, logFile: this.bgpdLog }));
+    writeFrrFile(
+      conf,
+      renderFrrConfig(this.current, { hostname: this.name, logFile: this.bgpdLog }),
+      this.root,
+    );
     const out = join(this.dir, 'frr.out');
-    this.spawn(zebraArgv(this.ns, this.dir), 'zebra', out);
+    this.spawn(zebraArgv(this.ns, this.dir, this.root), 'zebra', out);
     await this.waitReady(async () => (zebraReady(this.dir) ? true : undefined), 'zebra sockets', out);
     await this.startBgpd(conf, out, logStart);
   }
@@ -57,17 +63,17 @@ export class FrrDaemon extends DaemonBase {
     if (originate) this.current = { ...this.current, originate };
     const conf = join(this.dir, 'bgpd.conf');
     const logStart = existsSync(this.bgpdLog) ? statSync(this.bgpdLog).size : 0;
-    writeFrrFile(conf, renderFrrConfig(this.current, { hostname: this.name, logFile: this.bgpdLog }));
+    writeFrrFile(
+      conf,
+      renderFrrConfig(this.current, { hostname: this.name, logFile: this.bgpdLog }),
+      this.root,
+    );
     await this.startBgpd(conf, join(this.dir, 'frr.out'), logStart);
   }
 
   private async startBgpd(conf: string, out: string, logStart: number): Promise<void> {
     this.spawn(
-      [
-        'ip',
-        'netns',
-        'exec',
-        this.ns,
+      this.inNamespace([
         join(FRR_DAEMON_DIR, 'bgpd'),
         '-z',
         this.zebraSocket,
@@ -79,7 +85,7 @@ export class FrrDaemon extends DaemonBase {
         conf,
         '-P',
         '0',
-      ],
+      ]),
       'bgpd',
       out,
     );
@@ -112,7 +118,7 @@ export class FrrDaemon extends DaemonBase {
    */
   async vtysh(commands: readonly string[], opts: RunOptions = {}): Promise<string> {
     const args = commands.flatMap((c) => ['-c', c]);
-    const out = await run(['vtysh', '--vty_socket', this.dir, '-d', 'bgpd', ...args], opts);
+    const out = await run(this.client(['vtysh', '--vty_socket', this.dir, '-d', 'bgpd', ...args]), opts);
     const err = out.split('\n').find((l) => l.startsWith('% '));
     if (err !== undefined) throw new LabError('command-failed', `${this.name}: vtysh: ${err}`);
     return out;

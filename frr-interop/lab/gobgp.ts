@@ -2,10 +2,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GOBGP_API_PORT, READY_POLL_INTERVAL, READY_TIMEOUT, TABLE_QUERY_TIMEOUT } from './constants.js';
 import { DaemonBase, type NeighborStatus, type ReceivedRoute, type RouteQuery } from './daemon.js';
-import type { RunOptions } from './exec.js';
+import { type RunOptions, run } from './exec.js';
 import { renderGobgpConfig } from './gobgp-config.js';
 import { parseGobgpLog, parseGobgpNeighbors, parseGobgpRib } from './gobgp-parse.js';
-import { execInNamespace } from './netns.js';
 import { signalProcess } from './process.js';
 import type { Family, NeighborSpec, Originate } from './spec.js';
 import { waitFor } from './wait.js';
@@ -29,11 +28,7 @@ export class GobgpDaemon extends DaemonBase {
     mkdirSync(this.dir, { recursive: true });
     writeFileSync(this.configFile, renderGobgpConfig(this.current));
     this.spawn(
-      [
-        'ip',
-        'netns',
-        'exec',
-        this.ns,
+      this.inNamespace([
         'gobgpd',
         '-f',
         this.configFile,
@@ -47,7 +42,7 @@ export class GobgpDaemon extends DaemonBase {
         'info',
         // RFC 4724 Restart State in its OPENs: it comes back from a crash.
         ...(restarting ? ['--graceful-restart'] : []),
-      ],
+      ]),
       'gobgpd',
       this.logFile,
     );
@@ -73,11 +68,7 @@ export class GobgpDaemon extends DaemonBase {
 
   /** Runs the gobgp CLI against this daemon (inside its namespace) and returns stdout. */
   gobgp(args: readonly string[], opts: RunOptions = {}): Promise<string> {
-    return execInNamespace(
-      this.ns,
-      ['gobgp', '-u', '127.0.0.1', '-p', String(GOBGP_API_PORT), ...args],
-      opts,
-    );
+    return run(this.inNamespace(['gobgp', '-u', '127.0.0.1', '-p', String(GOBGP_API_PORT), ...args]), opts);
   }
 
   async neighbors(): Promise<NeighborStatus[]> {

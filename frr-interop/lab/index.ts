@@ -12,7 +12,7 @@ export type {
 } from './daemon.js';
 export { demoLabOptions } from './demo.js';
 export { LabError, type LabErrorKind } from './errors.js';
-export { type RunOptions, run } from './exec.js';
+export { type RunOptions, type RunResult, run, runResult } from './exec.js';
 export { FrrDaemon } from './frr.js';
 export { renderFrrConfig } from './frr-config.js';
 export { parseFrrNeighbors, parseFrrRoutes } from './frr-parse.js';
@@ -37,6 +37,7 @@ export {
   spawnDetached,
   stopProcesses,
 } from './process.js';
+export { DaemonRoot } from './root.js';
 export type {
   AddPathMode,
   BgpState,

@@ -2,7 +2,14 @@
  * What every shell takes from its caller: a logger, a clock or scheduler, and the error base;
  * and how long work yields to the event loop.
  */
-export { type Clock, type Scheduler, systemClock, systemScheduler, type TimerHandle } from './clock.js';
+export {
+  type Clock,
+  type Scheduler,
+  systemClock,
+  systemScheduler,
+  type TimerHandle,
+  type TimerOptions,
+} from './clock.js';
 export { KindedError } from './errors.js';
 export { childLogger, type Logger, silentLogger } from './logger.js';
 export { nextTurn, Pacer } from './pace.js';

@@ -10,9 +10,9 @@ import {
   Safi,
 } from '../bgp/wire/index.js';
 import { WellKnownCommunity } from './constants.js';
-import { hasLongLivedStale } from './loc-rib.js';
 import type { PeerKind, RouteSource, SourceKind } from './peer.js';
 import { maskIpv4, maskWord, type RibPrefix } from './prefix-key.js';
+import { hasLongLivedStale } from './stale-paths.js';
 
 const IPV6_LENGTH = 16;
 

@@ -62,14 +62,8 @@ export {
   mayAdvertise,
 } from './export-rules.js';
 export { InternTable } from './intern-table.js';
-export {
-  type EntryView,
-  hasLongLivedStale,
-  LocRib,
-  type LocRibContext,
-  type PathView,
-  type RankedPaths,
-} from './loc-rib.js';
+export { LocRib, type LocRibContext } from './loc-rib.js';
+export type { EntryView, PathView, RankedPaths } from './loc-rib-view.js';
 export { FIRST_SENT_PATH_ID, PathIds, pathKey } from './path-ids.js';
 export {
   addressKey,
@@ -101,6 +95,7 @@ export {
 export { type GrowColumns, PrefixTable } from './prefix-table.js';
 export { type BestCursor, FIRST_BEST, type PeerCounts, Rib, type RibInit } from './rib.js';
 export type { RouteAdd, RouteChange, RoutePath, RouteSink, RouteWithdraw } from './route-change.js';
+export { hasLongLivedStale } from './stale-paths.js';
 export {
   type AddPathExport,
   type AddPathSelect,

@@ -1,29 +1,32 @@
 // Over 400 lines on purpose: the Loc-RIB's columns, its path pool and the decision that reads
 // them are one hot loop per received prefix; split across modules the columns would have to
-// be shared through accessors the JIT does not always inline.
+// be shared through accessors the JIT does not always inline. What is not on that loop lives
+// beside it: graceful restart's stale marks (stale-paths.ts) and the views for `show` and
+// add-path (loc-rib-view.ts).
 import type { AfiCode, PrefixList } from '../bgp/wire/index.js';
 import type { AttrTable } from './attr-table.js';
 import { ChangeBatch } from './change-batch.js';
-import { BestPathReason, type BestPathReasonText, MED_WORST, WellKnownCommunity } from './constants.js';
+import { BestPathReason, type BestPathReasonText, MED_WORST } from './constants.js';
 import { type Candidate, type DecisionOptions, selectBest } from './decision.js';
 import { EntryList } from './entry-list.js';
 import { grown } from './grow.js';
+import {
+  byteLengthOf,
+  type EntryView,
+  explain,
+  type LocRibPaths,
+  type RankedPaths,
+  rankedPaths,
+} from './loc-rib-view.js';
 import type { RibPeer } from './peer.js';
 import type { RibPrefix } from './prefix-key.js';
 import { PrefixTable } from './prefix-table.js';
 import type { RouteAdd, RoutePath } from './route-change.js';
+import { FRESH, hasLongLivedStale, LONG_LIVED, StalePaths, type StalePool } from './stale-paths.js';
 import { ZeroColumn } from './zero-column.js';
 
 const NONE = -1;
-/** A path's stale marks (pStale). */
-const FRESH = 0;
-const STALE = 1;
-const LONG_LIVED = 2;
 const MAX_ARRIVAL = 0xffffffff;
-/** RFC 9494 section 4.3: a route that carries LLGR_STALE is least preferred. */
-export function hasLongLivedStale(attrs: { readonly communities?: readonly number[] }): boolean {
-  return attrs.communities?.includes(WellKnownCommunity.LLGR_STALE) ?? false;
-}
 const REASONS: readonly BestPathReasonText[] = Object.values(BestPathReason);
 const reasonIndex = new Map<BestPathReasonText, number>(REASONS.map((r, i) => [r, i]));
 /** The reason of a lone eligible path, as its index in REASONS. */
@@ -35,33 +38,6 @@ export interface LocRibContext {
   readonly options: DecisionOptions;
   readonly defaultLocalPref: number;
   readonly medMissingAsWorst: boolean;
-}
-
-/** One path of a prefix, for `show`. */
-export interface PathView extends RoutePath {
-  /** Next hop usable (the only per-path eligibility test left after import). */
-  readonly eligible: boolean;
-  /** Kept from a session that ended gracefully, not announced again yet (RFC 4724). */
-  readonly stale: boolean;
-  /** Past the Restart Time, kept by long-lived graceful restart (RFC 9494). */
-  readonly longLivedStale: boolean;
-  readonly best: boolean;
-  readonly multipath: boolean;
-}
-
-/** A prefix's eligible paths for add-path export. */
-export interface RankedPaths {
-  /** In decision order, best first. */
-  readonly paths: readonly RoutePath[];
-  /** The equal-cost set, best first ([best] without multipath). */
-  readonly multipath: readonly RoutePath[];
-}
-
-export interface EntryView {
-  readonly prefix: RibPrefix;
-  readonly paths: readonly PathView[];
-  /** The step that chose the best path; undefined when no path is eligible. */
-  readonly reason?: BestPathReasonText;
 }
 
 /**
@@ -108,28 +84,24 @@ export class LocRib {
   private pArrival = new Uint32Array(64);
   private pEntry = new Int32Array(64);
   private pDenied = new Uint8Array(64);
-  /**
-   * Kept from a peer's session that ended gracefully and not announced since: STALE during the
-   * Restart Time (RFC 4724 4.2), LONG_LIVED after it (RFC 9494); FRESH otherwise.
-   */
-  private pStale = new Uint8Array(64);
+  /** Graceful restart's marks per path and their counts per peer (stale-paths.ts). */
+  private readonly stale = new StalePaths(64);
   private pFree = NONE;
   private pEnd = 0;
   private arrivals = 0;
   // Per peer index: first path, paths held, paths denied.
   /** Where a peer's unfinished drain goes on in the pool. */
   private readonly drainFrom = new Map<number, number>();
-  /** Where a peer's unfinished sweep of stale paths goes on in the pool. */
-  private readonly sweepFrom = new Map<number, number>();
   private peerPaths = new Int32Array(8);
   private peerDenied = new Int32Array(8);
-  private peerStale = new Int32Array(8);
   /** Candidate paths held (not denied). */
   paths = 0;
   /** Scratch for building one route object at a time. */
   private readonly one = new ChangeBatch();
   /** Prefixes with a reported selection. */
   selected = 0;
+  /** The paths as `show` and add-path read them (loc-rib-view.ts). */
+  private readonly view: LocRibPaths;
 
   constructor(afi: AfiCode, ctx: LocRibContext) {
     this.afi = afi;
@@ -141,6 +113,22 @@ export class LocRib {
     this.selAttr = new Int32Array(cap);
     this.selReason = new Uint8Array(cap);
     this.isDirty = new Uint8Array(cap);
+    this.view = {
+      options: ctx.options,
+      find: (words, off, len) => this.table.find(words, off, len),
+      prefix: (e) => this.table.prefix(e),
+      paths: (e) => {
+        const out: number[] = [];
+        for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) out.push(p);
+        return out;
+      },
+      denied: (p) => this.pDenied[p] !== 0,
+      eligible: (p) => this.eligible(p),
+      arrival: (p) => this.pArrival[p],
+      staleMark: (p) => this.stale.of(p),
+      candidate: (p) => this.candidate(p),
+      route: (p) => this.routePath(this.pPeer[p], this.pPathId.get(p), this.pAttr[p]),
+    };
   }
 
   /** Candidate paths held from one peer (received and not denied). */
@@ -155,7 +143,7 @@ export class LocRib {
 
   /** Paths of one peer marked stale and not announced again since. */
   staleFrom(peer: number): number {
-    return peer < this.peerStale.length ? this.peerStale[peer] : 0;
+    return this.stale.from(peer);
   }
 
   /**
@@ -183,7 +171,7 @@ export class LocRib {
       if (this.pPeer[p] !== peer || this.pPathId.get(p) !== pathId) continue;
       const prev = this.pAttr[p];
       // Announced again after a graceful restart: fresh, and it may win again (RFC 4724 4.2).
-      const wasStale = this.setStale(p, peer, FRESH);
+      const wasStale = this.stale.set(p, peer, FRESH);
       if (prev === attrId && this.pDenied[p] === deny) {
         if (!wasStale) return false;
         this.markDirty(e);
@@ -205,7 +193,7 @@ export class LocRib {
     this.pArrival[p] = this.nextArrival();
     this.pEntry[p] = e;
     this.pDenied[p] = 0;
-    this.pStale[p] = FRESH;
+    this.stale.reset(p);
     this.pNext[p] = this.head[e];
     this.head[e] = p;
     this.ctx.attrs.ref(attrId);
@@ -221,23 +209,7 @@ export class LocRib {
    * it gives NONE (NO_LLGR). Returns how many were relabelled.
    */
   markLongLivedStale(peer: number, relabel: (attrId: number) => number): number {
-    if (this.staleFrom(peer) === 0) return 0;
-    let marked = 0;
-    for (let p = 0; p < this.pEnd; p++) {
-      if (this.pPeer[p] !== peer || this.pStale[p] !== STALE) continue;
-      const next = relabel(this.pAttr[p]);
-      if (next === NONE) {
-        this.dropPath(p);
-        continue;
-      }
-      this.ctx.attrs.ref(next);
-      this.ctx.attrs.unref(this.pAttr[p]);
-      this.pAttr[p] = next;
-      this.pStale[p] = LONG_LIVED;
-      marked++;
-      this.markDirty(this.pEntry[p]);
-    }
-    return marked;
+    return this.stale.markLongLived(peer, relabel, this.stalePool());
   }
 
   /** Removes the path (peer, pathId) of a prefix. Returns false when it was not there. */
@@ -284,18 +256,7 @@ export class LocRib {
    */
   markStale(peer: number): number {
     if (this.receivedFrom(peer) === 0) return 0;
-    let marked = 0;
-    for (let p = 0; p < this.pEnd; p++) {
-      // Paths long-lived stale already stay so (a session lost again before they were refreshed).
-      if (this.pPeer[p] !== peer || this.pStale[p] !== FRESH) continue;
-      this.setStale(p, peer, STALE);
-      marked++;
-      // The decision can change only where another path competes.
-      const e = this.pEntry[p];
-      if (this.head[e] !== p || this.pNext[p] !== NONE) this.markDirty(e);
-    }
-    this.sweepFrom.delete(peer);
-    return marked;
+    return this.stale.mark(peer, this.stalePool());
   }
 
   /**
@@ -303,23 +264,7 @@ export class LocRib {
    * timer ran out), going on from where the last call stopped. Returns how many it removed.
    */
   sweepStale(peer: number, budget: number): number {
-    if (this.staleFrom(peer) === 0) return 0;
-    let removed = 0;
-    let p = this.sweepFrom.get(peer) ?? 0;
-    for (let wrapped = false; removed < budget && this.peerStale[peer] > 0; p++) {
-      if (p >= this.pEnd) {
-        if (wrapped) break;
-        wrapped = true;
-        p = -1;
-        continue;
-      }
-      if (this.pPeer[p] !== peer || this.pStale[p] === FRESH) continue;
-      this.dropPath(p);
-      removed++;
-    }
-    if (this.peerStale[peer] > 0) this.sweepFrom.set(peer, p);
-    else this.sweepFrom.delete(peer);
-    return removed;
+    return this.stale.sweep(peer, budget, this.stalePool());
   }
 
   /** A peer's paths of one prefix, denied ones included: (path id, attribute id) pairs. */
@@ -406,77 +351,49 @@ export class LocRib {
    * again on what is left after each pick), and the multipath set; undefined when none.
    */
   rankedPaths(words: ArrayLike<number>, off: number, len: number): RankedPaths | undefined {
-    const e = this.table.find(words, off, len);
-    if (e < 0) return undefined;
-    const eligible: number[] = [];
-    for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) if (this.eligible(p)) eligible.push(p);
-    if (eligible.length === 0) return undefined;
-    const candidates = eligible.map((p) => this.candidate(p));
-    const path = (p: number) => this.routePath(this.pPeer[p], this.pPathId.get(p), this.pAttr[p]);
-    const first = selectBest(candidates, this.ctx.options)!;
-    const multipath = first.multipath.map((i) => path(eligible[i]));
-    const ranked: RoutePath[] = [path(eligible[first.best])];
-    let left = candidates.map((_, i) => i).filter((i) => i !== first.best);
-    while (left.length > 0) {
-      const sel = selectBest(
-        left.map((i) => candidates[i]),
-        this.ctx.options,
-      )!;
-      const pick = left[sel.best];
-      ranked.push(path(eligible[pick]));
-      left = left.filter((i) => i !== pick);
-    }
-    return { paths: ranked, multipath };
+    return rankedPaths(this.view, words, off, len);
   }
 
   /** Every path of a prefix with the decision explained, for `show`. */
   explain(prefix: RibPrefix): EntryView | undefined {
-    const e = this.table.find(prefix.words(), 0, prefix.len);
-    if (e < 0) return undefined;
-    const all: number[] = [];
-    for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) if (!this.pDenied[p]) all.push(p);
-    if (all.length === 0) return undefined;
-    // Oldest first: a stable order for operators.
-    all.sort((a, b) => this.pArrival[a] - this.pArrival[b]);
-    const eligible = all.filter((p) => this.eligible(p));
-    const sel = selectBest(
-      eligible.map((p) => this.candidate(p)),
-      this.ctx.options,
-    );
-    const bestPath = sel ? eligible[sel.best] : NONE;
-    const multi = new Set(sel ? sel.multipath.map((i) => eligible[i]) : []);
-    const paths = all.map(
-      (p): PathView => ({
-        ...this.routePath(this.pPeer[p], this.pPathId.get(p), this.pAttr[p]),
-        eligible: this.eligible(p),
-        stale: this.pStale[p] !== FRESH,
-        longLivedStale: this.pStale[p] === LONG_LIVED,
-        best: p === bestPath,
-        multipath: multi.has(p),
-      }),
-    );
-    return { prefix: this.table.prefix(e), paths, reason: sel?.reason };
+    return explain(this.view, prefix);
   }
 
   get byteLength(): number {
-    const columns =
-      this.head.byteLength +
-      this.selPeer.byteLength +
-      this.selAttr.byteLength +
-      this.selPathId.byteLength +
-      this.selReason.byteLength +
-      this.isDirty.byteLength +
-      this.dirty.byteLength;
-    const pool =
-      this.pPeer.byteLength +
-      this.pAttr.byteLength +
-      this.pPathId.byteLength +
-      this.pNext.byteLength +
-      this.pArrival.byteLength +
-      this.pEntry.byteLength +
-      this.pDenied.byteLength +
-      this.pStale.byteLength;
-    return this.table.byteLength + columns + pool;
+    return byteLengthOf([
+      this.table,
+      this.head,
+      this.selPeer,
+      this.selAttr,
+      this.selPathId,
+      this.selReason,
+      this.isDirty,
+      this.dirty,
+      this.pPeer,
+      this.pAttr,
+      this.pPathId,
+      this.pNext,
+      this.pArrival,
+      this.pEntry,
+      this.pDenied,
+      this.stale,
+    ]);
+  }
+
+  /** The pool as graceful restart's walks see it, for one call (the columns grow). */
+  private stalePool(): StalePool {
+    return {
+      end: this.pEnd,
+      peers: this.pPeer,
+      attrs: this.pAttr,
+      entries: this.pEntry,
+      head: this.head,
+      next: this.pNext,
+      markDirty: (e) => this.markDirty(e),
+      drop: (p) => this.dropPath(p),
+      ref: (id) => this.ctx.attrs.ref(id),
+      unref: (id) => this.ctx.attrs.unref(id),
+    };
   }
 
   private decide(e: number, out: ChangeBatch): void {
@@ -637,9 +554,9 @@ export class LocRib {
       peerAs: peer.source.asn,
       pathId: this.pPathId.get(p),
       attrs: attrs.get(id),
-      stale: this.pStale[p] !== FRESH,
+      stale: this.stale.of(p) !== FRESH,
       // RFC 9494 section 4.3: least preferred, whoever marked it (a peer may pass one on).
-      longLivedStale: this.pStale[p] === LONG_LIVED || hasLongLivedStale(attrs.get(id)),
+      longLivedStale: this.stale.of(p) === LONG_LIVED || hasLongLivedStale(attrs.get(id)),
     };
   }
 
@@ -660,7 +577,7 @@ export class LocRib {
       this.pNext[q] = this.pNext[p];
     }
     this.setDenied(p, peer, 0);
-    this.setStale(p, peer, FRESH);
+    this.stale.set(p, peer, FRESH);
     this.countPath(peer, -1);
     this.ctx.attrs.unref(this.pAttr[p]);
     this.freePath(p);
@@ -676,15 +593,6 @@ export class LocRib {
     this.paths -= delta;
   }
 
-  /** Sets a path's stale mark, keeping the peer's count in step; true when it changed. */
-  private setStale(p: number, peer: number, stale: number): boolean {
-    const was = this.pStale[p];
-    if (was === stale) return false;
-    this.pStale[p] = stale;
-    if ((was === FRESH) !== (stale === FRESH)) this.peerStale[peer] += stale === FRESH ? -1 : 1;
-    return true;
-  }
-
   private countPath(peer: number, delta: number): void {
     this.ensurePeer(peer);
     this.peerPaths[peer] += delta;
@@ -696,7 +604,7 @@ export class LocRib {
     const cap = Math.max(peer + 1, this.peerPaths.length * 2);
     this.peerPaths = grown(this.peerPaths, cap);
     this.peerDenied = grown(this.peerDenied, cap);
-    this.peerStale = grown(this.peerStale, cap);
+    this.stale.growPeers(cap);
   }
 
   private nextArrival(): number {
@@ -737,7 +645,7 @@ export class LocRib {
     this.pArrival = grown(this.pArrival, cap);
     this.pEntry = grown(this.pEntry, cap);
     this.pDenied = grown(this.pDenied, cap);
-    this.pStale = grown(this.pStale, cap);
+    this.stale.grow(cap);
   }
 
   private growEntries(cap: number): void {

@@ -19,7 +19,8 @@ import {
   WellKnownCommunity,
 } from './constants.js';
 import { DEFAULT_DECISION, type DecisionOptions } from './decision.js';
-import { type EntryView, LocRib, type RankedPaths } from './loc-rib.js';
+import { LocRib } from './loc-rib.js';
+import type { EntryView, RankedPaths } from './loc-rib-view.js';
 import { RibPeer, type RibPeerInit } from './peer.js';
 import { toRibPrefix } from './prefix-key.js';
 import type { RouteAdd, RouteChange } from './route-change.js';

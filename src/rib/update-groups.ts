@@ -4,7 +4,7 @@ import { AdjRibOut, NOT_ADVERTISED } from './adj-rib-out.js';
 import { ChangeBatch } from './change-batch.js';
 import { ExportInterner } from './export-interner.js';
 import { type ExportContext, type ExportTarget, exportAttributes } from './export-rules.js';
-import type { RankedPaths } from './loc-rib.js';
+import type { RankedPaths } from './loc-rib-view.js';
 import { pathKey } from './path-ids.js';
 import type { RouteSource } from './peer.js';
 import type { RibPrefix } from './prefix-key.js';

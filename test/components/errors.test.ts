@@ -6,6 +6,8 @@ import { TransportError } from '../../src/bgp/transport/index.js';
 import { BgpError, type BgpErrorKind, IncompleteError } from '../../src/bgp/wire/index.js';
 import { KindedError } from '../../src/components/index.js';
 import { ConfigError } from '../../src/config/index.js';
+import { KernelError } from '../../src/fib/kernel/index.js';
+import { OvnNbError } from '../../src/fib/ovn-nb/index.js';
 import { ZapiError } from '../../src/fib/zebra/index.js';
 import { OvsdbError } from '../../src/ovsdb/index.js';
 import { PolicyError } from '../../src/policy/index.js';
@@ -28,6 +30,8 @@ describe('KindedError, the base of every error thrown on purpose', () => {
     ['IncompleteError', new IncompleteError(4), 'incomplete'],
     ['OvsdbError', new OvsdbError('closed', 'closed'), 'closed'],
     ['ZapiError', new ZapiError('closed', 'closed'), 'closed'],
+    ['KernelError', new KernelError('timeout', 'late'), 'timeout'],
+    ['OvnNbError', new OvnNbError('no-router', 'none yet'), 'no-router'],
   ];
 
   it.each(cases)('%s carries its kind and its own name', (name, error, kind) => {

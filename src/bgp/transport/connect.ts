@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { type Clock, systemScheduler } from '../../components/index.js';
 import { BGP_PORT } from '../wire/index.js';
 import { formatIp, parseIp, unmapV4 } from './address.js';
 import { TransportDefaults } from './constants.js';
@@ -25,6 +26,11 @@ export interface ConnectInit {
   readonly signal?: AbortSignal;
 }
 
+export interface ConnectComponents {
+  /** The connect timeout's clock; default the system's. */
+  readonly clock?: Clock;
+}
+
 export interface OutgoingConnection {
   readonly socket: net.Socket;
   readonly peer: Endpoint;
@@ -37,7 +43,10 @@ export interface OutgoingConnection {
  * connect(2)), then node adopts it and runs a normal non-blocking connect. Every failure
  * rejects with a TransportError and leaves no fd behind.
  */
-export async function connectToPeer(init: ConnectInit): Promise<OutgoingConnection> {
+export async function connectToPeer(
+  init: ConnectInit,
+  components: ConnectComponents = {},
+): Promise<OutgoingConnection> {
   // ::ffff:a.b.c.d is an IPv4 peer: connect over AF_INET, key it as IPv4.
   const remote = unmapV4(parseIp(init.host));
   const host = formatIp(remote);
@@ -69,7 +78,7 @@ export async function connectToPeer(init: ConnectInit): Promise<OutgoingConnecti
     }
     return new net.Socket({ fd, readable: true, writable: true });
   });
-  return waitConnected(socket, host, port, timeoutMs, init.signal);
+  return waitConnected(socket, host, port, timeoutMs, init.signal, components.clock ?? systemScheduler);
 }
 
 function waitConnected(
@@ -78,10 +87,11 @@ function waitConnected(
   port: number,
   timeoutMs: number,
   signal: AbortSignal | undefined,
+  clock: Clock,
 ): Promise<OutgoingConnection> {
   return new Promise((resolve, reject) => {
     const settle = (error: TransportError | undefined) => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       socket.off('connect', onConnect);
       socket.off('error', onError);
       signal?.removeEventListener('abort', onAbort);
@@ -118,7 +128,8 @@ function waitConnected(
       );
     const onAbort = () =>
       settle(new TransportError('connect-aborted', `connect to ${host} aborted`, { address: host }));
-    const timer = setTimeout(
+    // Unref'd like every protocol timer: the connecting socket is what holds the process.
+    const timer = clock.setTimeout(
       () =>
         settle(
           new TransportError(

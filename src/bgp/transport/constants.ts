@@ -4,8 +4,12 @@
  * Values are for Linux on x86-64 and arm64 (the asm-generic numbers).
  */
 
-export const AddressFamily = { AF_INET: 2, AF_INET6: 10 } as const;
-export type AddressFamilyCode = (typeof AddressFamily)[keyof typeof AddressFamily];
+/**
+ * Linux's socket address families (AF_INET, AF_INET6 in linux/socket.h): the numbers a
+ * sockaddr, an rtnetlink rtmsg and a ZAPI prefix carry. Not BGP's AFI (IANA: IPv4 1, IPv6 2).
+ */
+export const AF = { INET: 2, INET6: 10 } as const;
+export type AfNumber = (typeof AF)[keyof typeof AF];
 
 export const SocketType = {
   SOCK_STREAM: 1,

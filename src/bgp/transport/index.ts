@@ -3,8 +3,13 @@
  * listening and connecting sockets, through a few libc calls.
  */
 export { formatIp, type IpAddress, normalizeAddress, parseIp, tryParseIp } from './address.js';
-export { type ConnectInit, connectToPeer, type OutgoingConnection } from './connect.js';
-export { TransportDefaults } from './constants.js';
+export {
+  type ConnectComponents,
+  type ConnectInit,
+  connectToPeer,
+  type OutgoingConnection,
+} from './connect.js';
+export { AF, type AfNumber, TransportDefaults } from './constants.js';
 export type { Endpoint } from './endpoint.js';
 export { TransportError, type TransportErrorKind } from './errors.js';
 export {

@@ -1,11 +1,11 @@
 import type { IpAddress } from './address.js';
-import { AddressFamily, SocketType } from './constants.js';
+import { AF, SocketType } from './constants.js';
 import { sysBind, sysClose, sysSocket } from './libc.js';
 import { encodeSockaddr } from './sockaddr.js';
 
 /** A new, unbound, blocking TCP socket of the family of `ip`; node makes it non-blocking on adoption. */
 export function openTcpFd(ip: IpAddress): number {
-  const domain = ip.family === 4 ? AddressFamily.AF_INET : AddressFamily.AF_INET6;
+  const domain = ip.family === 4 ? AF.INET : AF.INET6;
   return sysSocket(domain, SocketType.SOCK_STREAM | SocketType.SOCK_CLOEXEC);
 }
 

@@ -1,6 +1,6 @@
 import { endianness } from 'node:os';
 import type { IpAddress } from './address.js';
-import { AddressFamily, SockaddrLayout } from './constants.js';
+import { AF, SockaddrLayout } from './constants.js';
 
 /** Fields the kernel reads in host byte order (sa_family, tcpm_keylen, ifindex, scope_id). */
 export const HOST_LITTLE_ENDIAN = endianness() === 'LE';
@@ -13,12 +13,12 @@ export const HOST_LITTLE_ENDIAN = endianness() === 'LE';
 export function writeSockaddr(buf: Buffer, offset: number, ip: IpAddress, port = 0): number {
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   if (ip.family === 4) {
-    view.setUint16(offset + SockaddrLayout.FAMILY, AddressFamily.AF_INET, HOST_LITTLE_ENDIAN);
+    view.setUint16(offset + SockaddrLayout.FAMILY, AF.INET, HOST_LITTLE_ENDIAN);
     view.setUint16(offset + SockaddrLayout.PORT, port, false);
     buf.set(ip.bytes, offset + SockaddrLayout.IN_ADDR);
     return SockaddrLayout.IN_SIZE;
   }
-  view.setUint16(offset + SockaddrLayout.FAMILY, AddressFamily.AF_INET6, HOST_LITTLE_ENDIAN);
+  view.setUint16(offset + SockaddrLayout.FAMILY, AF.INET6, HOST_LITTLE_ENDIAN);
   view.setUint16(offset + SockaddrLayout.PORT, port, false);
   buf.set(ip.bytes, offset + SockaddrLayout.IN6_ADDR); // flowinfo and scope_id stay 0
   return SockaddrLayout.IN6_SIZE;

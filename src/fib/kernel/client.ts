@@ -1,4 +1,6 @@
-import { type AddressFamilyCode, Errno, errnoName, NlmFlag, NlmsgType } from './constants.js';
+import type { AfNumber } from '../../bgp/transport/index.js';
+import { type Clock, systemScheduler, type TimerHandle } from '../../components/index.js';
+import { Errno, errnoName, NlmFlag, NlmsgType } from './constants.js';
 import { decodeAck, decodeDone } from './control.js';
 import { KernelError, rejectionText } from './errors.js';
 import { type NlMessage, NlView, NlWriter, splitMessages } from './nl-buffer.js';
@@ -24,20 +26,8 @@ export interface RtnlClientInit {
   readonly maxWriteBytes?: number;
 }
 
-export interface Timers {
-  /** `background`: the timer alone must not keep the process alive (a periodic check). */
-  setTimeout(fn: () => void, ms: number, background?: boolean): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const systemTimers: Timers = {
-  setTimeout: (fn, ms, background) => {
-    const t = setTimeout(fn, ms);
-    if (background) t.unref();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
+/** The socket is unref'd (an idle target must not hold the process): a pending request does, through its timer. */
+const REQUEST_TIMER = { keepAlive: true } as const;
 
 /** Encodes request `i` with sequence number `seq`; `ack` is NLM_F_ACK on the last of a write, else 0. */
 export type EncodeRequest = (w: NlWriter, i: number, seq: number, ack: number) => void;
@@ -53,7 +43,7 @@ interface Pending {
   onRoute?: (route: KernelRoute) => void;
   resolve: () => void;
   reject: (e: KernelError) => void;
-  timer: unknown;
+  timer: TimerHandle;
 }
 
 /**
@@ -72,7 +62,7 @@ interface Pending {
  */
 export class RtnlClient {
   readonly #socket: RtnlSocket;
-  readonly #timers: Timers;
+  readonly #clock: Clock;
   readonly #batch: number;
   readonly #maxInFlight: number;
   readonly #timeoutMs: number;
@@ -88,9 +78,9 @@ export class RtnlClient {
   /** Answers with no pending request (late ones after a timeout): counted for status. */
   strays = 0;
 
-  constructor(socket: RtnlSocket, init: RtnlClientInit, timers: Timers = systemTimers) {
+  constructor(socket: RtnlSocket, init: RtnlClientInit, clock: Clock = systemScheduler) {
     this.#socket = socket;
-    this.#timers = timers;
+    this.#clock = clock;
     this.#maxInFlight = Math.max(
       1,
       Math.min(init.maxInFlight, Math.floor(socket.recvBuffer / init.responseTruesize)),
@@ -162,7 +152,7 @@ export class RtnlClient {
 
   /** Every route of `family` the kernel sends for the filter (strict check) or all of them (without). */
   dump(
-    family: AddressFamilyCode,
+    family: AfNumber,
     filter: { readonly table: number; readonly protocol: number },
     onRoute: (route: KernelRoute) => void,
   ): Promise<void> {
@@ -231,7 +221,7 @@ export class RtnlClient {
   ): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const p: Pending = { first, count, base, kind, failures, onRoute, resolve, reject, timer: undefined };
-      p.timer = this.#timers.setTimeout(() => this.#timedOut(p), this.#timeoutMs);
+      p.timer = this.#clock.setTimeout(() => this.#timedOut(p), this.#timeoutMs, REQUEST_TIMER);
       this.#pending.push(p);
       this.#inFlight += count;
     });
@@ -269,7 +259,7 @@ export class RtnlClient {
     if (at < 0) return;
     this.#pending.splice(at, 1);
     this.#inFlight -= p.count;
-    this.#timers.clearTimeout(p.timer);
+    this.#clock.clearTimeout(p.timer);
     if (error) p.reject(error);
     else p.resolve();
     for (const w of this.#windowWaiters.splice(0)) w();

@@ -143,9 +143,6 @@ export const RtnhFlag = {
   UNRESOLVED: 32,
 } as const;
 
-export const AddressFamily = { INET: 2, INET6: 10 } as const;
-export type AddressFamilyCode = (typeof AddressFamily)[keyof typeof AddressFamily];
-
 /** `enum rtnetlink_groups`: the multicast groups the route monitor joins (group numbers, not masks). */
 export const RtnlGroup = { IPV4_ROUTE: 7, IPV6_ROUTE: 11 } as const;
 
@@ -198,6 +195,13 @@ export const RTPROT_NAMES = reverse(RtProt);
 export function errnoName(errno: number): string {
   return ERRNO_NAMES.get(errno) ?? `errno ${errno}`;
 }
+
+/**
+ * Changes planned, written and recorded per turn (two writes of KERNEL_DEFAULTS.batch):
+ * planning, encoding and the kernel's own work on a write all run in our thread, and a whole
+ * table at once would hold the event loop (and keepalives) for long.
+ */
+export const APPLY_SLICE = 8192;
 
 /** The target's defaults; `sinks.kernel` in the configuration overrides table, metric, protocol, on_stop. */
 export const KERNEL_DEFAULTS = {

@@ -1,3 +1,4 @@
+import { KindedError } from '../../components/index.js';
 import { errnoName } from './constants.js';
 
 /**
@@ -19,17 +20,14 @@ export type KernelErrorKind =
   | 'socket'
   | 'closed';
 
-export class KernelError extends Error {
-  readonly kind: KernelErrorKind;
+export class KernelError extends KindedError<KernelErrorKind> {
   /** Positive errno for `rejected`, `overrun` and `socket`. */
   readonly errno: number | undefined;
   /** The kernel's extended-ACK message, when it sent one. */
   readonly detail: string | undefined;
 
   constructor(kind: KernelErrorKind, message: string, errno?: number, detail?: string) {
-    super(`${kind}: ${message}`);
-    this.name = 'KernelError';
-    this.kind = kind;
+    super(kind, `${kind}: ${message}`);
     this.errno = errno;
     this.detail = detail;
   }

@@ -4,8 +4,6 @@ export {
   type RequestFailure,
   RtnlClient,
   type RtnlClientInit,
-  systemTimers,
-  type Timers,
 } from './client.js';
 export * from './constants.js';
 export { decodeAck, decodeDone, type NlAck, writeAck } from './control.js';
@@ -20,6 +18,7 @@ export {
 } from './monitor.js';
 export { canonicalNexthops, type NexthopSet, NexthopSets } from './nexthop-set.js';
 export { forEachAttr, type NlMessage, NlView, NlWriter, nlAlign, splitMessages } from './nl-buffer.js';
+export type { Problem } from './owned.js';
 export {
   type Found,
   planInSteps,
@@ -52,10 +51,5 @@ export {
   type RtnlSocketOptions,
   type SocketError,
 } from './rtnl-socket.js';
-export {
-  type KernelComponents,
-  type KernelProblem,
-  type KernelStatus,
-  KernelTarget,
-  type KernelTargetInit,
-} from './target.js';
+export { KernelTarget } from './target.js';
+export type { KernelComponents, KernelProblem, KernelStatus, KernelTargetInit } from './types.js';

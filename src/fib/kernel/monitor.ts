@@ -1,4 +1,4 @@
-import type { Timers } from './client.js';
+import type { Clock, TimerHandle } from '../../components/index.js';
 import { Errno, NlmsgType, RTA_HDRLEN, RTMSG_LEN, Rta, RtnlGroup } from './constants.js';
 import { KernelError } from './errors.js';
 import { type NlMessage, NlView, nlAlign, splitMessages } from './nl-buffer.js';
@@ -62,8 +62,8 @@ export class RouteMonitor {
   readonly #socket: RtnlSocket;
   readonly #init: RouteMonitorInit;
   readonly #h: RouteMonitorHandlers;
-  readonly #timers: Timers;
-  #timer: unknown;
+  readonly #clock: Clock;
+  #timer: TimerHandle;
   #drops: number;
   #closed = false;
   events = 0;
@@ -73,7 +73,7 @@ export class RouteMonitor {
   overruns = 0;
   dropped = 0;
 
-  constructor(socket: RtnlSocket, init: RouteMonitorInit, handlers: RouteMonitorHandlers, timers: Timers) {
+  constructor(socket: RtnlSocket, init: RouteMonitorInit, handlers: RouteMonitorHandlers, clock: Clock) {
     // Everybody's route changes arrive here: a burst can always outrun us, and without
     // NETLINK_NO_ENOBUFS the add-on would abort the process on the overrun (rtnl-socket.ts).
     if (!socket.tuned.includes('no-enobufs') || socket.drops() === undefined) {
@@ -86,7 +86,7 @@ export class RouteMonitor {
     this.#socket = socket;
     this.#init = init;
     this.#h = handlers;
-    this.#timers = timers;
+    this.#clock = clock;
     this.#drops = socket.drops() ?? 0;
     this.#schedule();
     socket.onMessage((d) => this.#onDatagram(d));
@@ -104,20 +104,17 @@ export class RouteMonitor {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#timers.clearTimeout(this.#timer);
+    this.#clock.clearTimeout(this.#timer);
     this.#socket.close();
   }
 
   #schedule(): void {
-    this.#timer = this.#timers.setTimeout(
-      () => {
-        if (this.#closed) return;
-        this.#checkDrops();
-        this.#schedule();
-      },
-      this.#init.dropCheckMs,
-      true,
-    );
+    // A periodic check: it must not keep the process alive on its own (the clock's default).
+    this.#timer = this.#clock.setTimeout(() => {
+      if (this.#closed) return;
+      this.#checkDrops();
+      this.#schedule();
+    }, this.#init.dropCheckMs);
   }
 
   /** Reads sk_drops now (also done every dropCheckMs): more than before means lost notifications. */

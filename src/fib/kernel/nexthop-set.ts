@@ -1,4 +1,4 @@
-import type { AddressFamilyCode } from './constants.js';
+import type { AfNumber } from '../../bgp/transport/index.js';
 import { encodeNexthops, type KernelNexthop } from './route-message.js';
 
 /**
@@ -8,7 +8,7 @@ import { encodeNexthops, type KernelNexthop } from './route-message.js';
  * and a route holds a reference.
  */
 export interface NexthopSet {
-  readonly family: AddressFamilyCode;
+  readonly family: AfNumber;
   readonly nexthops: readonly KernelNexthop[];
   /** "198.18.40.2@3*1,198.18.40.3@3*1": sorted, so the order of an ECMP set does not matter. */
   readonly canon: string;
@@ -28,7 +28,7 @@ export class NexthopSets {
   readonly #sets = new Map<string, NexthopSet>();
 
   /** The interned set for these next hops under a route of `family`; encodes it the first time. */
-  get(family: AddressFamilyCode, nexthops: readonly KernelNexthop[]): NexthopSet {
+  get(family: AfNumber, nexthops: readonly KernelNexthop[]): NexthopSet {
     const canon = canonicalNexthops(nexthops);
     const key = `${family}|${canon}`;
     let set = this.#sets.get(key);

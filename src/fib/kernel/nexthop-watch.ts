@@ -1,7 +1,7 @@
 import { Afi, parseIpv4, parseIpv6 } from '../../bgp/wire/index.js';
+import type { Clock, TimerHandle } from '../../components/index.js';
 import { maskIpv4, maskWord, type RibPrefix } from '../../rib/index.js';
 import type { FibChange, FibNextHop, FibRoute } from '../route.js';
-import type { Timers } from './client.js';
 import { RtTable } from './constants.js';
 import type { Wanted } from './plan.js';
 import type { KernelRoute } from './route-message.js';
@@ -22,17 +22,17 @@ interface Watched {
  * route there later) and every table a lookup answered from (policy routing).
  */
 export class NextHopWatch {
-  readonly #timers: Timers;
+  readonly #clock: Clock;
   readonly #delayMs: number;
   readonly #due: (addresses: string[]) => void;
   #watched = new Map<string, Watched>();
   #tables = new Set<number>([RtTable.MAIN]);
   #pending = new Set<string>();
-  #timer: unknown;
+  #timer: TimerHandle;
   #closed = false;
 
-  constructor(timers: Timers, delayMs: number, due: (addresses: string[]) => void) {
-    this.#timers = timers;
+  constructor(clock: Clock, delayMs: number, due: (addresses: string[]) => void) {
+    this.#clock = clock;
     this.#delayMs = delayMs;
     this.#due = due;
   }
@@ -60,17 +60,22 @@ export class NextHopWatch {
         hit = true;
       }
     if (!hit || this.#timer !== undefined) return;
-    this.#timer = this.#timers.setTimeout(() => {
-      this.#timer = undefined;
-      const due = [...this.#pending];
-      this.#pending.clear();
-      if (!this.#closed && due.length > 0) this.#due(due);
-    }, this.#delayMs);
+    // Writes are owed to the kernel once it fires: it holds the process like a request in flight.
+    this.#timer = this.#clock.setTimeout(
+      () => {
+        this.#timer = undefined;
+        const due = [...this.#pending];
+        this.#pending.clear();
+        if (!this.#closed && due.length > 0) this.#due(due);
+      },
+      this.#delayMs,
+      { keepAlive: true },
+    );
   }
 
   close(): void {
     this.#closed = true;
-    this.#timers.clearTimeout(this.#timer);
+    this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 }

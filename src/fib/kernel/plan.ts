@@ -1,6 +1,8 @@
 import type { RibPrefix } from '../../rib/index.js';
-import type { FibNextHop } from '../route.js';
-import type { NexthopSet } from './nexthop-set.js';
+import type { FibChange, FibNextHop, FibRoute } from '../route.js';
+import type { NexthopSet, NexthopSets } from './nexthop-set.js';
+import type { NextHopResolver } from './resolve.js';
+import { familyOf } from './route-message.js';
 
 /** A route we want in our table. */
 export interface Wanted {
@@ -108,4 +110,102 @@ export function* planInSteps(
     else creates.push({ kind: 'create', want: w });
   }
   return { ops: [...deletes, ...replaces, ...creates], keep, conflicts };
+}
+
+/** What planning a batch of changes reads and records: the mirror of our routes (owned.ts). */
+export interface RouteBook {
+  get(key: number | string): Wanted | undefined;
+  /** The metric our route for the prefix has in the kernel. */
+  priority(prefix: RibPrefix): number;
+  /** Records that the route cannot go in, and why (kept to be tried again when a next hop moves). */
+  fail(key: number | string, prefix: RibPrefix, reason: string, route: FibRoute): void;
+  /** The prefix has no problem any more. */
+  settle(key: number | string): void;
+}
+
+/**
+ * The writes that make changes [from, to) hold: an add replaces our route (or creates it), a
+ * withdraw deletes ours; what needs no write (a route that cannot go in, an add that changes
+ * nothing) is recorded in `book`. `fresh` hears of every prefix planned anew.
+ */
+export function planChanges(
+  changes: readonly FibChange[],
+  from: number,
+  to: number,
+  book: RouteBook,
+  wanted: WantedRoutes,
+  fresh: (key: number | string) => void,
+): RouteOp[] {
+  const ops: RouteOp[] = [];
+  for (let i = from; i < to; i++) {
+    const c = changes[i];
+    const prefix = c.kind === 'add' ? c.route.prefix : c.prefix;
+    const key = prefix.key();
+    fresh(key);
+    const have = book.get(key);
+    if (c.kind === 'withdraw') {
+      book.settle(key);
+      if (have) ops.push({ kind: 'delete', prefix, priority: book.priority(prefix) });
+      continue;
+    }
+    const want = wanted.of(c.route);
+    if ('reason' in want) {
+      book.fail(key, prefix, want.reason, c.route);
+      if (have) ops.push({ kind: 'delete', prefix, priority: book.priority(prefix) });
+      continue;
+    }
+    book.settle(key);
+    // Interned sets: the same object means the same next hops (a MED change, say).
+    if (have?.set === want.set) continue;
+    ops.push(have ? { kind: 'replace', want } : { kind: 'create', want });
+  }
+  return ops;
+}
+
+/**
+ * A FibRoute as the route we want in the kernel: its next hops resolved (through the
+ * resolver's cache) into an interned next-hop set, or why none resolves. Routes come in runs
+ * that share one next-hop list, so the last list's set is kept and a run resolves once.
+ */
+export class WantedRoutes {
+  readonly #sets: NexthopSets;
+  readonly #priority: (prefix: RibPrefix) => number;
+  #resolver: NextHopResolver | undefined;
+  #last:
+    | {
+        readonly hops: readonly FibNextHop[];
+        readonly family: number;
+        readonly set: NexthopSet | { readonly reason: string };
+      }
+    | undefined;
+
+  constructor(sets: NexthopSets, priority: (prefix: RibPrefix) => number) {
+    this.#sets = sets;
+    this.#priority = priority;
+  }
+
+  /** Resolves through `resolver` from now on (a new socket's). */
+  use(resolver: NextHopResolver): void {
+    this.#resolver = resolver;
+    this.#last = undefined;
+  }
+
+  /** Forgets the last list's set: next hops may resolve otherwise now. */
+  forget(): void {
+    this.#last = undefined;
+  }
+
+  of(route: FibRoute): Wanted | { readonly reason: string } {
+    const family = familyOf(route.prefix);
+    const last = this.#last;
+    let set: NexthopSet | { readonly reason: string };
+    if (last !== undefined && last.hops === route.nextHops && last.family === family) set = last.set;
+    else {
+      const r = this.#resolver!.nexthopsFor(family, route.nextHops);
+      set = 'reason' in r ? r : this.#sets.get(family, r.nexthops);
+      this.#last = { hops: route.nextHops, family, set };
+    }
+    if ('reason' in set) return set;
+    return { prefix: route.prefix, set, priority: this.#priority(route.prefix), hops: route.nextHops };
+  }
 }

@@ -1,6 +1,7 @@
+import { AF } from '../../bgp/transport/index.js';
 import type { FibNextHop } from '../route.js';
 import type { RequestFailure } from './client.js';
-import { AddressFamily, Rtn } from './constants.js';
+import { Rtn } from './constants.js';
 import { rejectionText } from './errors.js';
 import { canonicalNexthops } from './nexthop-set.js';
 import { gatewayFamilyOf, type KernelNexthop, type KernelRoute } from './route-message.js';
@@ -151,7 +152,7 @@ export class NextHopResolver {
     const seen = new Set<string>();
     let reason: string | undefined;
     for (const h of hops) {
-      if (routeFamily === AddressFamily.INET6 && !h.address.includes(':')) {
+      if (routeFamily === AF.INET6 && !h.address.includes(':')) {
         reason ??= `an IPv6 route cannot have the IPv4 next hop ${h.address}`;
         continue;
       }

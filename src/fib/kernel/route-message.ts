@@ -1,10 +1,9 @@
 // Over 400 lines on purpose: the encoder and the decoder of one message family (rtmsg with its
 // attributes) side by side, so each attribute's write and read stay next to each other.
+import { AF, type AfNumber } from '../../bgp/transport/index.js';
 import { Afi, formatIpv4, formatIpv6, parseIpv4, parseIpv6 } from '../../bgp/wire/index.js';
 import { maskIpv4, maskWord, RibPrefix } from '../../rib/index.js';
 import {
-  AddressFamily,
-  type AddressFamilyCode,
   NlmFlag,
   NlmsgType,
   RTA_HDRLEN,
@@ -39,7 +38,7 @@ export interface KernelNexthop {
   /** Text of the gateway (RFC 5952 for IPv6); absent for a route straight onto a device. */
   readonly gateway?: string;
   /** The gateway's family: INET6 under an IPv4 route is RTA_VIA. */
-  readonly gatewayFamily?: AddressFamilyCode;
+  readonly gatewayFamily?: AfNumber;
   /** 0 when the kernel is to pick the device (we always name it after resolving). */
   readonly ifindex: number;
   /** rtnh_hops + 1; 1 for a single next hop. */
@@ -74,12 +73,12 @@ export interface RouteKey {
   readonly priority: number;
 }
 
-export function familyOf(prefix: RibPrefix): AddressFamilyCode {
-  return prefix.afi === Afi.IPV4 ? AddressFamily.INET : AddressFamily.INET6;
+export function familyOf(prefix: RibPrefix): AfNumber {
+  return prefix.afi === Afi.IPV4 ? AF.INET : AF.INET6;
 }
 
-export function gatewayFamilyOf(address: string): AddressFamilyCode {
-  return address.includes(':') ? AddressFamily.INET6 : AddressFamily.INET;
+export function gatewayFamilyOf(address: string): AfNumber {
+  return address.includes(':') ? AF.INET6 : AF.INET;
 }
 
 function writeAddressWords(w: NlWriter, p: RibPrefix): void {
@@ -91,8 +90,8 @@ function writeAddressWords(w: NlWriter, p: RibPrefix): void {
   }
 }
 
-function writeAddressText(w: NlWriter, family: AddressFamilyCode, text: string): void {
-  if (family === AddressFamily.INET) {
+function writeAddressText(w: NlWriter, family: AfNumber, text: string): void {
+  if (family === AF.INET) {
     w.be32(parseIpv4(text));
     return;
   }
@@ -129,7 +128,7 @@ function writeKeyAttrs(w: NlWriter, prefix: RibPrefix, table: number, priority: 
   if (priority !== undefined) w.attrU32(Rta.PRIORITY, priority);
 }
 
-function writeGateway(w: NlWriter, routeFamily: AddressFamilyCode, nh: KernelNexthop): void {
+function writeGateway(w: NlWriter, routeFamily: AfNumber, nh: KernelNexthop): void {
   if (nh.gateway === undefined) return;
   const family = nh.gatewayFamily ?? gatewayFamilyOf(nh.gateway);
   if (family === routeFamily) {
@@ -138,7 +137,7 @@ function writeGateway(w: NlWriter, routeFamily: AddressFamilyCode, nh: KernelNex
     w.attrEnd(a);
     return;
   }
-  if (routeFamily !== AddressFamily.INET)
+  if (routeFamily !== AF.INET)
     throw new KernelError('unencodable', `an IPv6 route cannot have the IPv4 gateway ${nh.gateway}`);
   const a = w.attrBegin(Rta.VIA);
   w.u16(family);
@@ -150,20 +149,13 @@ function writeGateway(w: NlWriter, routeFamily: AddressFamilyCode, nh: KernelNex
  * The next-hop attributes of a route: RTA_GATEWAY|RTA_VIA + RTA_OIF for one, RTA_MULTIPATH for
  * more. Routes share few next-hop sets, so the target encodes each set once and copies it.
  */
-export function encodeNexthops(
-  routeFamily: AddressFamilyCode,
-  nexthops: readonly KernelNexthop[],
-): Uint8Array {
+export function encodeNexthops(routeFamily: AfNumber, nexthops: readonly KernelNexthop[]): Uint8Array {
   const w = new NlWriter(64 + nexthops.length * 32);
   writeNexthops(w, routeFamily, nexthops);
   return w.finish();
 }
 
-function writeNexthops(
-  w: NlWriter,
-  routeFamily: AddressFamilyCode,
-  nexthops: readonly KernelNexthop[],
-): void {
+function writeNexthops(w: NlWriter, routeFamily: AfNumber, nexthops: readonly KernelNexthop[]): void {
   if (nexthops.length === 0) throw new KernelError('unencodable', 'a route needs a next hop');
   if (nexthops.length === 1 && nexthops[0].weight <= 1) {
     const nh = nexthops[0];
@@ -233,7 +225,7 @@ export function writeDelRoute(w: NlWriter, key: RouteKey, flags: number, seq: nu
   const start = w.begin(NlmsgType.DELROUTE, NlmFlag.REQUEST | flags, seq);
   const family = familyOf(key.prefix);
   // iproute2 sends IPv6 deletes with scope UNIVERSE (IPv6 has no route scopes to match).
-  const scope = family === AddressFamily.INET ? RtScope.NOWHERE : RtScope.UNIVERSE;
+  const scope = family === AF.INET ? RtScope.NOWHERE : RtScope.UNIVERSE;
   writeRtmsg(w, family, key.prefix.len, key.table, key.protocol, scope, Rtn.UNSPEC);
   writeKeyAttrs(w, key.prefix, key.table, key.priority);
   w.end(start);
@@ -253,12 +245,12 @@ export function writeGetRoute(
   writeRtmsg(
     w,
     family,
-    family === AddressFamily.INET ? 32 : 128,
+    family === AF.INET ? 32 : 128,
     0,
     0,
     0,
     0,
-    (o.fibMatch ? RtmFlag.FIB_MATCH : 0) | (family === AddressFamily.INET ? RtmFlag.LOOKUP_TABLE : 0),
+    (o.fibMatch ? RtmFlag.FIB_MATCH : 0) | (family === AF.INET ? RtmFlag.LOOKUP_TABLE : 0),
   );
   const a = w.attrBegin(Rta.DST);
   writeAddressText(w, family, address);
@@ -274,7 +266,7 @@ export function writeGetRoute(
  */
 export function writeDumpRoutes(
   w: NlWriter,
-  family: AddressFamilyCode,
+  family: AfNumber,
   filter: { readonly table: number; readonly protocol: number },
   seq: number,
 ): void {
@@ -285,11 +277,11 @@ export function writeDumpRoutes(
 }
 
 function readAddress(v: NlView, family: number, start: number, end: number, what: string): string {
-  if (family === AddressFamily.INET) {
+  if (family === AF.INET) {
     v.need(start, 4, end, what);
     return formatIpv4(v.be32(start));
   }
-  if (family === AddressFamily.INET6) {
+  if (family === AF.INET6) {
     v.need(start, 16, end, what);
     return formatIpv6(v.be32(start), v.be32(start + 4), v.be32(start + 8), v.be32(start + 12));
   }
@@ -299,13 +291,13 @@ function readAddress(v: NlView, family: number, start: number, end: number, what
 /** A gateway attribute read in place: family and text, or nothing. */
 interface GatewayCell {
   gateway: string | undefined;
-  gatewayFamily: AddressFamilyCode | undefined;
+  gatewayFamily: AfNumber | undefined;
 }
 
 /** Reads RTA_GATEWAY or RTA_VIA at `off` (an attribute header) into `into`; other types are skipped. */
 function readGatewayAttr(
   v: NlView,
-  family: AddressFamilyCode,
+  family: AfNumber,
   type: number,
   s: number,
   e: number,
@@ -318,7 +310,7 @@ function readGatewayAttr(
     v.need(s, 2, e, 'RTA_VIA');
     const viaFamily = v.u16(s);
     into.gateway = readAddress(v, viaFamily, s + 2, e, 'RTA_VIA');
-    into.gatewayFamily = viaFamily as AddressFamilyCode;
+    into.gatewayFamily = viaFamily as AfNumber;
   }
 }
 
@@ -335,7 +327,7 @@ function attrLength(v: NlView, off: number, to: number, what: string): number {
   return len;
 }
 
-function readMultipath(v: NlView, family: AddressFamilyCode, start: number, end: number): KernelNexthop[] {
+function readMultipath(v: NlView, family: AfNumber, start: number, end: number): KernelNexthop[] {
   const out: KernelNexthop[] = [];
   let off = start;
   while (off + RTNH_LEN <= end) {
@@ -359,9 +351,8 @@ export function decodeRoute(v: NlView, m: NlMessage): KernelRoute {
   v.need(m.body, RTMSG_LEN, m.end, 'rtmsg');
   const b = m.body;
   const family = v.u8(b);
-  if (family !== AddressFamily.INET && family !== AddressFamily.INET6)
-    throw new KernelError('malformed', `rtmsg family ${family}`);
-  const v4 = family === AddressFamily.INET;
+  if (family !== AF.INET && family !== AF.INET6) throw new KernelError('malformed', `rtmsg family ${family}`);
+  const v4 = family === AF.INET;
   const dstLen = v.u8(b + 1);
   if (dstLen > (v4 ? 32 : 128))
     throw new KernelError('malformed', `rtm_dst_len ${dstLen} for family ${family}`);

@@ -1,3 +1,4 @@
+import { KindedError } from '../../components/index.js';
 import { OvsdbError, TransactionError } from '../../ovsdb/index.js';
 import { PRECONDITION_OP, WAIT_FAILED } from './constants.js';
 
@@ -20,13 +21,9 @@ export type OvnNbErrorKind =
   | 'bad-config'
   | 'closed';
 
-export class OvnNbError extends Error {
-  readonly kind: OvnNbErrorKind;
-
+export class OvnNbError extends KindedError<OvnNbErrorKind> {
   constructor(kind: OvnNbErrorKind, message: string, options?: { cause?: unknown }) {
-    super(`${kind}: ${message}`, options);
-    this.name = 'OvnNbError';
-    this.kind = kind;
+    super(kind, `${kind}: ${message}`, options);
   }
 }
 

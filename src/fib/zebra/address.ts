@@ -1,3 +1,4 @@
+import { AF, type AfNumber } from '../../bgp/transport/index.js';
 import {
   formatIpv4,
   formatIpv6,
@@ -6,7 +7,6 @@ import {
   type Reader,
   type Writer,
 } from '../../bgp/wire/index.js';
-import { AddressFamily } from './constants.js';
 import { ZapiError } from './errors.js';
 
 /*
@@ -15,38 +15,36 @@ import { ZapiError } from './errors.js';
  * and ROUTER_ID_UPDATE write the full 4 or 16 (lib/zclient.c, zapi_route_encode vs zsend_*).
  */
 
-export type AddressFamilyCode = (typeof AddressFamily)[keyof typeof AddressFamily];
-
 /** A prefix on the wire: family, length, and the address as canonical text (host bits clear). */
 export interface ZapiPrefix {
-  readonly family: AddressFamilyCode;
+  readonly family: AfNumber;
   readonly len: number;
   readonly addr: string;
 }
 
-export function addressLength(family: AddressFamilyCode): 4 | 16 {
-  return family === AddressFamily.INET ? 4 : 16;
+export function addressLength(family: AfNumber): 4 | 16 {
+  return family === AF.INET ? 4 : 16;
 }
 
-export function maxPrefixLength(family: AddressFamilyCode): number {
-  return family === AddressFamily.INET ? 32 : 128;
+export function maxPrefixLength(family: AfNumber): number {
+  return family === AF.INET ? 32 : 128;
 }
 
-export function familyOfAddress(text: string): AddressFamilyCode {
-  return text.includes(':') ? AddressFamily.INET6 : AddressFamily.INET;
+export function familyOfAddress(text: string): AfNumber {
+  return text.includes(':') ? AF.INET6 : AF.INET;
 }
 
-export function checkFamily(family: number): AddressFamilyCode {
-  if (family !== AddressFamily.INET && family !== AddressFamily.INET6)
+export function checkFamily(family: number): AfNumber {
+  if (family !== AF.INET && family !== AF.INET6)
     throw new ZapiError('malformed', `address family ${family} is neither AF_INET (2) nor AF_INET6 (10)`);
   return family;
 }
 
 /** Network-order bytes of an address given as text. */
-export function addressBytes(text: string, family: AddressFamilyCode): Uint8Array {
+export function addressBytes(text: string, family: AfNumber): Uint8Array {
   const out = new Uint8Array(addressLength(family));
   try {
-    if (family === AddressFamily.INET) {
+    if (family === AF.INET) {
       const v = parseIpv4(text);
       out[0] = v >>> 24;
       out[1] = v >>> 16;
@@ -79,7 +77,7 @@ function maskBytes(bytes: Uint8Array, len: number): Uint8Array {
   return bytes;
 }
 
-function checkLength(family: AddressFamilyCode, len: number, kind: 'malformed' | 'unencodable'): void {
+function checkLength(family: AfNumber, len: number, kind: 'malformed' | 'unencodable'): void {
   if (!Number.isInteger(len) || len < 0 || len > maxPrefixLength(family))
     throw new ZapiError(kind, `prefix length ${len} out of range for family ${family}`);
 }

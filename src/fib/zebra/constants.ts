@@ -89,12 +89,6 @@ export const ZapiNexthopFlag = {
   EVPN: 0x40,
 } as const;
 
-/** Linux address family numbers, carried raw in ZAPI prefix `family` bytes. */
-export const AddressFamily = {
-  INET: 2,
-  INET6: 10,
-} as const;
-
 /** FRR's `afi_t` and `safi_t` (zebra's ROUTE_ADD accepts SAFI unicast and multicast only). */
 export const ZapiAfi = { IP: 1, IP6: 2 } as const;
 export const ZapiSafi = { UNICAST: 1, MULTICAST: 2 } as const;

@@ -1,8 +1,9 @@
+import { AF } from '../../bgp/transport/index.js';
 import { Afi } from '../../bgp/wire/index.js';
 import type { RibPrefix } from '../../rib/index.js';
 import type { FibRoute } from '../route.js';
 import type { ZapiPrefix } from './address.js';
-import { AddressFamily, NexthopType, VRF_DEFAULT, ZapiSafi, ZebraFlag } from './constants.js';
+import { NexthopType, VRF_DEFAULT, ZapiSafi, ZebraFlag } from './constants.js';
 import type { ZapiNexthop, ZapiRoute } from './route-message.js';
 
 /** How our routes are owned and ranked in zebra. */
@@ -16,7 +17,7 @@ export interface RouteOwner {
 }
 
 export function zapiPrefix(p: RibPrefix): ZapiPrefix {
-  return { family: p.afi === Afi.IPV4 ? AddressFamily.INET : AddressFamily.INET6, len: p.len, addr: p.addr };
+  return { family: p.afi === Afi.IPV4 ? AF.INET : AF.INET6, len: p.len, addr: p.addr };
 }
 
 /** The key routes and notifications share: "198.18.0.0/24", RFC 5952 text for IPv6. */

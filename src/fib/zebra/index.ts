@@ -2,7 +2,6 @@
 
 export { type Clock, type Logger, silentLogger, systemClock } from '../../components/index.js';
 export {
-  type AddressFamilyCode,
   addressBytes,
   addressText,
   prefixText,
@@ -12,7 +11,6 @@ export { type BackoffOptions, backoffDelay } from './backoff.js';
 export { ZapiClient, type ZapiClientHandlers, type ZapiClientInit, type ZapiClientState } from './client.js';
 export type { ZebraComponents } from './components.js';
 export {
-  AddressFamily,
   commandName,
   NexthopType,
   NOTIFY_OWNER_NAMES,

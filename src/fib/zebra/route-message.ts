@@ -1,3 +1,4 @@
+import { AF } from '../../bgp/transport/index.js';
 import { IncompleteError, Reader, type Writer } from '../../bgp/wire/index.js';
 import {
   addressBytes,
@@ -7,14 +8,7 @@ import {
   writeRoutePrefix,
   type ZapiPrefix,
 } from './address.js';
-import {
-  AddressFamily,
-  NexthopType,
-  ZapiCommand,
-  ZapiMessage,
-  ZapiNexthopFlag,
-  ZapiSafi,
-} from './constants.js';
+import { NexthopType, ZapiCommand, ZapiMessage, ZapiNexthopFlag, ZapiSafi } from './constants.js';
 import { ZapiError } from './errors.js';
 import { writeFrame } from './header.js';
 
@@ -95,10 +89,8 @@ function hasGate(type: number): boolean {
   );
 }
 
-function gateFamily(type: number): typeof AddressFamily.INET | typeof AddressFamily.INET6 {
-  return type === NexthopType.IPV4 || type === NexthopType.IPV4_IFINDEX
-    ? AddressFamily.INET
-    : AddressFamily.INET6;
+function gateFamily(type: number): typeof AF.INET | typeof AF.INET6 {
+  return type === NexthopType.IPV4 || type === NexthopType.IPV4_IFINDEX ? AF.INET : AF.INET6;
 }
 
 const hostLittleEndian = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
@@ -201,7 +193,7 @@ function readNexthop(r: Reader): ZapiNexthop {
   if (type === NexthopType.BLACKHOLE) blackhole = r.u8();
   else if (type === NexthopType.IFINDEX) ifindex = r.u32();
   else if (hasGate(type)) {
-    gate = addressText(r.bytes(gateFamily(type) === AddressFamily.INET ? 4 : 16));
+    gate = addressText(r.bytes(gateFamily(type) === AF.INET ? 4 : 16));
     ifindex = r.u32();
   } else throw new ZapiError('malformed', `next hop type ${type} unknown`);
   let labels: number[] | undefined;

@@ -3,6 +3,7 @@ import type net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type BgpListener,
+  type ConnectInit,
   connectToPeer,
   createListener,
   fdOf,
@@ -10,9 +11,11 @@ import {
   gtsm,
   type IncomingConnection,
   type ListenerInit,
+  type OutgoingConnection,
   setSocketTtl,
   TransportError,
 } from '../../../src/bgp/transport/index.js';
+import { FakeClock } from '../../components/fake-clock.js';
 
 // Listener and connector over the loopback interface, ephemeral ports only. TCP-MD5 and
 // IP_MINTTL work on loopback like on any interface, and need no privilege.
@@ -73,6 +76,18 @@ async function failure(promise: Promise<unknown>): Promise<TransportError> {
   throw new Error('expected a failure');
 }
 
+/**
+ * A connect expected to get no answer (the kernel drops the SYN), on a fake clock moved past
+ * its timeout at once: the timeout is the transport's, the wait is not the test's.
+ */
+async function unanswered(init: ConnectInit): Promise<OutgoingConnection> {
+  const clock = new FakeClock();
+  const connecting = connectToPeer({ ...init, timeoutMs: SHORT_TIMEOUT_MS }, { clock });
+  connecting.catch(() => {}); // settled below, awaited by the caller
+  await clock.advance(SHORT_TIMEOUT_MS);
+  return connecting;
+}
+
 const openFdCount = () => readdirSync('/proc/self/fd').length;
 
 describe('listener + connect with TCP-MD5 over loopback', () => {
@@ -109,9 +124,7 @@ describe('listener + connect with TCP-MD5 over loopback', () => {
     });
     const port = listener.address.port;
     for (const password of ['wrong', undefined]) {
-      const error = await failure(
-        connectToPeer({ host: '127.0.0.1', port, password, timeoutMs: SHORT_TIMEOUT_MS }),
-      );
+      const error = await failure(unanswered({ host: '127.0.0.1', port, password }));
       expect(error.kind).toBe('connect-timeout');
       expect(error.code).toBe('ETIMEDOUT');
       expect(error.address).toBe('127.0.0.1');
@@ -127,9 +140,7 @@ describe('listener + connect with TCP-MD5 over loopback', () => {
 
     listener.setPeerKey('::ffff:127.0.0.1', null); // any spelling of the peer
     expect(listener.peers()).toEqual(new Map([['127.0.0.1', false]]));
-    const error = await failure(
-      connectToPeer({ host: '127.0.0.1', port, password: 'k1', timeoutMs: SHORT_TIMEOUT_MS }),
-    );
+    const error = await failure(unanswered({ host: '127.0.0.1', port, password: 'k1' }));
     expect(error.kind).toBe('connect-timeout');
     const plain = await connectToPeer({ host: '127.0.0.1', port, timeoutMs: 5_000 });
     expect(await echoOnce(plain.socket, 'plain')).toBe('plain');
@@ -202,9 +213,7 @@ describe('listener + connect with TCP-MD5 over loopback', () => {
     expect(refused.code).toBe('ECONNREFUSED');
     // A signed SYN to a port nobody listens on gets no RST: the kernel will not send an
     // unsigned reset in answer to a signed segment (RFC 2385 section 2.0), so it times out.
-    const silent = await failure(
-      connectToPeer({ host: '127.0.0.1', port, password: 'k', timeoutMs: SHORT_TIMEOUT_MS }),
-    );
+    const silent = await failure(unanswered({ host: '127.0.0.1', port, password: 'k' }));
     expect(silent.kind).toBe('connect-timeout');
   });
 
@@ -296,7 +305,7 @@ describe('connect failures leave no fd behind', () => {
     const before = openFdCount();
     const kinds: string[] = [];
     const attempts: Array<() => Promise<unknown>> = [
-      () => connectToPeer({ host: '127.0.0.1', port, password: 'wrong', timeoutMs: SHORT_TIMEOUT_MS }),
+      () => unanswered({ host: '127.0.0.1', port, password: 'wrong' }),
       () => connectToPeer({ host: '127.0.0.1', port: closedPort, timeoutMs: 5_000 }),
       () => connectToPeer({ host: '127.0.0.1', port, localAddress: '198.18.200.2', password: 'right' }),
       () => connectToPeer({ host: '127.0.0.1', port, password: 'x'.repeat(81) }),
@@ -343,9 +352,7 @@ describe('TTL security over loopback', () => {
   it('GTSM on the listener drops a peer that sends TTL 64 and accepts one that sends 255', async () => {
     const { listener, accepted } = await echoListener({ peers: [{ address: '127.0.0.1' }], ttl: gtsm() });
     const port = listener.address.port;
-    const low = await failure(
-      connectToPeer({ host: '127.0.0.1', port, ttl: { ttl: 64 }, timeoutMs: SHORT_TIMEOUT_MS }),
-    );
+    const low = await failure(unanswered({ host: '127.0.0.1', port, ttl: { ttl: 64 } }));
     expect(low.kind).toBe('connect-timeout');
     const high = await connectToPeer({ host: '127.0.0.1', port, ttl: gtsm(), timeoutMs: 5_000 });
     expect(await echoOnce(high.socket, 'gtsm')).toBe('gtsm');
@@ -357,7 +364,7 @@ describe('TTL security over loopback', () => {
   it('IPv6: GTSM through IPV6_MINHOPCOUNT', async () => {
     const { listener } = await echoListener({ peers: [{ address: '::1' }], ttl: gtsm() });
     const port = listener.address.port;
-    const low = await failure(connectToPeer({ host: '::1', port, timeoutMs: SHORT_TIMEOUT_MS }));
+    const low = await failure(unanswered({ host: '::1', port }));
     expect(low.kind).toBe('connect-timeout');
     const high = await connectToPeer({ host: '::1', port, ttl: gtsm(), timeoutMs: 5_000 });
     expect(await echoOnce(high.socket, 'v6')).toBe('v6');

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { AF } from '../../../src/bgp/transport/index.js';
 import { Afi } from '../../../src/bgp/wire/index.js';
 import {
-  AddressFamily,
   Errno,
   encodeNexthops,
+  type KernelError,
   NlmFlag,
   type NlWriter,
   RtnlClient,
@@ -13,12 +14,11 @@ import {
   writeUnicastRoute,
 } from '../../../src/fib/kernel/index.js';
 import { parsePrefix, RibPrefix } from '../../../src/rib/index.js';
+import { FakeClock } from '../../components/fake-clock.js';
 import { FakeKernel } from './fake-kernel.js';
 
-const NH = encodeNexthops(AddressFamily.INET, [{ gateway: '198.18.40.2', ifindex: 3, weight: 1, flags: 0 }]);
-const BAD_NH = encodeNexthops(AddressFamily.INET, [
-  { gateway: '198.18.77.1', ifindex: 3, weight: 1, flags: 0 },
-]);
+const NH = encodeNexthops(AF.INET, [{ gateway: '198.18.40.2', ifindex: 3, weight: 1, flags: 0 }]);
+const BAD_NH = encodeNexthops(AF.INET, [{ gateway: '198.18.77.1', ifindex: 3, weight: 1, flags: 0 }]);
 const INIT = { batch: 4, maxInFlight: 64, responseTruesize: 1024, requestTimeoutMs: 1000 };
 
 function v4(i: number): RibPrefix {
@@ -115,7 +115,7 @@ describe('RtnlClient', () => {
       adds(() => NH),
     );
     const seen: string[] = [];
-    await client.dump(AddressFamily.INET, { table: 254, protocol: 0 }, (r) => seen.push(r.prefix.toString()));
+    await client.dump(AF.INET, { table: 254, protocol: 0 }, (r) => seen.push(r.prefix.toString()));
     expect(seen).toHaveLength(5);
     expect(await client.lookup('198.18.40.9')).toMatchObject({ protocol: 2, nexthops: [{ ifindex: 3 }] });
     expect(await client.lookup('198.18.77.1')).toMatchObject({ errno: Errno.ENETUNREACH });
@@ -135,7 +135,8 @@ describe('RtnlClient without answers', () => {
       onError: () => {},
       close: () => {},
     };
-    const client = new RtnlClient(socket, { ...INIT, requestTimeoutMs: 10 });
+    const clock = new FakeClock();
+    const client = new RtnlClient(socket, { ...INIT, requestTimeoutMs: 10 }, clock);
     const del = (w: NlWriter, i: number, seq: number, ack: number) =>
       writeDelRoute(
         w,
@@ -143,8 +144,32 @@ describe('RtnlClient without answers', () => {
         ack,
         seq,
       );
-    await expect(client.send(1, del)).rejects.toMatchObject({ kind: 'timeout' });
+    const timedOut = expect(client.send(1, del)).rejects.toMatchObject({ kind: 'timeout' });
+    await clock.advance(10);
+    await timedOut;
     drops = 3;
-    await expect(client.send(1, del)).rejects.toMatchObject({ kind: 'overrun' });
+    const overrun = expect(client.send(1, del)).rejects.toMatchObject({ kind: 'overrun' });
+    await clock.advance(10);
+    await overrun;
+  });
+
+  it('a request in flight holds the process through its timer (the socket does not); an answer lets go', async () => {
+    const kernel = new FakeKernel();
+    const clock = new FakeClock();
+    const client = new RtnlClient(kernel.factory({ recvBuffer: 1 << 20, sendBuffer: 1 << 20 }), INIT, clock);
+    kernel.silent = true;
+    const unanswered = client.lookup('198.18.40.9').then(
+      () => 'answered',
+      (e: KernelError) => e.kind,
+    );
+    expect(clock.pending).toEqual({ timers: 1, keepAlive: 1 });
+    await clock.advance(INIT.requestTimeoutMs);
+    expect(await unanswered).toBe('timeout');
+    expect(clock.pending).toEqual({ timers: 0, keepAlive: 0 });
+    kernel.silent = false;
+    const answered = client.lookup('198.18.40.9');
+    expect(clock.pending).toEqual({ timers: 1, keepAlive: 1 });
+    expect(await answered).toMatchObject({ protocol: 2 });
+    expect(clock.pending).toEqual({ timers: 0, keepAlive: 0 });
   });
 });

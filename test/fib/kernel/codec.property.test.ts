@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { AF } from '../../../src/bgp/transport/index.js';
 import { Afi, formatIpv4, formatIpv6 } from '../../../src/bgp/wire/index.js';
 import {
-  AddressFamily,
   decodeAck,
   decodeRoute,
   KernelError,
@@ -44,7 +44,7 @@ function nexthops(v4: boolean): fc.Arbitrary<KernelNexthop[]> {
   return fc.array(one, { minLength: 1, maxLength: 8 }).map((list) =>
     list.map((n) => ({
       ...n,
-      gatewayFamily: n.gateway.includes(':') ? AddressFamily.INET6 : AddressFamily.INET,
+      gatewayFamily: n.gateway.includes(':') ? AF.INET6 : AF.INET,
       // A single next hop has no rtnexthop to carry weight or flags.
       ...(list.length === 1 && { weight: 1, flags: 0 }),
     })),

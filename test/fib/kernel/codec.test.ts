@@ -4,8 +4,8 @@
  * answers decodes to the route `ip route show` prints.
  */
 import { describe, expect, it } from 'vitest';
+import { AF } from '../../../src/bgp/transport/index.js';
 import {
-  AddressFamily,
   decodeAck,
   decodeDone,
   decodeRoute,
@@ -123,9 +123,9 @@ describe('requests are what ip sends', () => {
     });
 
   for (const [name, family, table] of [
-    ['dump-table-1000', AddressFamily.INET, 1000],
-    ['dump-main', AddressFamily.INET, 254],
-    ['dump6-main', AddressFamily.INET6, 254],
+    ['dump-table-1000', AF.INET, 1000],
+    ['dump-main', AF.INET, 254],
+    ['dump6-main', AF.INET6, 254],
   ] as const)
     it(`${name}: ${F.capture(name).command}`, () => {
       const want = F.request(name);
@@ -143,7 +143,7 @@ describe('kernel answers decode', () => {
       protocol: 186,
       priority: 20,
       type: Rtn.UNICAST,
-      nexthops: [{ gateway: '198.18.40.2', gatewayFamily: AddressFamily.INET, ifindex: IF, weight: 1 }],
+      nexthops: [{ gateway: '198.18.40.2', gatewayFamily: AF.INET, ifindex: IF, weight: 1 }],
     });
     expect(decodeOne(entry).prefix.toString()).toBe('198.19.2.0/24');
     const v = new NlView(done);
@@ -160,9 +160,7 @@ describe('kernel answers decode', () => {
       .map(decodeOne);
     const shown = routes.map((r) => [
       r.prefix.toString(),
-      r.nexthops.map(
-        (n) => `${n.gatewayFamily === AddressFamily.INET6 ? 'inet6 ' : ''}${n.gateway} dev ${n.ifindex}`,
-      ),
+      r.nexthops.map((n) => `${n.gatewayFamily === AF.INET6 ? 'inet6 ' : ''}${n.gateway} dev ${n.ifindex}`),
     ]);
     expect(shown).toEqual([
       ['198.19.1.0/24', ['198.18.40.3 dev 3']],

@@ -6,8 +6,9 @@
  * socket in a route group, stamped with the requester's port. Built on the codec under test,
  * which codec.test.ts checks against iproute2's bytes.
  */
+
+import { AF } from '../../../src/bgp/transport/index.js';
 import {
-  AddressFamily,
   decodeRoute,
   Errno,
   IP6_RT_PRIO_USER,
@@ -222,7 +223,7 @@ export class FakeKernel {
       if (v.u16(off + 2) === Rta.TABLE) table = v.u32(off + 4);
     const routes = [...this.fib.values()].filter(
       (r) =>
-        (family === AddressFamily.INET ? r.prefix.afi === 1 : r.prefix.afi === 2) &&
+        (family === AF.INET ? r.prefix.afi === 1 : r.prefix.afi === 2) &&
         (table === 0 || r.table === table) &&
         (protocol === 0 || r.protocol === protocol),
     );

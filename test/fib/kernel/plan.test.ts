@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { AF } from '../../../src/bgp/transport/index.js';
 import {
-  AddressFamily,
   type Found,
   NexthopSets,
   planInSteps,
@@ -11,8 +11,8 @@ import {
 import { parsePrefix } from '../../../src/rib/index.js';
 
 const sets = new NexthopSets();
-const A = sets.get(AddressFamily.INET, [{ gateway: '198.18.40.2', ifindex: 3, weight: 1, flags: 0 }]);
-const B = sets.get(AddressFamily.INET, [{ gateway: '198.18.40.3', ifindex: 3, weight: 1, flags: 0 }]);
+const A = sets.get(AF.INET, [{ gateway: '198.18.40.2', ifindex: 3, weight: 1, flags: 0 }]);
+const B = sets.get(AF.INET, [{ gateway: '198.18.40.3', ifindex: 3, weight: 1, flags: 0 }]);
 const OURS = 186;
 
 function want(prefix: string, set = A, priority = 20): Wanted {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { AF } from '../../../src/bgp/transport/index.js';
 import { Afi } from '../../../src/bgp/wire/index.js';
 import {
-  AddressFamily,
   classify,
   Errno,
   isLinkLocal,
@@ -133,7 +133,7 @@ describe('NextHopResolver', () => {
       { address: '198.18.40.3', afi: Afi.IPV4 },
       { address: '198.18.99.1', afi: Afi.IPV4 },
     ] as const;
-    const out = r.nexthopsFor(AddressFamily.INET, hops);
+    const out = r.nexthopsFor(AF.INET, hops);
     // 198.18.40.3 on device 3 (connected) and via 198.18.40.3 on device 4 (recursive) differ by device.
     expect('nexthops' in out && out.nexthops.map((n) => `${n.gateway}@${n.ifindex}`)).toEqual([
       '198.18.40.3@3',
@@ -147,7 +147,7 @@ describe('NextHopResolver', () => {
   it('an IPv6 route never takes an IPv4 next hop', async () => {
     const r = new NextHopResolver(async () => hit('198.18.40.0/24'), OWN);
     await r.resolve(['198.18.40.2']);
-    expect(r.nexthopsFor(AddressFamily.INET6, [{ address: '198.18.40.2', afi: Afi.IPV4 }])).toEqual({
+    expect(r.nexthopsFor(AF.INET6, [{ address: '198.18.40.2', afi: Afi.IPV4 }])).toEqual({
       reason: 'an IPv6 route cannot have the IPv4 next hop 198.18.40.2',
     });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { AF } from '../../../src/bgp/transport/index.js';
 import { Afi } from '../../../src/bgp/wire/index.js';
 import {
-  AddressFamily,
   KernelError,
   type KernelRoute,
   KernelTarget,
@@ -12,7 +12,8 @@ import {
 } from '../../../src/fib/kernel/index.js';
 import type { FibChange, FibRoute } from '../../../src/fib/route.js';
 import { parsePrefix } from '../../../src/rib/index.js';
-import { FakeKernel, settle } from './fake-kernel.js';
+import { FakeClock } from '../../components/fake-clock.js';
+import { FakeKernel } from './fake-kernel.js';
 
 function route(prefix: string, ...hops: string[]): FibRoute {
   return {
@@ -48,7 +49,7 @@ function brokenMultipathRoute(table: number, rtaTable = false): Uint8Array {
   d.setUint32(0, len, true);
   d.setUint16(4, NlmsgType.NEWROUTE, true);
   d.setUint32(12, 4242, true); // nlmsg_pid: not ours
-  b.set([AddressFamily.INET, 24, 0, 0, rtaTable ? 0 : table, 4, 0, 1], 16);
+  b.set([AF.INET, 24, 0, 0, rtaTable ? 0 : table, 4, 0, 1], 16);
   if (rtaTable) {
     d.setUint16(28, 8, true);
     d.setUint16(30, Rta.TABLE, true);
@@ -65,12 +66,14 @@ interface Setup {
   kernel: FakeKernel;
   target: KernelTarget;
   warnings: { obj: object | string; msg?: string }[];
-  clock: { now: number };
+  clock: FakeClock;
+  /** Moves the clock in small steps until `probe` holds (2 s of the clock at most). */
+  until: (what: string, probe: () => boolean) => Promise<void>;
 }
 
 function setup(init: Partial<KernelTargetInit> = {}, kernel = new FakeKernel()): Setup {
   const warnings: Setup['warnings'] = [];
-  const clock = { now: 1_000_000 };
+  const clock = new FakeClock();
   const nothing = () => {};
   const target = new KernelTarget(
     {
@@ -90,11 +93,18 @@ function setup(init: Partial<KernelTargetInit> = {}, kernel = new FakeKernel()):
         warn: (obj, msg) => warnings.push({ obj, msg }),
       },
       openSocket: kernel.factory,
-      now: () => clock.now,
+      clock,
     },
   );
   target.start();
-  return { kernel, target, warnings, clock };
+  const until = async (what: string, probe: () => boolean) => {
+    for (let i = 0; i < 400; i++) {
+      if (probe()) return;
+      await clock.advance(5);
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+  return { kernel, target, warnings, clock, until };
 }
 
 /**
@@ -124,14 +134,6 @@ async function everyTurn(probe: () => number, work: () => Promise<void>): Promis
   await work();
   done = true;
   return seen;
-}
-
-async function until(what: string, probe: () => boolean): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (probe()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('apply', () => {
@@ -261,12 +263,14 @@ describe('apply', () => {
   });
 
   it('rejects with timeout when the kernel does not answer, and with closed after close()', async () => {
-    const { kernel, target } = setup({ requestTimeoutMs: 20 });
+    const { kernel, target, clock } = setup({ requestTimeoutMs: 20 });
     await target.reconcile([]);
     kernel.silent = true;
-    await expect(target.apply([add(route('198.19.1.0/24', '198.18.40.2'))])).rejects.toMatchObject({
+    const outcome = expect(target.apply([add(route('198.19.1.0/24', '198.18.40.2'))])).rejects.toMatchObject({
       kind: 'timeout',
     });
+    await clock.advance(20);
+    await outcome;
     kernel.silent = false;
     await target.close();
     await expect(target.apply([])).rejects.toBeInstanceOf(KernelError);
@@ -334,7 +338,7 @@ describe('reconcile', () => {
 
 describe('the monitor puts back what others take', () => {
   it('a route of ours deleted by someone else comes back; logged once', async () => {
-    const { kernel, target, warnings } = setup();
+    const { kernel, target, warnings, until } = setup();
     await target.reconcile([route('198.19.1.0/24', '198.18.40.2'), route('198.19.2.0/24', '198.18.40.2')]);
     kernel.externalDelete(254, '198.19.1.0/24', 20);
     kernel.externalDelete(254, '198.19.2.0/24', 20);
@@ -344,7 +348,7 @@ describe('the monitor puts back what others take', () => {
   });
 
   it('a route of ours replaced by another protocol is put back', async () => {
-    const { kernel, target } = setup();
+    const { kernel, target, until } = setup();
     await target.reconcile([route('198.19.1.0/24', '198.18.40.2')]);
     kernel.externalAdd(foreign('198.19.1.0/24', 4), NlmFlag.CREATE | NlmFlag.REPLACE);
     await until('put back', () => kernel.show().length === 1);
@@ -352,22 +356,22 @@ describe('the monitor puts back what others take', () => {
   });
 
   it('a route added beside ours (no NLM_F_REPLACE) leaves ours alone', async () => {
-    const { kernel, target } = setup();
+    const { kernel, target, clock } = setup();
     await target.reconcile([route('198.19.1.0/24', '198.18.40.2')]);
     kernel.externalAdd(foreign('198.19.1.0/24', 4, 30));
-    await settle(10);
+    await clock.advance(10);
     expect(target.status().repairs).toBe(0);
   });
 
   it('stops after repairLimit repairs in the window: no fight loop, the prefix is displaced', async () => {
-    const { kernel, target, warnings } = setup({ repairLimit: 2 });
+    const { kernel, target, warnings, until, clock } = setup({ repairLimit: 2 });
     await target.reconcile([route('198.19.1.0/24', '198.18.40.2')]);
     for (let i = 0; i < 2; i++) {
       kernel.externalDelete(254, '198.19.1.0/24', 20);
       await until(`repair ${i + 1}`, () => kernel.show().length === 1);
     }
     kernel.externalDelete(254, '198.19.1.0/24', 20);
-    await settle(20);
+    await clock.advance(20);
     expect(kernel.show()).toEqual([]);
     expect(target.status()).toMatchObject({ repairs: 2, gaveUp: 1, problems: { displaced: 1 } });
     expect(warnings.filter((w) => String(w.msg).includes('not installed (displaced)'))).toHaveLength(1);
@@ -377,7 +381,7 @@ describe('the monitor puts back what others take', () => {
   });
 
   it('after lost notifications (sk_drops went up) compares with the kernel and restores what is missing', async () => {
-    const { kernel, target } = setup();
+    const { kernel, target, until } = setup();
     await target.reconcile([route('198.19.1.0/24', '198.18.40.2')]);
     kernel.fib.clear(); // gone without a notification
     kernel.overrunMonitors();
@@ -386,12 +390,12 @@ describe('the monitor puts back what others take', () => {
   });
 
   it('skips other tables unread: a route there it could not decode costs no compare with the kernel', async () => {
-    const { kernel, target } = setup();
+    const { kernel, target, until, clock } = setup();
     await target.reconcile([route('198.19.1.0/24', '198.18.40.2')]);
     const before = kernel.routeRequests;
     kernel.notifyRaw(brokenMultipathRoute(100));
     kernel.notifyRaw(brokenMultipathRoute(1000, true));
-    await settle(10);
+    await clock.advance(10);
     expect(target.status().monitor).toMatchObject({ otherTables: 2, overruns: 0, events: 0 });
     expect(kernel.routeRequests).toBe(before);
     // The same message in our own table cannot be read, so the monitor says it lost track.
@@ -401,7 +405,7 @@ describe('the monitor puts back what others take', () => {
   });
 
   it('details count what show sinks prints: conflicts and routes put back', async () => {
-    const { kernel, target } = setup();
+    const { kernel, target, until } = setup();
     kernel.externalAdd(foreign('198.19.9.0/24', 4));
     await target.reconcile([route('198.19.1.0/24', '198.18.40.2'), route('198.19.9.0/24', '198.18.40.2')]);
     kernel.externalDelete(254, '198.19.1.0/24', 20);
@@ -422,10 +426,10 @@ describe('the monitor puts back what others take', () => {
   it('ignores our own writes even when the socket filter is missing (port check)', async () => {
     const kernel = new FakeKernel();
     kernel.filters = false;
-    const { target } = setup({}, kernel);
+    const { target, clock } = setup({}, kernel);
     await target.reconcile([route('198.19.1.0/24', '198.18.40.2')]);
     await target.apply([withdraw('198.19.1.0/24')]);
-    await settle(10);
+    await clock.advance(10);
     expect(kernel.show()).toEqual([]);
     expect(target.status().repairs).toBe(0);
   });
@@ -441,7 +445,7 @@ describe('next-hop tracking: our routes follow the IGP', () => {
   it('a more specific IGP route to an iBGP next hop moves our routes to its gateway, no reconcile', async () => {
     const kernel = new FakeKernel();
     kernel.lookupRoutes.push({ prefix: '198.18.99.0/24', gateway: '198.18.40.3', ifindex: 3, protocol: 188 });
-    const { target } = setup({}, kernel);
+    const { target, until } = setup({}, kernel);
     await target.apply([
       add(route('198.19.1.0/24', '198.18.99.1')),
       add(route('198.19.2.0/24', '198.18.99.1', '198.18.40.2')),
@@ -466,7 +470,7 @@ describe('next-hop tracking: our routes follow the IGP', () => {
   });
 
   it('a route whose next hop had no route goes in once one appears', async () => {
-    const { kernel, target } = setup();
+    const { kernel, target, until } = setup();
     await target.apply([add(route('198.19.1.0/24', '198.18.77.1'))]);
     expect(target.status().problems.failed).toBe(1);
     igpAdd(kernel, '198.18.77.0/24', '198.18.40.3');
@@ -478,13 +482,12 @@ describe('next-hop tracking: our routes follow the IGP', () => {
   it('changes that cover none of our next hops, or sit in a table no lookup used, look nothing up', async () => {
     const kernel = new FakeKernel();
     kernel.lookupRoutes.push({ prefix: '198.18.99.0/24', gateway: '198.18.40.3', ifindex: 3, protocol: 188 });
-    const { target } = setup({}, kernel);
+    const { target, clock } = setup({}, kernel);
     await target.apply([add(route('198.19.1.0/24', '198.18.99.1'))]);
     const writes = kernel.writes.length;
     igpAdd(kernel, '198.18.98.0/24', '198.18.40.4'); // another prefix
     kernel.externalAdd({ ...foreign('198.18.99.0/25', 188, 20, '198.18.40.4'), table: 300 }); // another table
-    await new Promise((r) => setTimeout(r, 30));
-    await settle();
+    await clock.advance(30);
     expect(kernel.writes.length).toBe(writes); // not even a lookup
     expect(kernel.show()).toEqual(['198.19.1.0/24 metric 20 via 198.18.40.3@3']);
     expect(target.status().nextHopsMoved).toBe(0);
@@ -492,7 +495,7 @@ describe('next-hop tracking: our routes follow the IGP', () => {
 
   it('the IGP route going away leaves the route failed and says why; it comes back with the route', async () => {
     const kernel = new FakeKernel();
-    const { target } = setup({}, kernel);
+    const { target, until } = setup({}, kernel);
     igpAdd(kernel, '198.18.99.0/24', '198.18.40.3');
     await target.apply([add(route('198.19.1.0/24', '198.18.99.1'))]);
     expect(kernel.show()).toHaveLength(1);
@@ -510,6 +513,12 @@ describe('next-hop tracking: our routes follow the IGP', () => {
 });
 
 describe('start', () => {
+  it('an idle target holds the process by no timer: the monitor checks sk_drops in the background', async () => {
+    const { target, clock } = setup();
+    await target.reconcile([route('198.19.1.0/24', '198.18.40.2')]);
+    expect(clock.pending).toEqual({ timers: 1, keepAlive: 0 });
+  });
+
   it('without NETLINK_NO_ENOBUFS the monitor stays off (an overrun would abort); routes still go in', async () => {
     const kernel = new FakeKernel();
     kernel.noEnobufs = false;

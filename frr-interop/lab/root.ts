@@ -1,0 +1,98 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LabError } from './errors.js';
+import { run, runResult } from './exec.js';
+
+/** Building the root takes a minute or two (debootstrap and the packages), once per machine. */
+const BUILD_TIMEOUT = 20 * 60_000;
+
+/** scripts/trixie-root.sh of this checkout, from the sources or from their build in dist/. */
+function rootScript(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    const script = join(dir, 'scripts', 'trixie-root.sh');
+    if (existsSync(script)) return script;
+  }
+  throw new LabError('unsupported', 'scripts/trixie-root.sh not found above the lab');
+}
+
+/**
+ * A Debian root whose daemons (FRR 10.3, BIRD 3.1, GoBGP 3.36, OVN 25.03, OVS 3.5) run in the
+ * lab's namespaces: `ip netns exec NS chroot ROOT CMD`, so the PID the lab records is the
+ * daemon's own (both exec). A daemon's working directory is bind-mounted at the same path
+ * inside the root, so configs, sockets and logs mean the same on both sides; client tools
+ * (vtysh, birdc, ovn-nbctl) run chrooted too, against those sockets.
+ */
+export class DaemonRoot {
+  readonly path: string;
+  readonly #mounts = new Set<string>();
+
+  private constructor(path: string) {
+    this.path = path;
+  }
+
+  /** The trixie root, built by scripts/trixie-root.sh when this machine has none yet. */
+  static async trixie(): Promise<DaemonRoot> {
+    trixieRoot ??= run(['bash', rootScript(), 'ensure'], { timeoutMs: BUILD_TIMEOUT }).then(
+      (out) => new DaemonRoot(out.trim().split('\n').pop() ?? ''),
+    );
+    trixieRoot.catch(() => {
+      trixieRoot = undefined;
+    });
+    return trixieRoot;
+  }
+
+  /** The argv that runs `argv` from this root, inside namespace `ns` when one is given. */
+  argv(argv: readonly string[], ns?: string): string[] {
+    const chrooted = ['chroot', this.path, ...argv];
+    return ns === undefined ? chrooted : ['ip', 'netns', 'exec', ns, ...chrooted];
+  }
+
+  /** The uid and gid a daemon's user has inside the root (they differ from the host's). */
+  userIds(user: string): { uid: number; gid: number } {
+    const line = readFileSync(join(this.path, 'etc/passwd'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${user}:`));
+    const [, , uid, gid] = line?.split(':') ?? [];
+    if (uid === undefined || gid === undefined)
+      throw new LabError('unsupported', `no user ${user} in ${this.path}`);
+    return { uid: Number(uid), gid: Number(gid) };
+  }
+
+  /**
+   * Makes host directory `dir` visible at the same path inside the root; nothing to do when it
+   * or a directory above it is mounted already.
+   */
+  async mount(dir: string): Promise<void> {
+    for (const m of this.#mounts) if (dir === m || dir.startsWith(`${m}/`)) return;
+    const inside = join(this.path, dir);
+    mkdirSync(inside, { recursive: true });
+    await run(['mount', '--bind', dir, inside]);
+    this.#mounts.add(dir);
+  }
+
+  /** Undoes `mount`; a directory no longer mounted is not an error. */
+  async unmount(dir: string): Promise<void> {
+    if (!this.#mounts.delete(dir)) return;
+    const r = await runResult(['umount', join(this.path, dir)]);
+    if (r.code !== 0 && !/not mounted|no mount point/i.test(r.stderr))
+      throw new LabError('command-failed', `umount ${dir} in ${this.path}: ${r.stderr.trim()}`);
+  }
+
+  /** Synchronous last resort at process exit: lazy-unmounts whatever is still mounted. */
+  unmountAllNow(): void {
+    for (const dir of this.#mounts) {
+      const inside = join(this.path, dir);
+      if (!existsSync(inside)) continue;
+      try {
+        execFileSync('umount', ['-l', inside], { stdio: 'ignore', timeout: 5000 });
+      } catch {
+        // already gone
+      }
+    }
+    this.#mounts.clear();
+  }
+}
+
+let trixieRoot: Promise<DaemonRoot> | undefined;
