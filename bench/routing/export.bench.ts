@@ -4,7 +4,7 @@ import { Afi } from '../../src/bgp/wire/constants.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
 import { AcceptAll } from '../../src/policy/index.js';
-import { ChangeBatch, DEFAULT_LOCAL_PREF, FIRST_BEST, Rib, UpdateGroups } from '../../src/rib/index.js';
+import { ChangeBatch, FIRST_BEST, Rib, RibDefaults, UpdateGroups } from '../../src/rib/index.js';
 import { Exporter } from '../../src/routing/index.js';
 import { generateTable } from '../gen/full-table.js';
 import { machineLine, rate, table } from '../support/report.js';
@@ -28,7 +28,7 @@ function setup() {
   const groups = new UpdateGroups({
     localAs: LOCAL_AS,
     clusterId: rib.clusterId,
-    defaultLocalPref: DEFAULT_LOCAL_PREF,
+    defaultLocalPref: RibDefaults.LOCAL_PREF,
   });
   const w = new Writer(1 << 26);
   return { rib, groups, w };
@@ -93,7 +93,7 @@ function setupAddPath() {
   const groups = new UpdateGroups({
     localAs: LOCAL_AS,
     clusterId: rib.clusterId,
-    defaultLocalPref: DEFAULT_LOCAL_PREF,
+    defaultLocalPref: RibDefaults.LOCAL_PREF,
   });
   return { rib, groups, w: new Writer(1 << 26) };
 }

@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import { KindedError } from '../components/index.js';
-import { DEFAULT_CALL_TIMEOUT_MS, MAX_RESPONSE_BYTES } from './constants.js';
+import { ApiDefaults, MAX_RESPONSE_BYTES } from './constants.js';
 import { LineSplitter } from './framing.js';
 import {
   ControlError,
@@ -91,7 +91,7 @@ export function callControl<M extends ControlMethod>(
   params: ControlParams<M>,
   options: CallOptions = {},
 ): Promise<ControlResult<M>> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? ApiDefaults.CALL_TIMEOUT_MS;
   const splitter = new LineSplitter(options.maxResponseBytes ?? MAX_RESPONSE_BYTES);
   return new Promise((resolve, reject) => {
     const socket = connect(path);

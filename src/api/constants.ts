@@ -1,8 +1,16 @@
 /** Defaults and bounds of the operator interface: the control socket, its client, the metrics endpoint. */
 
-/** Where the control socket lives unless configured otherwise (systemd's RuntimeDirectory). */
-export const DEFAULT_SOCKET_PATH = '/run/ovn-bgp-speaker/control.sock';
-/** Overrides DEFAULT_SOCKET_PATH for the CLI; `--socket` overrides both. */
+/** Defaults of the operator interface; read with `??` where a caller leaves one out. */
+export const ApiDefaults = {
+  /** Where the control socket lives unless configured otherwise (systemd's RuntimeDirectory). */
+  SOCKET_PATH: '/run/ovn-bgp-speaker/control.sock',
+  /** `show rib` returns at most this many entries unless asked for a different limit. */
+  RIB_LIMIT: 1000,
+  /** The CLI waits this long for an answer. */
+  CALL_TIMEOUT_MS: 10_000,
+} as const;
+
+/** Overrides ApiDefaults.SOCKET_PATH for the CLI; `--socket` overrides both. */
 export const SOCKET_PATH_ENV = 'OVN_BGP_SPEAKER_SOCKET';
 
 /** A request is one line of JSON; anything longer is not a request, and the connection is closed. */
@@ -24,16 +32,12 @@ export const PRIVATE_DIR_MODE = 0o700;
 /** Linux sun_path is 108 octets including the terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = 107;
 
-/** `show rib` returns at most this many entries unless asked for a different limit. */
-export const DEFAULT_RIB_LIMIT = 1000;
 /** Upper bound of a RIB query's limit: one answer stays one bounded line of JSON. */
 export const MAX_RIB_LIMIT = 100_000;
 
 /** A long array result is serialised this many entries at a time (a few milliseconds of work). */
 export const RESPONSE_SLICE_ENTRIES = 1000;
 
-/** The CLI waits this long for an answer. */
-export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
 /** The largest answer the client reads (MAX_RIB_LIMIT entries with several paths each). */
 export const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 

@@ -3,10 +3,8 @@
 export type { Logger } from '../components/index.js';
 export { type CallOptions, ControlClientError, type ControlClientErrorKind, callControl } from './client.js';
 export {
+  ApiDefaults,
   CONTROL_API_VERSION,
-  DEFAULT_CALL_TIMEOUT_MS,
-  DEFAULT_RIB_LIMIT,
-  DEFAULT_SOCKET_PATH,
   MAX_REQUEST_LINE_BYTES,
   MAX_RIB_LIMIT,
   SOCKET_PATH_ENV,

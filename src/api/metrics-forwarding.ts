@@ -4,9 +4,8 @@
  * backlog, applied changes and failures.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { MS_PER_SECOND } from '../components/index.js';
 import type { OvnStatsView, SinkView } from './types.js';
-
-const MS_PER_SECOND = 1000;
 
 export interface ForwardingMetricsSource {
   /** Null when no ovn section is configured. */

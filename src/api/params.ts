@@ -4,7 +4,7 @@
  */
 import { type PrefixRules, tryParseIpPrefix } from '../address/index.js';
 import { SHUTDOWN_COMMUNICATION_MAX_LENGTH } from '../bgp/wire/index.js';
-import { DEFAULT_RIB_LIMIT, MAX_RIB_LIMIT } from './constants.js';
+import { ApiDefaults, MAX_RIB_LIMIT } from './constants.js';
 import { ControlError, type RibQuery, type WatchTopic } from './types.js';
 
 export type Params = Readonly<Record<string, unknown>>;
@@ -82,7 +82,7 @@ export function ribQueryParams(params: Params): RibQuery {
   return {
     ...(prefix !== undefined && { prefix: prefix as string }),
     ...(family !== undefined && { afi: family }),
-    limit: (limit as number | undefined) ?? DEFAULT_RIB_LIMIT,
+    limit: (limit as number | undefined) ?? ApiDefaults.RIB_LIMIT,
   };
 }
 

@@ -6,12 +6,12 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import {
+  ApiDefaults,
   CONTROL_METHODS,
   ControlClientError,
   ControlError,
   type ControlMethod,
   callControl,
-  DEFAULT_SOCKET_PATH,
   SOCKET_PATH_ENV,
   type WatchTopic,
   watchControl,
@@ -142,7 +142,7 @@ export function parseApiCommand(
     throw new UsageError((e as Error).message);
   }
   const { values, positionals } = parsed;
-  const socket = values.socket ?? env[SOCKET_PATH_ENV] ?? DEFAULT_SOCKET_PATH;
+  const socket = values.socket ?? env[SOCKET_PATH_ENV] ?? ApiDefaults.SOCKET_PATH;
   const request =
     command === 'route'
       ? routeRequest(positionals, values)
@@ -196,7 +196,7 @@ export async function runWatchCommand(args: readonly string[], io: ApiIo): Promi
       allowPositionals: true,
       options: { socket: { type: 'string' } },
     });
-    socket = values.socket ?? io.env[SOCKET_PATH_ENV] ?? DEFAULT_SOCKET_PATH;
+    socket = values.socket ?? io.env[SOCKET_PATH_ENV] ?? ApiDefaults.SOCKET_PATH;
     for (const t of positionals) {
       if (t !== 'bestpath' && t !== 'sessions')
         throw new UsageError(`watch: unknown topic ${t} (bestpath, sessions)`);

@@ -1,10 +1,11 @@
 import { formatAddress, formatIpv4 } from '../address/index.js';
 import {
+  AttrType,
   type BgpMessage,
   capabilitiesOf,
   describeNotification,
   endOfRib,
-  formatAsPath,
+  formatAttribute,
   fourOctetAs,
   type PathAttributes,
   type PrefixList,
@@ -50,13 +51,15 @@ function prefixes(list: PrefixList, max = 3): string {
   return list.count > max ? `${shown.join(' ')} (+${list.count - max})` : shown.join(' ');
 }
 
+/** The attributes in short: each value as its row prints it, long lists as counts. */
 function attributes(a: PathAttributes): string {
   const out: string[] = [];
-  if (a.asPath) out.push(`path "${formatAsPath(a.asPath)}"`);
-  if (a.nextHop !== undefined) out.push(`nh ${formatIpv4(a.nextHop)}`);
+  const text = (code: number) => formatAttribute(code, a).join(' ');
+  if (a.asPath) out.push(`path "${text(AttrType.AS_PATH)}"`);
+  if (a.nextHop !== undefined) out.push(`nh ${text(AttrType.NEXT_HOP)}`);
   if (a.mpReach) out.push(`nh ${describeNextHop(a.mpReach.nextHop)}`);
-  if (a.med !== undefined) out.push(`med ${a.med}`);
-  if (a.localPref !== undefined) out.push(`lp ${a.localPref}`);
+  if (a.med !== undefined) out.push(`med ${text(AttrType.MULTI_EXIT_DISC)}`);
+  if (a.localPref !== undefined) out.push(`lp ${text(AttrType.LOCAL_PREF)}`);
   if (a.communities) out.push(`comm ${a.communities.map((c) => `${c >>> 16}:${c & 0xffff}`).join(',')}`);
   if (a.largeCommunities) out.push(`large ${a.largeCommunities.length / 3}`);
   if (a.extCommunities) out.push(`ext ${a.extCommunities.length / 8}`);

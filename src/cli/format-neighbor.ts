@@ -1,6 +1,6 @@
 /** `show neighbors`: vtysh's `show bgp neighbors`, one block per neighbor. */
 import type { MessageCounts, NeighborDetail, NotificationView } from '../api/index.js';
-import { BGP_VERSION } from '../bgp/wire/constants.js';
+import { BGP_VERSION } from '../bgp/wire/index.js';
 import { description, FAMILY_TITLE, totalMessages } from './format-summary.js';
 import { formatUpDown } from './format-time.js';
 import { renderTable } from './table.js';

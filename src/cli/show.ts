@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 // The client, constants and types only: the API's index also loads the server and metrics.
 import { type CallOptions, ControlClientError, callControl } from '../api/client.js';
-import { DEFAULT_SOCKET_PATH, SOCKET_PATH_ENV } from '../api/constants.js';
+import { ApiDefaults, SOCKET_PATH_ENV } from '../api/constants.js';
 import {
   ControlError,
   type ControlMethod,
@@ -143,7 +143,7 @@ export function parseControlCommand(
 ): Invocation {
   const { values, positionals: rest } = readArgs(args);
   const common = {
-    socket: values.socket ?? env[SOCKET_PATH_ENV] ?? DEFAULT_SOCKET_PATH,
+    socket: values.socket ?? env[SOCKET_PATH_ENV] ?? ApiDefaults.SOCKET_PATH,
     json: values.json ?? false,
   };
   if (command === 'neighbor') {

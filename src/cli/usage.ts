@@ -2,7 +2,7 @@
  * The usage text of every command, kept apart from the commands themselves so `--help` and
  * usage errors load nothing else (the entry imports a command's module only to run it).
  */
-import { DEFAULT_SOCKET_PATH, SOCKET_PATH_ENV } from '../api/constants.js';
+import { ApiDefaults, SOCKET_PATH_ENV } from '../api/constants.js';
 
 export const RUN_USAGE = `  ovn-bgp-speaker run --config FILE        run the speaker: BGP sessions, routes, control socket;
                                            SIGHUP reloads FILE, SIGTERM/SIGINT stop it (Cease);
@@ -37,7 +37,7 @@ export const CONTROL_USAGE = `${SHOW_USAGE}\n${NEIGHBOR_USAGE}`;
 
 export const CONTROL_OPTIONS = `Options of show and neighbor (PEER is a neighbor's name or address):
   --socket PATH   the control socket; default $${SOCKET_PATH_ENV}, else
-                  ${DEFAULT_SOCKET_PATH}
+                  ${ApiDefaults.SOCKET_PATH}
   --json          print the answer as JSON: show rib, advertised and received as
                   {"routes": {PREFIX: [path, ...]}} (FRR's shape), the others as the
                   control socket returned them`;

@@ -13,3 +13,4 @@ export {
 export { KindedError } from './errors.js';
 export { childLogger, type Logger, silentLogger } from './logger.js';
 export { nextTurn, Pacer } from './pace.js';
+export { MS_PER_SECOND } from './units.js';

@@ -1,5 +1,15 @@
-import { FSM_DEFAULTS } from '../bgp/fsm/index.js';
-import { Afi, AS_TRANS, BGP_PORT, GRACEFUL_RESTART_TIME_MAX, Safi } from '../bgp/wire/index.js';
+import { ApiDefaults } from '../api/index.js';
+import { FsmDefaults } from '../bgp/fsm/index.js';
+import {
+  Afi,
+  AS_TRANS,
+  BGP_PORT,
+  GRACEFUL_RESTART_TIME_MAX,
+  KEEPALIVE_HOLD_TIME_RATIO,
+  Safi,
+} from '../bgp/wire/index.js';
+import { PolicyDefaults } from '../policy/index.js';
+import { RibDefaults } from '../rib/index.js';
 
 /**
  * Defaults, limits and the names the configuration file accepts. Protocol numbers stay in
@@ -8,24 +18,26 @@ import { Afi, AS_TRANS, BGP_PORT, GRACEFUL_RESTART_TIME_MAX, Safi } from '../bgp
  */
 
 /** Where and how the speaker listens when `speaker.listen` leaves it out. */
-export const LISTEN_DEFAULTS = {
+export const ListenDefaults = {
   /** Dual stack: an IPv6 wildcard socket takes IPv4 connections too (as v4-mapped). */
   address: '::',
   port: BGP_PORT,
 } as const;
 
 /** Timer defaults in seconds; RFC 4271 section 10 via the FSM's table. */
-export const TIMER_DEFAULTS = {
-  holdTime: FSM_DEFAULTS.holdTime,
-  connectRetry: FSM_DEFAULTS.connectRetryTime,
+export const TimerDefaults = {
+  holdTime: FsmDefaults.holdTime,
+  /** RFC 4271 section 10: a third of the hold time. */
+  keepaliveTime: Math.floor(FsmDefaults.holdTime / KEEPALIVE_HOLD_TIME_RATIO),
+  connectRetry: FsmDefaults.connectRetryTime,
   /** Reconnect back-off after a reset (RFC 4271 8.1.1 IdleHoldTime, DampPeerOscillations). */
-  idleHoldTime: FSM_DEFAULTS.idleHoldTime,
-  maxIdleHoldTime: FSM_DEFAULTS.maxIdleHoldTime,
-  idleHoldResetTime: FSM_DEFAULTS.dampResetTime,
+  idleHoldTime: FsmDefaults.idleHoldTime,
+  maxIdleHoldTime: FsmDefaults.maxIdleHoldTime,
+  idleHoldResetTime: FsmDefaults.dampResetTime,
 } as const;
 
 /** RFC 4724 graceful restart; FRR's defaults (`bgp graceful-restart restart-time 120`, `stalepath-time 360`). */
-export const GRACEFUL_RESTART_DEFAULTS = {
+export const GracefulRestartDefaults = {
   restartTime: 120,
   staleRoutesTime: 360,
 } as const;
@@ -42,13 +54,16 @@ export const MAX_ADD_PATH_SEND = 255;
 /** FRR's `maximum-paths` bound (MULTIPATH_NUM as Debian builds it). */
 export const MAX_MULTIPATHS = 64;
 
-export const DEFAULT_CONTROL_SOCKET = '/run/ovn-bgp-speaker/control.sock';
-export const DEFAULT_LOG_LEVEL = 'info';
+/** `speaker` settings left out: the control socket where the CLI looks, FRR's bestpath. */
+export const SpeakerSectionDefaults = {
+  controlSocket: ApiDefaults.SOCKET_PATH,
+  logLevel: 'info',
+  maxPaths: RibDefaults.MAX_PATHS,
+  maxPathsIbgp: RibDefaults.MAX_PATHS,
+} as const;
 /** pino's levels, quietest last. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
-/** Two-octet hold time field (RFC 4271 section 4.2); zero or at least three seconds. */
-export const MAX_HOLD_TIME = 0xffff;
 export const MAX_SECONDS = 0xffff;
 
 /** RFC 6793: AS numbers are 32 bits; 0 is reserved (RFC 7607) and AS_TRANS stands in for 4-octet ASNs. */
@@ -107,8 +122,11 @@ export const NEXT_HOP_SELF = 'self';
 /** Policy `set.next_hop` keywords besides an address; the RIB's export carries them out. */
 export const SET_NEXT_HOP_KEYWORDS = ['self', 'unchanged'] as const;
 
-/** Max-prefix: FRR's default warning threshold, in percent of the limit. */
-export const DEFAULT_WARNING_THRESHOLD_PERCENT = 75;
+/** `max_prefixes` settings left out: FRR's warning threshold; no restart until a reload. */
+export const MaxPrefixDefaults = {
+  warningThreshold: PolicyDefaults.WARNING_THRESHOLD_PERCENT,
+  restartAfter: 0,
+} as const;
 export const PERCENT = 100;
 
 /** FRR limits `set as-path prepend` to 10 copies. */
@@ -153,7 +171,7 @@ export const OVN_ROUTE_KINDS = [
   'pod_subnets',
   'service_vips',
 ] as const;
-export const OVN_DEFAULTS = {
+export const OvnDefaults = {
   mode: 'central',
   /** A burst of OVN changes (one ovn-nbctl transaction's notifications) is gathered this long. */
   coalesceMs: 20,
@@ -164,14 +182,14 @@ export const OVN_DEFAULTS = {
 } as const;
 
 /** `sinks.kernel`: Linux rtnetlink. Protocol 186 is RTPROT_BGP, what bgpd's routes carry via zebra. */
-export const KERNEL_SINK_DEFAULTS = { table: 254, metric: 20, protocol: 186, onStop: 'flush' } as const;
+export const KernelSinkDefaults = { table: 254, metric: 20, protocol: 186, onStop: 'flush' } as const;
 export const KERNEL_ON_STOP = ['keep', 'flush'] as const;
 /** `sinks.zebra`: FRR's zebra over ZAPI. */
-export const ZEBRA_SINK_DEFAULTS = {
+export const ZebraSinkDefaults = {
   socket: '/var/run/frr/zserv.api',
   instance: 1,
   distance: 20,
   metric: 0,
 } as const;
 /** `sinks.ovn_nb`: Logical_Router_Static_Route rows marked with this external_ids key. */
-export const OVN_NB_SINK_DEFAULTS = { markKey: 'ovn-bgp-speaker' } as const;
+export const OvnNbSinkDefaults = { markKey: 'ovn-bgp-speaker' } as const;

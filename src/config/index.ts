@@ -9,11 +9,11 @@ export { formatPrefix, parsePrefix } from './addresses.js';
 export { CheckStatus, checkConfigFile } from './check.js';
 export {
   AUTH_TYPES,
-  DEFAULT_CONTROL_SOCKET,
   FAMILIES,
   FAMILY_NAMES,
-  LISTEN_DEFAULTS,
+  ListenDefaults,
   NEXT_HOP_SELF,
+  SpeakerSectionDefaults,
   WELL_KNOWN_COMMUNITIES,
 } from './constants.js';
 export {

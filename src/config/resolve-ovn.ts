@@ -1,4 +1,4 @@
-import { KERNEL_SINK_DEFAULTS, OVN_DEFAULTS, ZEBRA_SINK_DEFAULTS } from './constants.js';
+import { KernelSinkDefaults, OvnDefaults, ZebraSinkDefaults } from './constants.js';
 import type { Context } from './decoders.js';
 import { problem } from './problem.js';
 import type { ConfigPrefix, OvnConfig, OvnKindConfig, SinksConfig, TenantSelect } from './schema.js';
@@ -51,7 +51,7 @@ export function resolveOvn(raw: RawOvn, ctx: Context): OvnConfig | undefined {
   ) {
     return undefined;
   }
-  const mode = raw.mode ?? OVN_DEFAULTS.mode;
+  const mode = raw.mode ?? OvnDefaults.mode;
   const r = raw.routes ?? {};
   const tenant = r.tenantNetworks;
   return {
@@ -60,11 +60,11 @@ export function resolveOvn(raw: RawOvn, ctx: Context): OvnConfig | undefined {
     ssl: ssl && { privateKey: ssl.privateKey!, certificate: ssl.certificate!, caCert: ssl.caCert! },
     mode,
     chassis: raw.chassis,
-    ovs: raw.ovs?.map((r) => r.text).join(',') ?? OVN_DEFAULTS.ovs,
+    ovs: raw.ovs?.map((r) => r.text).join(',') ?? OvnDefaults.ovs,
     localNextHop: raw.localNextHop ?? {},
     chassisNextHops: raw.chassisNextHops ?? new Map(),
-    coalesceMs: raw.coalesceMs ?? OVN_DEFAULTS.coalesceMs,
-    holdTime: raw.holdTime ?? OVN_DEFAULTS.holdTime,
+    coalesceMs: raw.coalesceMs ?? OvnDefaults.coalesceMs,
+    holdTime: raw.holdTime ?? OvnDefaults.holdTime,
     routes: {
       floatingIps: kind(r.floatingIps, true),
       tenantNetworks: { ...kind(tenant, false), select: tenantSelect(tenant?.select, ctx) },
@@ -96,17 +96,17 @@ export function resolveSinks(
     ctx.problems.push(problem(['sinks', 'ovn_nb'], 'needs the ovn section (its nb connection)'));
   return {
     kernel: k && {
-      table: k.table ?? KERNEL_SINK_DEFAULTS.table,
-      metric: k.metric ?? KERNEL_SINK_DEFAULTS.metric,
-      protocol: k.protocol ?? KERNEL_SINK_DEFAULTS.protocol,
-      onStop: k.onStop ?? KERNEL_SINK_DEFAULTS.onStop,
+      table: k.table ?? KernelSinkDefaults.table,
+      metric: k.metric ?? KernelSinkDefaults.metric,
+      protocol: k.protocol ?? KernelSinkDefaults.protocol,
+      onStop: k.onStop ?? KernelSinkDefaults.onStop,
       install: checkInstall(k.install, 'kernel'),
     },
     zebra: z && {
-      socket: z.socket ?? ZEBRA_SINK_DEFAULTS.socket,
-      instance: z.instance ?? ZEBRA_SINK_DEFAULTS.instance,
-      distance: z.distance ?? ZEBRA_SINK_DEFAULTS.distance,
-      metric: z.metric ?? ZEBRA_SINK_DEFAULTS.metric,
+      socket: z.socket ?? ZebraSinkDefaults.socket,
+      instance: z.instance ?? ZebraSinkDefaults.instance,
+      distance: z.distance ?? ZebraSinkDefaults.distance,
+      metric: z.metric ?? ZebraSinkDefaults.metric,
       install: checkInstall(z.install, 'zebra'),
     },
     ovnNb: o && {

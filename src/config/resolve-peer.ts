@@ -1,11 +1,5 @@
 import { versionOf } from './addresses.js';
-import {
-  DEFAULT_WARNING_THRESHOLD_PERCENT,
-  FAMILIES,
-  type FamilyName,
-  type IpVersion,
-  LISTEN_DEFAULTS,
-} from './constants.js';
+import { FAMILIES, type FamilyName, type IpVersion, ListenDefaults, MaxPrefixDefaults } from './constants.js';
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 import { resolveAuth, type SecretFiles } from './resolve-auth.js';
@@ -161,7 +155,7 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
     name: raw.name,
     description: raw.description,
     peerIp: raw.peerIp,
-    port: raw.port ?? LISTEN_DEFAULTS.port,
+    port: raw.port ?? ListenDefaults.port,
     remoteAs: raw.remoteAs,
     type,
     auth,
@@ -185,8 +179,8 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
         : {
             limit: mp.limit,
             warningOnly: mp.warningOnly ?? false,
-            warningThreshold: mp.warningThreshold ?? DEFAULT_WARNING_THRESHOLD_PERCENT,
-            restartAfter: mp.restartAfter ?? 0,
+            warningThreshold: mp.warningThreshold ?? MaxPrefixDefaults.warningThreshold,
+            restartAfter: mp.restartAfter ?? MaxPrefixDefaults.restartAfter,
           },
     import: raw.import ?? [],
     export: raw.export ?? [],

@@ -1,5 +1,4 @@
 import { KEEPALIVE_HOLD_TIME_RATIO } from '../bgp/wire/index.js';
-import { TIMER_DEFAULTS } from './constants.js';
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 
@@ -23,15 +22,6 @@ export interface RawTimers {
   readonly maxIdleHoldTime?: number;
   readonly idleHoldResetTime?: number;
 }
-
-export const DEFAULT_TIMERS: Timers = {
-  holdTime: TIMER_DEFAULTS.holdTime,
-  keepaliveTime: Math.floor(TIMER_DEFAULTS.holdTime / KEEPALIVE_HOLD_TIME_RATIO),
-  connectRetry: TIMER_DEFAULTS.connectRetry,
-  idleHoldTime: TIMER_DEFAULTS.idleHoldTime,
-  maxIdleHoldTime: TIMER_DEFAULTS.maxIdleHoldTime,
-  idleHoldResetTime: TIMER_DEFAULTS.idleHoldResetTime,
-};
 
 /** A hold time set without a keepalive brings its own third (RFC 4271 section 10); else inherit both. */
 export function resolveTimers(raw: RawTimers, inherited: Timers, path: Path, ctx: Context): Timers {

@@ -1,12 +1,12 @@
 import { formatPrefix } from './addresses.js';
 import {
-  DEFAULT_CONTROL_SOCKET,
-  DEFAULT_LOG_LEVEL,
-  GRACEFUL_RESTART_DEFAULTS,
+  GracefulRestartDefaults,
   IP_VERSIONS,
   type IpVersion,
-  LISTEN_DEFAULTS,
+  ListenDefaults,
   NEXT_HOP_SELF,
+  SpeakerSectionDefaults,
+  TimerDefaults,
 } from './constants.js';
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
@@ -14,7 +14,7 @@ import type { SecretFiles } from './resolve-auth.js';
 import { resolveOvn, resolveSinks } from './resolve-ovn.js';
 import { checkDuplicatePeers, type PeerScope, resolvePeer } from './resolve-peer.js';
 import { BUILTIN_POLICY_NAMES, resolvePolicy } from './resolve-policy.js';
-import { DEFAULT_TIMERS, resolveTimers, type Timers } from './resolve-timers.js';
+import { resolveTimers, type Timers } from './resolve-timers.js';
 import { routeFamilyProblems, staticRoute } from './route-checks.js';
 import type { Config, ConfigPrefix, PeerConfig, SpeakerConfig, StaticRoute } from './schema.js';
 import type { RawConfig, RawRoute, RawSpeaker } from './sections.js';
@@ -40,7 +40,7 @@ function resolveSpeaker(
   const ipVersions = [
     ...(raw.ipVersions ?? (raw.ipVersion === undefined ? IP_VERSIONS : [raw.ipVersion])),
   ].sort();
-  const timers = resolveTimers(raw, DEFAULT_TIMERS, path, ctx);
+  const timers = resolveTimers(raw, TimerDefaults, path, ctx);
   const gr = raw.gracefulRestart;
   if (raw.name === undefined || raw.localAs === undefined || raw.routerId === undefined)
     return { ipVersions, timers };
@@ -53,24 +53,24 @@ function resolveSpeaker(
       routerId: raw.routerId,
       ipVersions,
       listen: {
-        address: raw.listen?.address ?? LISTEN_DEFAULTS.address,
-        port: raw.listen?.port ?? LISTEN_DEFAULTS.port,
+        address: raw.listen?.address ?? ListenDefaults.address,
+        port: raw.listen?.port ?? ListenDefaults.port,
       },
       ...timers,
       gracefulRestart: {
         enabled: gr?.enabled ?? gr !== undefined,
-        restartTime: gr?.restartTime ?? GRACEFUL_RESTART_DEFAULTS.restartTime,
-        staleRoutesTime: gr?.staleRoutesTime ?? GRACEFUL_RESTART_DEFAULTS.staleRoutesTime,
+        restartTime: gr?.restartTime ?? GracefulRestartDefaults.restartTime,
+        staleRoutesTime: gr?.staleRoutesTime ?? GracefulRestartDefaults.staleRoutesTime,
       },
       bestpath: {
-        maxPaths: raw.bestpath?.maxPaths ?? 1,
-        maxPathsIbgp: raw.bestpath?.maxPathsIbgp ?? 1,
+        maxPaths: raw.bestpath?.maxPaths ?? SpeakerSectionDefaults.maxPaths,
+        maxPathsIbgp: raw.bestpath?.maxPathsIbgp ?? SpeakerSectionDefaults.maxPathsIbgp,
         multipathRelax: raw.bestpath?.multipathRelax ?? false,
         alwaysCompareMed: raw.bestpath?.alwaysCompareMed ?? false,
       },
-      controlSocket: raw.controlSocket ?? DEFAULT_CONTROL_SOCKET,
+      controlSocket: raw.controlSocket ?? SpeakerSectionDefaults.controlSocket,
       metrics: raw.metrics?.listen === undefined ? undefined : { listen: raw.metrics.listen },
-      log: { level: raw.log?.level ?? DEFAULT_LOG_LEVEL },
+      log: { level: raw.log?.level ?? SpeakerSectionDefaults.logLevel },
     },
   };
 }
@@ -128,7 +128,7 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
     files: options,
     localAs: raw.speaker?.localAs,
     ipVersions: speaker?.ipVersions ?? [...IP_VERSIONS],
-    timers: speaker?.timers ?? DEFAULT_TIMERS,
+    timers: speaker?.timers ?? TimerDefaults,
     policyNames: new Set([...policy.policies.map((p) => p.name), ...BUILTIN_POLICY_NAMES]),
   };
   const rawPeers = raw.peers ?? [];

@@ -1,5 +1,5 @@
 import { filePath, formatPrefix, ipAddress, ovsdbRemotes, prefix } from './addresses.js';
-import { OVN_DEFAULTS, OVN_MODES, OVN_ROUTE_KINDS } from './constants.js';
+import { OVN_MODES, OVN_ROUTE_KINDS, OvnDefaults } from './constants.js';
 import {
   boolean,
   type Decoded,
@@ -96,7 +96,7 @@ export const ovnFields = {
   mode: optional(
     oneOf(OVN_MODES),
     'central: advertise every route with the chassis as next hop; local: only what is bound to our chassis, next hop ourselves.',
-    OVN_DEFAULTS.mode,
+    OvnDefaults.mode,
   ),
   chassis: optional(
     name,
@@ -105,7 +105,7 @@ export const ovnFields = {
   ovs: optional(
     ovsdbRemotes,
     'The local Open_vSwitch database, read once in local mode when chassis is not given.',
-    `"${OVN_DEFAULTS.ovs}"`,
+    `"${OvnDefaults.ovs}"`,
   ),
   local_next_hop: optional(nextHops, 'Our own next hops (local mode); default: our address on each session.'),
   chassis_next_hops: optional(
@@ -115,12 +115,12 @@ export const ovnFields = {
   coalesce_ms: optional(
     integer(0, 10_000),
     'Milliseconds a burst of OVN changes is gathered before routes change.',
-    String(OVN_DEFAULTS.coalesceMs),
+    String(OvnDefaults.coalesceMs),
   ),
   hold_time: optional(
     integer(0, 86_400),
     'Seconds OVN-derived routes stay advertised while OVN is unreachable (0: withdraw at once).',
-    String(OVN_DEFAULTS.holdTime),
+    String(OvnDefaults.holdTime),
   ),
   routes: optional(
     object('a mapping of route kinds', routesFields),

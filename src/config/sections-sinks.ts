@@ -1,5 +1,5 @@
 import { absolutePath } from './addresses.js';
-import { KERNEL_ON_STOP, KERNEL_SINK_DEFAULTS, U32_MAX, ZEBRA_SINK_DEFAULTS } from './constants.js';
+import { KERNEL_ON_STOP, KernelSinkDefaults, U32_MAX, ZebraSinkDefaults } from './constants.js';
 import { type Decoded, integer, list, object, oneOf, optional, required, text } from './decoders.js';
 import { name } from './values.js';
 
@@ -11,34 +11,30 @@ const install = optional(
 );
 
 const kernel = object('a mapping of kernel route settings', {
-  table: optional(
-    integer(1, U32_MAX),
-    'Routing table (a VRF table too).',
-    String(KERNEL_SINK_DEFAULTS.table),
-  ),
-  metric: optional(integer(0, U32_MAX), 'Route metric (priority).', String(KERNEL_SINK_DEFAULTS.metric)),
+  table: optional(integer(1, U32_MAX), 'Routing table (a VRF table too).', String(KernelSinkDefaults.table)),
+  metric: optional(integer(0, U32_MAX), 'Route metric (priority).', String(KernelSinkDefaults.metric)),
   protocol: optional(
     integer(1, 255),
     'rtm_protocol our routes carry; only routes with it are ever touched.',
-    String(KERNEL_SINK_DEFAULTS.protocol),
+    String(KernelSinkDefaults.protocol),
   ),
   on_stop: optional(
     oneOf(KERNEL_ON_STOP),
     'On shutdown: keep the routes or flush them.',
-    KERNEL_SINK_DEFAULTS.onStop,
+    KernelSinkDefaults.onStop,
   ),
   install,
 });
 
 const zebra = object('a mapping of zebra settings', {
-  socket: optional(absolutePath, "zebra's ZAPI socket (zebra -z).", ZEBRA_SINK_DEFAULTS.socket),
+  socket: optional(absolutePath, "zebra's ZAPI socket (zebra -z).", ZebraSinkDefaults.socket),
   instance: optional(
     integer(1, 65535),
     'Route instance of type bgp; not 0, which a running bgpd uses.',
-    String(ZEBRA_SINK_DEFAULTS.instance),
+    String(ZebraSinkDefaults.instance),
   ),
-  distance: optional(integer(1, 255), 'Administrative distance.', String(ZEBRA_SINK_DEFAULTS.distance)),
-  metric: optional(integer(0, U32_MAX), 'Metric.', String(ZEBRA_SINK_DEFAULTS.metric)),
+  distance: optional(integer(1, 255), 'Administrative distance.', String(ZebraSinkDefaults.distance)),
+  metric: optional(integer(0, U32_MAX), 'Metric.', String(ZebraSinkDefaults.metric)),
   install,
 });
 

@@ -1,4 +1,4 @@
-import { LONG_LIVED_STALE_TIME_MAX, MIN_HOLD_TIME } from '../bgp/wire/index.js';
+import { LONG_LIVED_STALE_TIME_MAX, MAX_HOLD_TIME, MIN_HOLD_TIME } from '../bgp/wire/index.js';
 import {
   absolutePath,
   filePath,
@@ -12,16 +12,12 @@ import {
 import {
   ADD_PATH_SEND_KEYWORDS,
   AUTH_TYPES,
-  DEFAULT_CONTROL_SOCKET,
-  DEFAULT_LOG_LEVEL,
-  DEFAULT_WARNING_THRESHOLD_PERCENT,
   FAMILY_NAMES,
-  GRACEFUL_RESTART_DEFAULTS,
+  GracefulRestartDefaults,
   IP_VERSIONS,
-  LISTEN_DEFAULTS,
+  ListenDefaults,
   LOG_LEVELS,
   MAX_ADD_PATH_SEND,
-  MAX_HOLD_TIME,
   MAX_MULTIPATHS,
   MAX_PORT,
   MAX_RESTART_TIME,
@@ -29,10 +25,12 @@ import {
   MAX_STALE_ROUTES_TIME,
   MAX_TTL,
   MAX_TTL_SECURITY_HOPS,
+  MaxPrefixDefaults,
   NEXT_HOP_SELF,
   ORIGINS,
   PEER_TYPES,
   PERCENT,
+  SpeakerSectionDefaults,
   U32_MAX,
 } from './constants.js';
 import {
@@ -108,9 +106,9 @@ const listen = object('a mapping with address and port', {
   address: optional(
     ipAddress({ wildcard: true }),
     'Address to accept BGP connections on; "::" takes IPv4 as well.',
-    `"${LISTEN_DEFAULTS.address}"`,
+    `"${ListenDefaults.address}"`,
   ),
-  port: optional(integer(0, MAX_PORT), 'TCP port; 0 picks a free one.', String(LISTEN_DEFAULTS.port)),
+  port: optional(integer(0, MAX_PORT), 'TCP port; 0 picks a free one.', String(ListenDefaults.port)),
 });
 
 const gracefulRestartFields = object('a mapping of graceful restart settings', {
@@ -122,12 +120,12 @@ const gracefulRestartFields = object('a mapping of graceful restart settings', {
   restart_time: optional(
     seconds(1, MAX_RESTART_TIME),
     "The Restart Time we advertise: how long peers keep our routes while we restart; also the longest our own restart waits for the peers' End-of-RIBs.",
-    String(GRACEFUL_RESTART_DEFAULTS.restartTime),
+    String(GracefulRestartDefaults.restartTime),
   ),
   stale_routes_time: optional(
     seconds(1, MAX_STALE_ROUTES_TIME),
     'How long a restarted peer has to send End-of-RIB; its routes not announced again by then are withdrawn.',
-    String(GRACEFUL_RESTART_DEFAULTS.staleRoutesTime),
+    String(GracefulRestartDefaults.staleRoutesTime),
   ),
 });
 export interface GracefulRestartInput {
@@ -149,12 +147,12 @@ const bestpath = object('a mapping of best-path settings', {
   max_paths: optional(
     pathCount,
     'Equal-cost paths installed when the best is eBGP or local, best included (FRR maximum-paths).',
-    '1',
+    String(SpeakerSectionDefaults.maxPaths),
   ),
   max_paths_ibgp: optional(
     pathCount,
     'Equal-cost paths installed when the best is iBGP (FRR maximum-paths ibgp).',
-    '1',
+    String(SpeakerSectionDefaults.maxPathsIbgp),
   ),
   multipath_relax: optional(
     boolean,
@@ -189,7 +187,7 @@ const speakerFields = {
   control_socket: optional(
     absolutePath,
     'Unix socket of the control API and CLI (mode 0600).',
-    DEFAULT_CONTROL_SOCKET,
+    SpeakerSectionDefaults.controlSocket,
   ),
   metrics: optional(
     object('a mapping with listen', {
@@ -199,7 +197,7 @@ const speakerFields = {
   ),
   log: optional(
     object('a mapping with level', {
-      level: optional(oneOf(LOG_LEVELS), 'Least severe level logged.', DEFAULT_LOG_LEVEL),
+      level: optional(oneOf(LOG_LEVELS), 'Least severe level logged.', SpeakerSectionDefaults.logLevel),
     }),
     'Logging.',
   ),
@@ -213,12 +211,12 @@ const maxPrefixFields = object('a mapping with limit', {
   warning_threshold: optional(
     integer(1, PERCENT),
     'Percent of the limit at which to log a warning.',
-    String(DEFAULT_WARNING_THRESHOLD_PERCENT),
+    String(MaxPrefixDefaults.warningThreshold),
   ),
   restart_after: optional(
     seconds(0, U32_MAX),
     'Seconds before reconnecting after the limit closed the session; 0 waits for a reload.',
-    '0',
+    String(MaxPrefixDefaults.restartAfter),
   ),
 });
 export interface MaxPrefixesInput {

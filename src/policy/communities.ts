@@ -5,7 +5,6 @@ import {
   LARGE_COMMUNITY_FIELDS,
   U32_MAX,
   WellKnownCommunity,
-  wellKnownCommunityName,
 } from './constants.js';
 import { checkOneOf, PolicyError } from './errors.js';
 import type { CommunityListModel, LargeCommunityListModel } from './model.js';
@@ -72,11 +71,6 @@ export function parseCommunity(text: string, path = 'community'): number {
   return p.value;
 }
 
-/** "65000:100", or the well-known name. */
-export function formatCommunity(c: number): string {
-  return wellKnownCommunityName[c] ?? `${c >>> COMMUNITY_HALF_BITS}:${c & COMMUNITY_HALF_MAX}`;
-}
-
 /** A large community pattern: field i matches when any bit i is set or it equals values[i]. */
 export interface LargeCommunityPattern {
   readonly values: readonly [number, number, number];
@@ -114,10 +108,6 @@ export function parseLargeCommunity(
   if (p.any !== 0)
     throw new PolicyError('invalid-large-community', path, `a wildcard cannot be set: ${text}`);
   return p.values;
-}
-
-export function formatLargeCommunity(global: number, local1: number, local2: number): string {
-  return `${global}:${local1}:${local2}`;
 }
 
 export function communityMatches(p: CommunityPattern, c: number): boolean {

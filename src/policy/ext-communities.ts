@@ -1,4 +1,5 @@
 import { tryParseIpv4 } from '../address/index.js';
+import { extHi, extLo } from '../bgp/wire/index.js';
 import { EXT_COMMUNITY_BYTES, ExtCommunitySubType, ExtCommunityType, U32_MAX } from './constants.js';
 import { PolicyError } from './errors.js';
 import type { ExtCommunityListModel } from './model.js';
@@ -49,7 +50,6 @@ const SUBTYPES: Readonly<Record<string, number>> = {
   rt: ExtCommunitySubType.ROUTE_TARGET,
   soo: ExtCommunitySubType.ROUTE_ORIGIN,
 };
-const KEYWORDS: Readonly<Record<number, string>> = { 2: 'rt', 3: 'soo' };
 
 function word(type: number, subtype: number, high16: number): number {
   return ((type << TYPE_SHIFT) | (subtype << SUBTYPE_SHIFT) | high16) >>> 0;
@@ -157,41 +157,6 @@ export function parseExtCommunity(text: string, path = 'extended community'): Ex
   if (p.hiMask !== U32_MAX || p.loMask !== U32_MAX)
     throw new PolicyError('invalid-extended-community', path, `a wildcard cannot be set: ${text}`);
   return p;
-}
-
-function hex(n: number, digits: number): string {
-  return n.toString(16).padStart(digits, '0');
-}
-
-/** The text parseExtCommunity reads back to the same words: rt/soo where they apply, else hex. */
-export function formatExtCommunity(hi: number, lo: number): string {
-  const type = hi >>> TYPE_SHIFT;
-  const subtype = (hi >>> SUBTYPE_SHIFT) & 0xff;
-  const keyword = KEYWORDS[subtype];
-  const high16 = hi & U16_MAX;
-  if (keyword !== undefined) {
-    if (type === ExtCommunityType.TRANSITIVE_TWO_OCTET_AS) return `${keyword}:${high16}:${lo >>> 0}`;
-    const global32 = (high16 * 2 ** HALF_BITS + (lo >>> HALF_BITS)) >>> 0;
-    const local = lo & U16_MAX;
-    if (type === ExtCommunityType.TRANSITIVE_IPV4_ADDRESS) {
-      const a = [global32 >>> 24, (global32 >>> 16) & 0xff, (global32 >>> 8) & 0xff, global32 & 0xff];
-      return `${keyword}:${a.join('.')}:${local}`;
-    }
-    if (type === ExtCommunityType.TRANSITIVE_FOUR_OCTET_AS) {
-      const suffix = global32 <= U16_MAX ? FOUR_OCTET_SUFFIX : '';
-      return `${keyword}:${global32}${suffix}:${local}`;
-    }
-  }
-  return `0x${hex(type, 2)}${hex(subtype, 2)}:${hex(high16, 4)}${hex(lo >>> 0, 8)}`;
-}
-
-/** The high word of the community at `at` in an EXTENDED_COMMUNITIES value. */
-export function extHi(b: Uint8Array, at: number): number {
-  return ((b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]) >>> 0;
-}
-
-export function extLo(b: Uint8Array, at: number): number {
-  return extHi(b, at + 4);
 }
 
 export function extCommunityMatches(p: ExtCommunityPattern, hi: number, lo: number): boolean {

@@ -1,4 +1,13 @@
 /** Routing policy: per-peer import/export filters, RFC 8212 defaults and max-prefix. Pure. */
+
+/** Communities print as the codec's attribute table prints them; policies read those forms back. */
+export {
+  extHi,
+  extLo,
+  formatCommunity,
+  formatExtCommunity,
+  formatLargeCommunity,
+} from '../bgp/wire/index.js';
 export {
   AsPathView,
   CompiledAsPathList,
@@ -12,16 +21,14 @@ export {
   CompiledLargeCommunityList,
   compileCommunityList,
   compileLargeCommunityList,
-  formatCommunity,
-  formatLargeCommunity,
   parseCommunity,
   parseLargeCommunity,
 } from './communities.js';
 export { BUILTIN_POLICIES, CompiledLists, compileLists, compilePolicies, compilePolicy } from './compile.js';
 export {
-  DEFAULT_WARNING_THRESHOLD_PERCENT,
   ExtCommunitySubType,
   ExtCommunityType,
+  PolicyDefaults,
   WellKnownCommunity,
   wellKnownCommunityName,
 } from './constants.js';
@@ -39,9 +46,6 @@ export {
   EXT_COMMUNITY_EXPECTED,
   type ExtCommunityPattern,
   encodeExtCommunities,
-  extHi,
-  extLo,
-  formatExtCommunity,
   parseExtCommunity,
   parseExtCommunityPattern,
 } from './ext-communities.js';

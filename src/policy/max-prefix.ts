@@ -1,5 +1,5 @@
 import { afiName, CeaseSubcode, ErrorCode, safiName } from '../bgp/wire/index.js';
-import { DEFAULT_WARNING_THRESHOLD_PERCENT, MAX_PREFIX_DATA_LENGTH, PERCENT, U32_MAX } from './constants.js';
+import { MAX_PREFIX_DATA_LENGTH, PERCENT, PolicyDefaults, U32_MAX } from './constants.js';
 import { checkInteger, PolicyError } from './errors.js';
 
 export interface MaxPrefixConfig {
@@ -101,7 +101,7 @@ export function stepMaxPrefix(
 ): { readonly state: MaxPrefixState; readonly action: MaxPrefixAction } {
   if (state.ceased) return { state, action: NONE };
   const { limit } = config;
-  const percent = config.warningThresholdPercent ?? DEFAULT_WARNING_THRESHOLD_PERCENT;
+  const percent = config.warningThresholdPercent ?? PolicyDefaults.WARNING_THRESHOLD_PERCENT;
   const what = familyText(family);
   if (count > limit) {
     if (state.limitExceeded) return { state, action: NONE };

@@ -5,7 +5,7 @@ import {
   type AsPathSegment,
   AsPathSegmentType,
   asPathLength,
-  mergeAs4Path,
+  effectiveAsPath,
   Origin,
   type PathAttributes,
   WireAttributes,
@@ -184,12 +184,6 @@ function grow<A extends Uint8Array | Uint16Array | Uint32Array>(a: A, capacity: 
   const b = new (a.constructor as new (n: number) => A)(capacity);
   b.set(a);
   return b;
-}
-
-export function effectiveAsPath(a: PathAttributes): readonly AsPathSegment[] {
-  const path = a.asPath ?? [];
-  const as4 = a.as4Path;
-  return as4 ? mergeAs4Path(path, as4, a.aggregator) : path;
 }
 
 /**

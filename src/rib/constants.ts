@@ -3,17 +3,23 @@
  * what is here is RIB policy (defaults as FRR ships them) and the reason strings `show` prints.
  */
 
-/** RFC 4271 section 5.1.5 leaves the default to the operator; 100 is what FRR, GoBGP and BIRD use. */
-export const DEFAULT_LOCAL_PREF = 100;
+/** Defaults of the routing core, as FRR ships them; read with `??` where an init leaves one out. */
+export const RibDefaults = {
+  /** RFC 4271 section 5.1.5 leaves LOCAL_PREF to the operator; 100 is what FRR, GoBGP and BIRD use. */
+  LOCAL_PREF: 100,
+  /** Equal-cost paths installed: best path only, as FRR without "maximum-paths". */
+  MAX_PATHS: 1,
+  /** FRR "neighbor weight" when none is set: step 0 of the decision process decides nothing. */
+  WEIGHT: 0,
+  /** Occurrences of our own AS tolerated in AS_PATH without "allowas-in". */
+  ALLOWAS_IN: 0,
+} as const;
 
 /** FRR gives locally originated routes this weight, so they win step 0 of the decision process. */
 export const LOCAL_ROUTE_WEIGHT = 32768;
 
 /** A missing MED treated as the worst ("bgp bestpath med missing-as-worst"). */
 export const MED_WORST = 0xffffffff;
-
-/** Equal-cost paths installed by default: best path only, as FRR without "maximum-paths". */
-export const DEFAULT_MAX_PATHS = 1;
 
 /** Peer index of the `static` origin: the pseudo-peer that owns configured routes. */
 export const LOCAL_PEER = 0;
@@ -55,16 +61,8 @@ export const BestPathReason = {
 } as const;
 export type BestPathReasonText = (typeof BestPathReason)[keyof typeof BestPathReason];
 
-/** RFC 1997 well-known communities that restrict where a route may go. */
-export const WellKnownCommunity = {
-  /** RFC 9494: kept by a long-lived graceful restart, least preferred. */
-  LLGR_STALE: 0xffff0006,
-  /** RFC 9494: never kept by a long-lived graceful restart. */
-  NO_LLGR: 0xffff0007,
-  NO_EXPORT: 0xffffff01,
-  NO_ADVERTISE: 0xffffff02,
-  NO_EXPORT_SUBCONFED: 0xffffff03,
-} as const;
+/** The IANA well-known communities registry is the codec's (NO_EXPORT, LLGR_STALE, ...). */
+export { WellKnownCommunity } from '../bgp/wire/index.js';
 
 /** Why a received route did not enter the Loc-RIB. */
 export const DenyReason = {

@@ -1,6 +1,5 @@
-import type { PathAttributes } from '../bgp/wire/index.js';
-import { effectiveAsPath } from './attr-table.js';
-import { BestPathReason, type BestPathReasonText, DEFAULT_MAX_PATHS } from './constants.js';
+import { effectiveAsPath, type PathAttributes } from '../bgp/wire/index.js';
+import { BestPathReason, type BestPathReasonText, RibDefaults } from './constants.js';
 
 /**
  * One path as the decision process sees it: every value already effective (defaults applied
@@ -62,8 +61,8 @@ export interface DecisionOptions {
 export const DEFAULT_DECISION: DecisionOptions = Object.freeze({
   alwaysCompareMed: false,
   preferOldestExternal: false,
-  maxPaths: DEFAULT_MAX_PATHS,
-  maxPathsIbgp: DEFAULT_MAX_PATHS,
+  maxPaths: RibDefaults.MAX_PATHS,
+  maxPathsIbgp: RibDefaults.MAX_PATHS,
   multipathRelax: false,
 });
 

@@ -2,25 +2,19 @@ import { maskIpv4, maskWord } from '../address/index.js';
 import {
   Afi,
   type AfiCode,
-  type AsPathSegment,
-  AsPathSegmentType,
-  AttrFlag,
+  ATTRS,
+  type AttrExportContext,
+  exportUnknown,
   type MpReach,
-  mergeAs4Aggregator,
-  Origin,
+  type MutableAttributes,
   type PathAttributes,
-  type RawAttribute,
   Safi,
 } from '../bgp/wire/index.js';
-import { effectiveAsPath } from './attr-table.js';
 import { WellKnownCommunity } from './constants.js';
-import { transitiveOnly } from './ext-community-scope.js';
 import type { PeerKind, RouteSource, SourceKind } from './peer.js';
 import type { RibPrefix } from './prefix-key.js';
 import { hasLongLivedStale } from './stale-paths.js';
 
-/** Most ASNs one AS_SEQUENCE segment holds (its count is one octet). */
-const MAX_SEGMENT_ASNS = 255;
 const IPV6_LENGTH = 16;
 
 /**
@@ -86,16 +80,10 @@ export function communitiesAllow(communities: readonly number[] | undefined, to:
 /**
  * The attributes a route of family `afi` is sent with to a peer described by `target`, or
  * null when it must not be sent. A new object; intern it (ExportInterner) so equal exports
- * share one.
- *
- * - eBGP: AS_PATH gets our AS in front (RFC 4271 section 5.1.2), NEXT_HOP becomes our
- *   address unless third party (5.1.3), LOCAL_PREF is not sent (5.1.5), a MED learned from
- *   another AS is not passed on (5.1.4), ORIGINATOR_ID / CLUSTER_LIST stay inside (RFC 4456).
- * - iBGP: AS_PATH and NEXT_HOP unchanged (unless next-hop-self), LOCAL_PREF set (default
- *   when missing); when reflecting (iBGP-learned), ORIGINATOR_ID set if absent and our
- *   CLUSTER_ID prepended to CLUSTER_LIST (RFC 4456 section 8).
- * - Unknown optional transitive attributes pass with Partial set; other unknown ones stop
- *   here (RFC 4271 section 5).
+ * share one. Which routes may go is decided here (RFC 4271 9.2, RFC 4456 6, RFC 1997, RFC
+ * 9494), and the next hop (RFC 4271 5.1.3); what each attribute becomes is its row's rule in
+ * the attribute table (`ATTRS[i].export`): AS_PATH, LOCAL_PREF, MED, reflection, extended
+ * communities. Unknown optional transitive attributes pass with Partial set (RFC 4271 5).
  */
 export function exportAttributes(
   attrs: PathAttributes,
@@ -112,33 +100,21 @@ export function exportAttributes(
   const ebgp = to === 'ebgp';
   const nextHop = exportNextHop(attrs, afi, target);
   if (nextHop === null) return null;
-
-  const out: {
-    -readonly [K in keyof PathAttributes]: PathAttributes[K];
-  } = { origin: attrs.origin ?? Origin.IGP };
-  const path = effectiveAsPath(attrs);
-  out.asPath = ebgp ? prependAs(withoutConfed(path), ctx.localAs) : path;
-  if (typeof nextHop === 'number') out.nextHop = nextHop;
-  else out.mpReach = nextHop;
-  if (attrs.med !== undefined && (!ebgp || source.kind !== 'ebgp' || target.medUnchanged))
-    out.med = attrs.med;
-  if (!ebgp) out.localPref = attrs.localPref ?? ctx.defaultLocalPref;
-  if (attrs.atomicAggregate) out.atomicAggregate = true;
-  const aggregator = mergeAs4Aggregator(attrs.aggregator, attrs.as4Aggregator);
-  if (aggregator) out.aggregator = aggregator;
-  if (attrs.communities) out.communities = attrs.communities;
-  if (!ebgp && source.kind !== 'ebgp' && source.kind !== 'local') {
-    // Reflection (RFC 4456 section 8).
-    out.originatorId = attrs.originatorId ?? source.routerId;
-    out.clusterList = [ctx.clusterId, ...(attrs.clusterList ?? [])];
-  }
-  // RFC 4360 section 6, RFC 5701: non-transitive extended communities stay inside the AS.
-  const ext = ebgp ? transitiveOnly(attrs.extCommunities, 8) : attrs.extCommunities;
-  if (ext) out.extCommunities = ext;
-  const ext6 = ebgp ? transitiveOnly(attrs.ipv6ExtCommunities, 20) : attrs.ipv6ExtCommunities;
-  if (ext6) out.ipv6ExtCommunities = ext6;
-  if (attrs.largeCommunities) out.largeCommunities = attrs.largeCommunities;
-  const unknown = passUnknown(attrs.unknown);
+  const x: AttrExportContext = {
+    ebgp,
+    fromEbgp: source.kind === 'ebgp',
+    // RFC 4456 section 8: an iBGP-learned route sent on to an iBGP peer is reflected.
+    reflecting: !ebgp && source.kind !== 'ebgp' && source.kind !== 'local',
+    medUnchanged: target.medUnchanged === true,
+    localAs: ctx.localAs,
+    clusterId: ctx.clusterId,
+    defaultLocalPref: ctx.defaultLocalPref,
+    sourceRouterId: source.routerId,
+    nextHop,
+  };
+  const out: MutableAttributes = {};
+  for (const row of ATTRS) row.export(attrs, x, out);
+  const unknown = exportUnknown(attrs.unknown);
   if (unknown) out.unknown = unknown;
   return out;
 }
@@ -214,33 +190,4 @@ function inSharedSubnet(nh: number | Uint8Array, subnets: readonly RibPrefix[] |
       return true;
   }
   return false;
-}
-
-/** RFC 4271 section 5.1.2: our AS leftmost, in the leading AS_SEQUENCE when it has room. */
-export function prependAs(path: readonly AsPathSegment[], asn: number): AsPathSegment[] {
-  const first = path[0];
-  if (first && first.type === AsPathSegmentType.AS_SEQUENCE && first.asns.length < MAX_SEGMENT_ASNS) {
-    return [{ type: first.type, asns: [asn, ...first.asns] }, ...path.slice(1)];
-  }
-  return [{ type: AsPathSegmentType.AS_SEQUENCE, asns: [asn] }, ...path];
-}
-
-/** RFC 5065 section 5.3: confederation segments are removed before leaving the confederation. */
-function withoutConfed(path: readonly AsPathSegment[]): readonly AsPathSegment[] {
-  const keep = path.filter(
-    (s) => s.type !== AsPathSegmentType.AS_CONFED_SEQUENCE && s.type !== AsPathSegmentType.AS_CONFED_SET,
-  );
-  return keep.length === path.length ? path : keep;
-}
-
-/** RFC 4271 section 5: unrecognized optional transitive attributes go on with Partial set; the rest stop. */
-function passUnknown(unknown: readonly RawAttribute[] | undefined): RawAttribute[] | undefined {
-  if (!unknown) return undefined;
-  const out: RawAttribute[] = [];
-  for (const u of unknown) {
-    const transitive = AttrFlag.OPTIONAL | AttrFlag.TRANSITIVE;
-    if ((u.flags & transitive) === transitive)
-      out.push({ type: u.type, flags: u.flags | AttrFlag.PARTIAL, value: u.value });
-  }
-  return out.length ? out : undefined;
 }

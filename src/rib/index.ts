@@ -7,7 +7,6 @@ export {
   AttrTable,
   type AttrTableInit,
   countAs,
-  effectiveAsPath,
   neighborAs,
   nextHopText,
 } from './attr-table.js';
@@ -15,8 +14,6 @@ export { ChangeBatch } from './change-batch.js';
 export {
   BestPathReason,
   type BestPathReasonText,
-  DEFAULT_LOCAL_PREF,
-  DEFAULT_MAX_PATHS,
   DenyReason,
   type DenyReasonText,
   LEARNED_PREFERENCE,
@@ -25,6 +22,7 @@ export {
   MED_WORST,
   ORIGIN_PREFERENCE,
   type OriginName,
+  RibDefaults,
   WellKnownCommunity,
 } from './constants.js';
 export {
@@ -62,9 +60,7 @@ export {
   type ExportTarget,
   exportAttributes,
   mayAdvertise,
-  prependAs,
 } from './export-rules.js';
-export { type ExtCommunityUnit, hasNonTransitive, transitiveOnly } from './ext-community-scope.js';
 export { InternTable } from './intern-table.js';
 export { LocRib, type LocRibContext } from './loc-rib.js';
 export type { EntryView, PathView, RankedPaths } from './loc-rib-view.js';
@@ -72,9 +68,9 @@ export { FIRST_SENT_PATH_ID, PathIds, pathKey } from './path-ids.js';
 export {
   addressKey,
   PEER_KINDS,
-  type PeerInit,
   type PeerKind,
   RibPeer,
+  type RibPeerInit,
   type RouteSource,
   type SourceKind,
 } from './peer.js';

@@ -1,5 +1,11 @@
 import { parseIpv4, parseIpv6 } from '../address/index.js';
-import { LEARNED_PREFERENCE, LOCAL_ROUTE_WEIGHT, ORIGIN_PREFERENCE, type OriginName } from './constants.js';
+import {
+  LEARNED_PREFERENCE,
+  LOCAL_ROUTE_WEIGHT,
+  ORIGIN_PREFERENCE,
+  type OriginName,
+  RibDefaults,
+} from './constants.js';
 
 /** How a peer relates to us: RFC 4271 external/internal, RFC 4456 client or not. */
 export type PeerKind = 'ebgp' | 'ibgp-client' | 'ibgp-nonclient';
@@ -9,7 +15,7 @@ export type SourceKind = PeerKind | 'local';
 export const PEER_KINDS: readonly PeerKind[] = ['ebgp', 'ibgp-client', 'ibgp-nonclient'];
 
 /** What the RIB needs to know about an established peer. */
-export interface PeerInit {
+export interface RibPeerInit {
   /** Stable name for logs and `show` (the peer's address is a good one). */
   readonly id: string;
   readonly kind: PeerKind;
@@ -47,7 +53,7 @@ export class RibPeer {
 
   constructor(
     index: number,
-    init: PeerInit | RouteSource,
+    init: RibPeerInit | RouteSource,
     weight: number,
     allowasIn: number,
     originPreference: number = LEARNED_PREFERENCE,
@@ -80,9 +86,14 @@ export class RibPeer {
     return this.source.kind === 'local';
   }
 
-  static fromInit(index: number, init: PeerInit): RibPeer {
+  static fromInit(index: number, init: RibPeerInit): RibPeer {
     checkPeerInit(init);
-    return new RibPeer(index, init, init.weight ?? 0, init.allowasIn ?? 0);
+    return new RibPeer(
+      index,
+      init,
+      init.weight ?? RibDefaults.WEIGHT,
+      init.allowasIn ?? RibDefaults.ALLOWAS_IN,
+    );
   }
 
   /**
@@ -100,7 +111,7 @@ export class RibPeer {
   }
 }
 
-function checkPeerInit(init: PeerInit): void {
+function checkPeerInit(init: RibPeerInit): void {
   const bad = (what: string) => new Error(`peer ${init.id}: ${what}`);
   if (!['ebgp', 'ibgp-client', 'ibgp-nonclient'].includes(init.kind)) throw bad(`unknown kind ${init.kind}`);
   if (!isU32(init.asn) || init.asn === 0) throw bad(`invalid AS ${init.asn}`);

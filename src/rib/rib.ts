@@ -11,17 +11,17 @@ import { AdjRibIn } from './adj-rib-in.js';
 import { AttrTable } from './attr-table.js';
 import { ChangeBatch } from './change-batch.js';
 import {
-  DEFAULT_LOCAL_PREF,
   DenyReason,
   type DenyReasonText,
   LOCAL_PEER,
   type OriginName,
+  RibDefaults,
   WellKnownCommunity,
 } from './constants.js';
 import { DEFAULT_DECISION, type DecisionOptions } from './decision.js';
 import { LocRib } from './loc-rib.js';
 import type { EntryView, RankedPaths } from './loc-rib-view.js';
-import { type PeerInit, RibPeer } from './peer.js';
+import { RibPeer, type RibPeerInit } from './peer.js';
 import { toRibPrefix } from './prefix-key.js';
 import type { RouteAdd, RouteChange } from './route-change.js';
 import { applyUpdateRules, type UpdateTarget } from './update-rules.js';
@@ -104,7 +104,7 @@ export class Rib {
       attrs: this.attrs,
       peer: (i: number) => this.peers[i]!,
       options: this.options,
-      defaultLocalPref: init.defaultLocalPref ?? DEFAULT_LOCAL_PREF,
+      defaultLocalPref: init.defaultLocalPref ?? RibDefaults.LOCAL_PREF,
       medMissingAsWorst: init.medMissingAsWorst ?? false,
     };
     this.locRibs = [new LocRib(Afi.IPV4, ctx), new LocRib(Afi.IPV6, ctx)];
@@ -138,7 +138,7 @@ export class Rib {
   }
 
   /** Registers an established peer. Its id must be unique among current peers. */
-  addPeer(init: PeerInit): RibPeer {
+  addPeer(init: RibPeerInit): RibPeer {
     if (this.byId.has(init.id) || init.id === 'local')
       throw new Error(`peer ${init.id} is already in the RIB`);
     const peer = RibPeer.fromInit(this.allocateIndex(), init);
@@ -156,7 +156,7 @@ export class Rib {
    * stay where they are; the source is renewed when the OPEN says something new (a new BGP
    * Identifier). Returns the peer to use from now on.
    */
-  renewPeer(peer: RibPeer, init: PeerInit): RibPeer {
+  renewPeer(peer: RibPeer, init: RibPeerInit): RibPeer {
     this.check(peer);
     if (init.id !== peer.id) throw new Error(`peer ${peer.id} cannot be renewed as ${init.id}`);
     const s = peer.source;
@@ -165,8 +165,8 @@ export class Rib {
       s.asn === init.asn &&
       s.routerId === init.routerId >>> 0 &&
       s.address === init.address &&
-      peer.weight === (init.weight ?? 0) &&
-      peer.allowasIn === (init.allowasIn ?? 0);
+      peer.weight === (init.weight ?? RibDefaults.WEIGHT) &&
+      peer.allowasIn === (init.allowasIn ?? RibDefaults.ALLOWAS_IN);
     if (same) return peer;
     const renewed = RibPeer.fromInit(peer.index, init);
     this.peers[peer.index] = renewed;

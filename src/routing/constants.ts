@@ -34,5 +34,4 @@ export const RoutingDefaults = {
  */
 export const SINGLE_PATH_ID = 1;
 
-/** Milliseconds per second, for timers configured in seconds. */
-export const MS_PER_SECOND = 1000;
+export { MS_PER_SECOND } from '../components/index.js';

@@ -1,6 +1,7 @@
 import {
   Afi,
   type AfiCode,
+  attributesLeavingAs,
   makeAttributes,
   type PathAttributes,
   PrefixList,
@@ -10,13 +11,7 @@ import {
   type Writer,
 } from '../bgp/wire/index.js';
 import type { PolicyResult, RouteFilter } from '../policy/index.js';
-import {
-  hasNonTransitive,
-  type OutboundWork,
-  type RibOut,
-  type RibPrefix,
-  transitiveOnly,
-} from '../rib/index.js';
+import type { OutboundWork, RibOut, RibPrefix } from '../rib/index.js';
 import { SINGLE_PATH_ID } from './constants.js';
 import { RouteStore } from './route-store.js';
 
@@ -272,15 +267,9 @@ export class Exporter {
   /** A policy's `set next_hop self`: our address on this session replaces the next hop. */
   /** RFC 4360 section 6: a policy's non-transitive extended communities do not leave the AS. */
   #transitiveOnly(attrs: PathAttributes): PathAttributes {
-    if (!hasNonTransitive(attrs.extCommunities, 8) && !hasNonTransitive(attrs.ipv6ExtCommunities, 20))
-      return attrs;
     let out = this.#scoped.get(attrs);
     if (!out) {
-      out = makeAttributes({
-        ...makeAttributes(attrs),
-        extCommunities: transitiveOnly(attrs.extCommunities, 8),
-        ipv6ExtCommunities: transitiveOnly(attrs.ipv6ExtCommunities, 20),
-      });
+      out = attributesLeavingAs(attrs);
       this.#scoped.set(attrs, out);
     }
     return out;

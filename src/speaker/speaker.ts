@@ -49,7 +49,7 @@ import {
   tapMessageStats,
   WatchHub,
 } from '../control/index.js';
-import { DEFAULT_LOCAL_PREF, Rib, UpdateGroups } from '../rib/index.js';
+import { Rib, RibDefaults, UpdateGroups } from '../rib/index.js';
 import {
   ApiRoutes,
   advertisedGracefulRestart,
@@ -147,7 +147,7 @@ export class Speaker implements SpeakerControl {
     this.#groups = new UpdateGroups({
       localAs: config.speaker.localAs,
       clusterId: this.#rib.clusterId,
-      defaultLocalPref: DEFAULT_LOCAL_PREF,
+      defaultLocalPref: RibDefaults.LOCAL_PREF,
     });
     this.#flow = new RouteFlow(
       this.#rib,

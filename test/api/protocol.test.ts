@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RIB_LIMIT, MAX_RIB_LIMIT } from '../../src/api/index.js';
+import { ApiDefaults, MAX_RIB_LIMIT } from '../../src/api/index.js';
 import { prefixVersion, ribQueryParams } from '../../src/api/params.js';
 import {
   type ControlRequest,
@@ -72,9 +72,9 @@ describe('params', () => {
     expect(ribQueryParams({ prefix: '2001:db8::/32' })).toEqual({
       prefix: '2001:db8::/32',
       afi: 6,
-      limit: DEFAULT_RIB_LIMIT,
+      limit: ApiDefaults.RIB_LIMIT,
     });
-    expect(ribQueryParams({})).toEqual({ limit: DEFAULT_RIB_LIMIT });
+    expect(ribQueryParams({})).toEqual({ limit: ApiDefaults.RIB_LIMIT });
     expect(ribQueryParams({ afi: 4, limit: MAX_RIB_LIMIT })).toEqual({ afi: 4, limit: MAX_RIB_LIMIT });
   });
 
@@ -132,7 +132,7 @@ describe('dispatch', () => {
     });
     expect(r).toEqual({ id: 'x', result: [expect.objectContaining({ prefix: '198.19.5.7/32' })] });
     expect(control.calls).toEqual([
-      ['advertised', 'spine1', { prefix: '198.19.5.7/32', afi: 4, limit: DEFAULT_RIB_LIMIT }],
+      ['advertised', 'spine1', { prefix: '198.19.5.7/32', afi: 4, limit: ApiDefaults.RIB_LIMIT }],
     ]);
   });
 

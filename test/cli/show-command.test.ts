@@ -1,12 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type ControlServer,
-  DEFAULT_RIB_LIMIT,
-  DEFAULT_SOCKET_PATH,
-  startControlServer,
-} from '../../src/api/index.js';
+import { ApiDefaults, type ControlServer, startControlServer } from '../../src/api/index.js';
 import { formatNeighbors } from '../../src/cli/format-neighbor.js';
 import { formatRibDetail } from '../../src/cli/format-rib.js';
 import { formatSummary } from '../../src/cli/format-summary.js';
@@ -52,7 +47,7 @@ describe('parseControlCommand', () => {
   });
 
   it('takes the socket from --socket, else the environment, else the default', () => {
-    expect(parseControlCommand('show', ['summary'], {}).socket).toBe(DEFAULT_SOCKET_PATH);
+    expect(parseControlCommand('show', ['summary'], {}).socket).toBe(ApiDefaults.SOCKET_PATH);
     const env = { OVN_BGP_SPEAKER_SOCKET: '/tmp/env.sock' };
     expect(parseControlCommand('show', ['summary'], env).socket).toBe('/tmp/env.sock');
     expect(parseControlCommand('show', ['summary', '--socket', '/tmp/flag.sock'], env).socket).toBe(
@@ -145,7 +140,7 @@ describe('the commands against a control socket', () => {
     });
     expect(control.calls).toContainEqual([
       'rib',
-      { prefix: '198.18.10.0/24', afi: 4, limit: DEFAULT_RIB_LIMIT },
+      { prefix: '198.18.10.0/24', afi: 4, limit: ApiDefaults.RIB_LIMIT },
     ]);
   });
 

@@ -3,7 +3,7 @@ import { ControlClientError, ControlError } from '../../src/api/index.js';
 import { FsmConfigError } from '../../src/bgp/fsm/index.js';
 import { SessionConfigError, SessionError } from '../../src/bgp/session/index.js';
 import { TransportError } from '../../src/bgp/transport/index.js';
-import { BgpError, IncompleteError } from '../../src/bgp/wire/index.js';
+import { BgpError, type BgpErrorKind, IncompleteError } from '../../src/bgp/wire/index.js';
 import { KindedError } from '../../src/components/index.js';
 import { ConfigError } from '../../src/config/index.js';
 import { KernelError } from '../../src/fib/kernel/index.js';
@@ -26,7 +26,7 @@ describe('KindedError, the base of every error thrown on purpose', () => {
     ['SessionConfigError', new SessionConfigError('hold_time', 'is 2'), 'session-config'],
     ['FsmConfigError', new FsmConfigError('holdTime', 'is 2'), 'fsm-config'],
     ['TransportError', new TransportError('connect-timeout', 'late'), 'connect-timeout'],
-    ['BgpError', new BgpError('bad-marker', 1, 1), 'bad-marker'],
+    ['BgpError', new BgpError('bad-marker' as BgpErrorKind, 1, 1), 'bad-marker'],
     ['IncompleteError', new IncompleteError(4), 'incomplete'],
     ['OvsdbError', new OvsdbError('closed', 'closed'), 'closed'],
     ['ZapiError', new ZapiError('closed', 'closed'), 'closed'],

@@ -6,9 +6,9 @@ import {
   type AddPathSelect,
   type ExportTarget,
   type OutboundWork,
-  type PeerInit,
   Rib,
   type RibOut,
+  type RibPeerInit,
   UpdateGroups,
 } from '../../src/rib/index.js';
 import { attrs, LOCAL_AS, ROUTER_ID, v4 } from './routes.js';
@@ -21,7 +21,7 @@ const TARGET: ExportTarget = {
   localIpv4: parseIpv4('198.18.0.1'),
   localIpv6: addressBytes('2001:db8::1'),
 };
-const SOURCES: PeerInit[] = [1, 2, 3, 4].map((n) => ({
+const SOURCES: RibPeerInit[] = [1, 2, 3, 4].map((n) => ({
   id: `p${n}`,
   kind: 'ebgp',
   asn: 65000 + n,
@@ -29,7 +29,7 @@ const SOURCES: PeerInit[] = [1, 2, 3, 4].map((n) => ({
   address: `198.18.0.${n + 1}`,
 }));
 /** The receiving peer is a source too: its own paths never go back to it. */
-const RECEIVER: PeerInit = {
+const RECEIVER: RibPeerInit = {
   id: 'r',
   kind: 'ebgp',
   asn: 65009,

@@ -11,7 +11,6 @@ import {
   mayAdvertise,
   PEER_KINDS,
   parsePrefix,
-  prependAs,
   Rib,
   type RouteSource,
   type SourceKind,
@@ -265,16 +264,6 @@ describe('exported attributes', () => {
     const out = exportAttributes(a, Afi.IPV4, source('ebgp'), EBGP, CTX)!;
     expect(out.asPath).toEqual([{ type: 2, asns: [LOCAL_AS, 4200000001, 65001] }]);
     expect(out.as4Path).toBeUndefined();
-  });
-
-  it('prepends into the leading AS_SEQUENCE while it has room, else in a new segment', () => {
-    expect(prependAs([], 1)).toEqual([{ type: 2, asns: [1] }]);
-    expect(prependAs([{ type: 1, asns: [5, 6] }], 1)).toEqual([
-      { type: 2, asns: [1] },
-      { type: 1, asns: [5, 6] },
-    ]);
-    const full = { type: 2, asns: Array.from({ length: 255 }, (_, i) => i + 1) };
-    expect(prependAs([full], 9)).toEqual([{ type: 2, asns: [9] }, full]);
   });
 
   it('passes unknown optional transitive attributes with Partial set, drops the others', () => {

@@ -3,42 +3,43 @@ import type { PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
 import { PrefixList } from '../../src/bgp/wire/prefix-list.js';
 import { encodeUpdate, type UpdateInput, type UpdateMessage } from '../../src/bgp/wire/update.js';
-import { type UpdateContext, UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
+import type { UpdateContext } from '../../src/bgp/wire/update-context.js';
+import { UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
-import type { PeerInit, RouteChange } from '../../src/rib/index.js';
+import type { RibPeerInit, RouteChange } from '../../src/rib/index.js';
 
 export const LOCAL_AS = 65000;
 export const ROUTER_ID = parseIpv4('198.18.0.1');
 
-export const EBGP_A: PeerInit = {
+export const EBGP_A: RibPeerInit = {
   id: 'a',
   kind: 'ebgp',
   asn: 65001,
   routerId: parseIpv4('198.18.1.1'),
   address: '198.18.0.2',
 };
-export const EBGP_B: PeerInit = {
+export const EBGP_B: RibPeerInit = {
   id: 'b',
   kind: 'ebgp',
   asn: 65002,
   routerId: parseIpv4('198.18.1.2'),
   address: '198.18.0.3',
 };
-export const EBGP_A2: PeerInit = {
+export const EBGP_A2: RibPeerInit = {
   id: 'a2',
   kind: 'ebgp',
   asn: 65001,
   routerId: parseIpv4('198.18.1.3'),
   address: '198.18.0.4',
 };
-export const CLIENT: PeerInit = {
+export const CLIENT: RibPeerInit = {
   id: 'c',
   kind: 'ibgp-client',
   asn: LOCAL_AS,
   routerId: parseIpv4('198.18.1.4'),
   address: '198.18.0.5',
 };
-export const NONCLIENT: PeerInit = {
+export const NONCLIENT: RibPeerInit = {
   id: 'n',
   kind: 'ibgp-nonclient',
   asn: LOCAL_AS,

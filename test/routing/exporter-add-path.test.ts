@@ -8,7 +8,7 @@ import type { UpdateMessage } from '../../src/bgp/wire/update.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
 import { AcceptAll, compileLists, compilePolicy, type RouteFilter } from '../../src/policy/index.js';
-import { DEFAULT_LOCAL_PREF, parsePrefix, Rib, UpdateGroups } from '../../src/rib/index.js';
+import { parsePrefix, Rib, RibDefaults, UpdateGroups } from '../../src/rib/index.js';
 import { Exporter } from '../../src/routing/index.js';
 
 // The exporter between an add-path Adj-RIB-Out and the wire: path ids go out as the
@@ -33,7 +33,7 @@ function world(filter: RouteFilter) {
   const groups = new UpdateGroups({
     localAs: LOCAL_AS,
     clusterId: rib.clusterId,
-    defaultLocalPref: DEFAULT_LOCAL_PREF,
+    defaultLocalPref: RibDefaults.LOCAL_PREF,
   });
   const target = { kind: 'ebgp' as const, localIpv4: OUR_IPV4 };
   const peerSpec = {

@@ -16,7 +16,7 @@ import {
   RejectAll,
   type RouteFilter,
 } from '../../src/policy/index.js';
-import { DEFAULT_LOCAL_PREF, parsePrefix, Rib, UpdateGroups } from '../../src/rib/index.js';
+import { parsePrefix, Rib, RibDefaults, UpdateGroups } from '../../src/rib/index.js';
 import { Exporter, type ExportSession, SINGLE_PATH_ID } from '../../src/routing/index.js';
 
 // The export side between the Adj-RIB-Out and the wire: what the peer ends up with is exactly
@@ -50,7 +50,7 @@ function world(filter: RouteFilter, s: ExportSession = session()) {
   const groups = new UpdateGroups({
     localAs: LOCAL_AS,
     clusterId: rib.clusterId,
-    defaultLocalPref: DEFAULT_LOCAL_PREF,
+    defaultLocalPref: RibDefaults.LOCAL_PREF,
   });
   const target = { kind: 'ebgp' as const, localIpv4: OUR_IPV4, localIpv6: OUR_IPV6 };
   let out = groups.join({ id: 'peer', routerId: 2, target }, rib);

@@ -1,4 +1,4 @@
-import { CeaseSubcode, ErrorCode } from '../wire/constants.js';
+import { CeaseSubcode, ErrorCode } from '../wire/index.js';
 import type { State } from './states.js';
 
 /** Who opened a TCP connection: we did (outgoing) or the peer did (incoming). */

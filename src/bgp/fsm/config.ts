@@ -1,5 +1,6 @@
 import { KindedError } from '../../components/index.js';
-import { FSM_DEFAULTS, KEEPALIVE_HOLD_RATIO, MAX_HOLD_TIME, MIN_NONZERO_HOLD_TIME } from './constants.js';
+import { KEEPALIVE_HOLD_TIME_RATIO, MAX_HOLD_TIME, MIN_HOLD_TIME } from '../wire/index.js';
+import { FsmDefaults } from './constants.js';
 
 /** Per-peer FSM settings (RFC 4271 section 8 session attributes). Times are whole seconds. */
 export interface FsmConfig {
@@ -58,44 +59,44 @@ function flag(field: string, value: unknown): boolean {
 
 /** Fills defaults and checks every field; throws FsmConfigError on the first bad one. */
 export function resolveFsmConfig(init: Partial<FsmConfig> = {}): FsmConfig {
-  const holdTime = seconds('holdTime', init.holdTime ?? FSM_DEFAULTS.holdTime, 0, MAX_HOLD_TIME);
+  const holdTime = seconds('holdTime', init.holdTime ?? FsmDefaults.holdTime, 0, MAX_HOLD_TIME);
   // RFC 4271 section 4.2: a Hold Time of one or two seconds is never acceptable.
-  if (holdTime !== 0 && holdTime < MIN_NONZERO_HOLD_TIME) {
-    throw new FsmConfigError('holdTime', `must be 0 or at least ${MIN_NONZERO_HOLD_TIME}, got ${holdTime}`);
+  if (holdTime !== 0 && holdTime < MIN_HOLD_TIME) {
+    throw new FsmConfigError('holdTime', `must be 0 or at least ${MIN_HOLD_TIME}, got ${holdTime}`);
   }
   const keepaliveTime = seconds(
     'keepaliveTime',
-    init.keepaliveTime ?? Math.floor(holdTime / KEEPALIVE_HOLD_RATIO),
+    init.keepaliveTime ?? Math.floor(holdTime / KEEPALIVE_HOLD_TIME_RATIO),
     holdTime === 0 ? 0 : 1,
   );
   // 0: restart (or accept) at once after a reset, as an operator may choose for a passive peer.
-  const idleHoldTime = seconds('idleHoldTime', init.idleHoldTime ?? FSM_DEFAULTS.idleHoldTime, 0);
+  const idleHoldTime = seconds('idleHoldTime', init.idleHoldTime ?? FsmDefaults.idleHoldTime, 0);
   const maxIdleHoldTime = seconds(
     'maxIdleHoldTime',
-    init.maxIdleHoldTime ?? Math.max(FSM_DEFAULTS.maxIdleHoldTime, idleHoldTime),
+    init.maxIdleHoldTime ?? Math.max(FsmDefaults.maxIdleHoldTime, idleHoldTime),
     idleHoldTime,
   );
   return {
-    connectRetryTime: seconds('connectRetryTime', init.connectRetryTime ?? FSM_DEFAULTS.connectRetryTime, 1),
+    connectRetryTime: seconds('connectRetryTime', init.connectRetryTime ?? FsmDefaults.connectRetryTime, 1),
     holdTime,
     keepaliveTime,
-    delayOpenTime: seconds('delayOpenTime', init.delayOpenTime ?? FSM_DEFAULTS.delayOpenTime, 1),
+    delayOpenTime: seconds('delayOpenTime', init.delayOpenTime ?? FsmDefaults.delayOpenTime, 1),
     idleHoldTime,
     maxIdleHoldTime,
-    dampResetTime: seconds('dampResetTime', init.dampResetTime ?? FSM_DEFAULTS.dampResetTime, 1),
-    delayOpen: flag('delayOpen', init.delayOpen ?? FSM_DEFAULTS.delayOpen),
+    dampResetTime: seconds('dampResetTime', init.dampResetTime ?? FsmDefaults.dampResetTime, 1),
+    delayOpen: flag('delayOpen', init.delayOpen ?? FsmDefaults.delayOpen),
     dampPeerOscillations: flag(
       'dampPeerOscillations',
-      init.dampPeerOscillations ?? FSM_DEFAULTS.dampPeerOscillations,
+      init.dampPeerOscillations ?? FsmDefaults.dampPeerOscillations,
     ),
-    passive: flag('passive', init.passive ?? FSM_DEFAULTS.passive),
+    passive: flag('passive', init.passive ?? FsmDefaults.passive),
     allowAutomaticStart: flag(
       'allowAutomaticStart',
-      init.allowAutomaticStart ?? FSM_DEFAULTS.allowAutomaticStart,
+      init.allowAutomaticStart ?? FsmDefaults.allowAutomaticStart,
     ),
     sendNotificationWithoutOpen: flag(
       'sendNotificationWithoutOpen',
-      init.sendNotificationWithoutOpen ?? FSM_DEFAULTS.sendNotificationWithoutOpen,
+      init.sendNotificationWithoutOpen ?? FsmDefaults.sendNotificationWithoutOpen,
     ),
   };
 }

@@ -2,7 +2,7 @@
  * Timer values for the session FSM, in seconds. RFC 4271 section 10 suggests most of them;
  * where the RFC leaves a value open the comment says whose default we follow.
  */
-export const FSM_DEFAULTS = {
+export const FsmDefaults = {
   /** RFC 4271 section 10: suggested ConnectRetryTime. */
   connectRetryTime: 120,
   /** RFC 4271 section 10: suggested HoldTime. KeepaliveTime defaults to a third of it. */
@@ -28,12 +28,6 @@ export const FSM_DEFAULTS = {
 
 /** RFC 4271 section 8.2.2 / 10: the "large value" the HoldTimer gets while waiting for OPEN. */
 export const LARGE_HOLD_TIME = 240;
-/** RFC 4271 section 4.2: Hold Time is zero or at least three seconds. */
-export const MIN_NONZERO_HOLD_TIME = 3;
-/** The Hold Time field is two octets. */
-export const MAX_HOLD_TIME = 0xffff;
-/** RFC 4271 section 10: KeepaliveTime is suggested as one third of HoldTime. */
-export const KEEPALIVE_HOLD_RATIO = 3;
 
 /** RFC 4271 section 10: jitter multiplies a timer by a factor uniform in [0.75, 1.0]. */
 export const JITTER_MIN_FACTOR = 0.75;

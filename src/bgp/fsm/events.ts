@@ -1,5 +1,4 @@
-import type { MessageTypeCode } from '../wire/constants.js';
-import { ErrorCode, MessageType, OpenSubcode } from '../wire/constants.js';
+import { ErrorCode, MessageType, type MessageTypeCode, OpenSubcode } from '../wire/index.js';
 import type { Timer } from './actions.js';
 
 /**

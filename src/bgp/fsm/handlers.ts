@@ -1,4 +1,4 @@
-import { CeaseSubcode, ErrorCode, FsmSubcode } from '../wire/constants.js';
+import { CeaseSubcode, ErrorCode, FsmSubcode } from '../wire/index.js';
 import type { FsmAction, SendNotificationAction, Timer } from './actions.js';
 import { TIMERS } from './actions.js';
 import type { FsmConfig } from './config.js';

@@ -9,7 +9,7 @@ export { resolveCollision } from './collision.js';
 export type { FsmConfig } from './config.js';
 export { FsmConfigError, resolveFsmConfig } from './config.js';
 export {
-  FSM_DEFAULTS,
+  FsmDefaults,
   JITTER_MAX_FACTOR,
   JITTER_MIN_FACTOR,
   LARGE_HOLD_TIME,

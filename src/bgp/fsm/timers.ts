@@ -1,18 +1,20 @@
-import { ErrorCode, OpenSubcode } from '../wire/constants.js';
+import { MS_PER_SECOND } from '../../components/index.js';
+import {
+  ErrorCode,
+  KEEPALIVE_HOLD_TIME_RATIO,
+  MAX_HOLD_TIME,
+  MIN_HOLD_TIME,
+  OpenSubcode,
+} from '../wire/index.js';
 import type { StartTimerAction } from './actions.js';
 import type { FsmConfig } from './config.js';
 import {
   JITTER_MAX_FACTOR,
   JITTER_MIN_FACTOR,
-  KEEPALIVE_HOLD_RATIO,
   MAX_DAMPING_LEVEL,
-  MAX_HOLD_TIME,
   MIN_AS_ORIGINATION_INTERVAL,
-  MIN_NONZERO_HOLD_TIME,
   MIN_ROUTE_ADVERTISEMENT_INTERVAL,
 } from './constants.js';
-
-const MS_PER_SECOND = 1000;
 
 /**
  * RFC 4271 section 10 jitter: `seconds` times a factor uniform in [0.75, 1.0], chosen by
@@ -56,13 +58,13 @@ export type HoldTimeNegotiation =
 export function negotiateHoldTime(
   localHoldTime: number,
   remoteHoldTime: number,
-  localKeepaliveTime: number = Math.floor(localHoldTime / KEEPALIVE_HOLD_RATIO),
+  localKeepaliveTime: number = Math.floor(localHoldTime / KEEPALIVE_HOLD_TIME_RATIO),
 ): HoldTimeNegotiation {
   const acceptable =
     Number.isInteger(remoteHoldTime) &&
     remoteHoldTime >= 0 &&
     remoteHoldTime <= MAX_HOLD_TIME &&
-    (remoteHoldTime === 0 || remoteHoldTime >= MIN_NONZERO_HOLD_TIME);
+    (remoteHoldTime === 0 || remoteHoldTime >= MIN_HOLD_TIME);
   if (!acceptable) {
     return { ok: false, code: ErrorCode.OPEN_MESSAGE, subcode: OpenSubcode.UNACCEPTABLE_HOLD_TIME };
   }
@@ -70,7 +72,7 @@ export function negotiateHoldTime(
   if (holdTime === 0) return { ok: true, holdTime: 0, keepaliveTime: 0 };
   const keepaliveTime = Math.max(
     1,
-    Math.min(localKeepaliveTime, Math.floor(holdTime / KEEPALIVE_HOLD_RATIO)),
+    Math.min(localKeepaliveTime, Math.floor(holdTime / KEEPALIVE_HOLD_TIME_RATIO)),
   );
   return { ok: true, holdTime, keepaliveTime };
 }

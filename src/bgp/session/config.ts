@@ -1,7 +1,8 @@
 import { normalizeAddress, tryParseIpv4 } from '../../address/index.js';
+import { MS_PER_SECOND } from '../../components/index.js';
 import { type FsmConfig, FsmConfigError, resolveFsmConfig } from '../fsm/index.js';
 import type { TtlOptions } from '../transport/index.js';
-import { BGP_PORT, LONG_LIVED_STALE_TIME_MAX } from '../wire/constants.js';
+import { BGP_PORT, LONG_LIVED_STALE_TIME_MAX } from '../wire/index.js';
 import { FAMILY_NAMES, type FamilyName, SessionDefaults } from './constants.js';
 import { SessionConfigError } from './errors.js';
 
@@ -14,7 +15,7 @@ const ADD_PATH_SETTINGS: readonly AddPathSetting[] = ['receive', 'send', 'both']
  * connect retry, passive, idle hold, damping, DelayOpen) sit at the top level and default as
  * FRR and GoBGP do: hold 90 s, keepalive 30 s, connect retry 120 s, active.
  */
-export interface PeerInit extends Partial<FsmConfig> {
+export interface SessionPeerInit extends Partial<FsmConfig> {
   /** The peer's address: where we connect, and how its incoming connections are recognised. */
   readonly address: string;
   readonly remoteAs: number;
@@ -60,8 +61,8 @@ export interface PeerInit extends Partial<FsmConfig> {
   readonly name?: string;
 }
 
-/** A checked PeerInit with every default filled in. */
-export interface PeerConfig {
+/** A checked SessionPeerInit with every default filled in. */
+export interface SessionPeerConfig {
   /** Normalized (RFC 5952, IPv4 never v4-mapped). */
   readonly address: string;
   readonly name: string;
@@ -89,7 +90,6 @@ export interface PeerConfig {
 
 const MAX_AS = 0xffffffff;
 const MAX_PORT = 0xffff;
-const MS_PER_SECOND = 1000;
 
 function asNumber(field: string, v: unknown): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_AS) {
@@ -166,7 +166,7 @@ function addPath(v: unknown, configured: readonly FamilyName[]): Partial<Record<
 }
 
 /** Fills defaults and checks every field; throws SessionConfigError naming the first bad one. */
-export function resolvePeerConfig(init: PeerInit): PeerConfig {
+export function resolvePeerConfig(init: SessionPeerInit): SessionPeerConfig {
   if (typeof init !== 'object' || init === null) throw new SessionConfigError('peer', 'must be an object');
   const addr = address('address', init.address);
   const remoteAs = asNumber('remoteAs', init.remoteAs);

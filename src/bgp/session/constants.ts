@@ -1,6 +1,6 @@
 /**
  * Defaults of the session shell. Protocol timers (hold 90 s, keepalive 30 s, connect retry
- * 120 s, idle hold) live with the FSM (`FSM_DEFAULTS`); these are the shell's own limits.
+ * 120 s, idle hold) live with the FSM (`FsmDefaults`); these are the shell's own limits.
  */
 export const SessionDefaults = {
   /**

@@ -1,5 +1,4 @@
-import { isHardReset } from '../wire/graceful-restart.js';
-import type { GracefulRestartNegotiated } from '../wire/negotiate.js';
+import { type GracefulRestartNegotiated, isHardReset } from '../wire/index.js';
 
 /**
  * Whether an Established session that ended keeps the peer's routes (as stale) instead of

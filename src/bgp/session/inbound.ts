@@ -1,7 +1,5 @@
 import type { Scheduler } from '../../components/index.js';
-import { CeaseSubcode, ErrorCode } from '../wire/constants.js';
-import { BgpError } from '../wire/errors.js';
-import { Framer } from '../wire/framer.js';
+import { BgpError, CeaseSubcode, ErrorCode, Framer } from '../wire/index.js';
 import { isThenable } from './emitter.js';
 
 const CLOCK_EVERY = 8;

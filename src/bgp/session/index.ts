@@ -11,7 +11,12 @@ export {
   systemScheduler,
   type TimerHandle,
 } from '../../components/index.js';
-export { type AddPathSetting, type PeerConfig, type PeerInit, resolvePeerConfig } from './config.js';
+export {
+  type AddPathSetting,
+  resolvePeerConfig,
+  type SessionPeerConfig,
+  type SessionPeerInit,
+} from './config.js';
 export { FAMILY, FAMILY_NAMES, type FamilyName, familyName, SessionDefaults } from './constants.js';
 export { SessionConfigError, SessionError, type SessionErrorKind } from './errors.js';
 export { endsGracefully } from './graceful.js';

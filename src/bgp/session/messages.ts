@@ -1,15 +1,19 @@
 import type { FsmAction, FsmEvent } from '../fsm/index.js';
-import { CeaseSubcode, ErrorCode, HEADER_LENGTH, MessageType } from '../wire/constants.js';
-import { BgpError, EMPTY } from '../wire/errors.js';
-import { checkHeader } from '../wire/header.js';
-import { KEEPALIVE } from '../wire/keepalive.js';
-import { encodeMessageBytes } from '../wire/message.js';
 import {
+  BgpError,
   buildShutdown,
+  CeaseSubcode,
+  checkHeader,
   describeNotification,
+  EMPTY,
+  ErrorCode,
+  encodeMessageBytes,
+  HEADER_LENGTH,
+  KEEPALIVE,
+  MessageType,
   type NotificationMessage,
   shutdownMessage,
-} from '../wire/notification.js';
+} from '../wire/index.js';
 import { SessionError } from './errors.js';
 import type { NotificationEvent } from './peer-events.js';
 

@@ -1,5 +1,5 @@
 import { tryParseIp } from '../../address/index.js';
-import type { UpdateContext } from '../wire/update-decode.js';
+import type { UpdateContext } from '../wire/index.js';
 import type { ConnectionInfo } from './peer-events.js';
 
 /**

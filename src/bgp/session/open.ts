@@ -1,11 +1,20 @@
-import { type Capability, encodeCapabilities } from '../wire/capabilities.js';
-import { AddPathMode, Afi, ErrorCode, GracefulRestartAfFlag, OpenSubcode, Safi } from '../wire/constants.js';
-import { BgpError } from '../wire/errors.js';
-import { gracefulRestartCapability } from '../wire/graceful-restart.js';
-import type { Negotiated } from '../wire/negotiate.js';
-import { buildOpen, type OpenMessage } from '../wire/open.js';
-import { Writer } from '../wire/writer.js';
-import type { AddPathSetting, PeerConfig } from './config.js';
+import {
+  AddPathMode,
+  Afi,
+  BgpError,
+  buildOpen,
+  type Capability,
+  ErrorCode,
+  encodeCapabilities,
+  GracefulRestartAfFlag,
+  gracefulRestartCapability,
+  type Negotiated,
+  type OpenMessage,
+  OpenSubcode,
+  Safi,
+  Writer,
+} from '../wire/index.js';
+import type { AddPathSetting, SessionPeerConfig } from './config.js';
 import { FAMILY, type FamilyName } from './constants.js';
 
 /**
@@ -34,7 +43,10 @@ const ADD_PATH_MODE: Readonly<Record<AddPathSetting, (typeof AddPathMode)[keyof 
  * unicast over IPv6 (RFC 8950), and graceful restart (RFC 4724 for every configured family, with
  * the RFC 8538 N bit: we do both).
  */
-export function localCapabilities(config: PeerConfig, gr: GracefulRestartState | null = null): Capability[] {
+export function localCapabilities(
+  config: SessionPeerConfig,
+  gr: GracefulRestartState | null = null,
+): Capability[] {
   const caps: Capability[] = config.families.map((f) => ({
     name: 'multiprotocol',
     afi: FAMILY[f].afi,
@@ -83,7 +95,7 @@ export function localCapabilities(config: PeerConfig, gr: GracefulRestartState |
 }
 
 /** Our OPEN for this peer (AS_TRANS in My AS when our AS needs 4 octets, RFC 6793 section 3). */
-export function localOpen(config: PeerConfig, gr: GracefulRestartState | null = null): OpenMessage {
+export function localOpen(config: SessionPeerConfig, gr: GracefulRestartState | null = null): OpenMessage {
   return buildOpen({
     as: config.localAs,
     bgpId: config.bgpId,
@@ -97,7 +109,7 @@ export function localOpen(config: PeerConfig, gr: GracefulRestartState | null = 
  * it with OPEN Message Error / Unsupported Capability, the Data field holding the capabilities
  * we wanted (our multiprotocol capabilities); FRR does the same.
  */
-export function checkFamilies(negotiated: Negotiated, config: PeerConfig): void {
+export function checkFamilies(negotiated: Negotiated, config: SessionPeerConfig): void {
   if (negotiated.families.length > 0) return;
   const wanted = localCapabilities(config).filter((c) => c.name === 'multiprotocol');
   const w = new Writer(64);

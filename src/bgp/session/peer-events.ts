@@ -1,10 +1,12 @@
 import type { ConnectionDirection, FsmEventType, State } from '../fsm/index.js';
 import type { Endpoint } from '../transport/index.js';
-import type { MessageContext } from '../wire/message.js';
-import type { Negotiated } from '../wire/negotiate.js';
-import type { OpenMessage } from '../wire/open.js';
-import type { RouteRefreshMessage } from '../wire/route-refresh.js';
-import type { UpdateMessage } from '../wire/update.js';
+import type {
+  MessageContext,
+  Negotiated,
+  OpenMessage,
+  RouteRefreshMessage,
+  UpdateMessage,
+} from '../wire/index.js';
 
 /* What a peer tells the layers above (the RIB, the control socket, logs). */
 

@@ -10,12 +10,18 @@ import {
 } from '../../components/index.js';
 import { type FsmEvent, resolveCollision, type State } from '../fsm/index.js';
 import { type ConnectInit, connectToPeer, type OutgoingConnection } from '../transport/index.js';
-import type { AttrInterner } from '../wire/attributes/interner.js';
-import { type AfiCode, CeaseSubcode, RouteRefreshSubtype } from '../wire/constants.js';
-import { encodeMessageBytes } from '../wire/message.js';
-import { fourOctetAs, type OpenMessage } from '../wire/open.js';
-import { endOfRibInput, type UpdateInput } from '../wire/update.js';
-import { type PeerConfig, type PeerInit, resolvePeerConfig } from './config.js';
+import {
+  type AfiCode,
+  type AttrInterner,
+  CeaseSubcode,
+  encodeMessageBytes,
+  endOfRibInput,
+  fourOctetAs,
+  type OpenMessage,
+  RouteRefreshSubtype,
+  type UpdateInput,
+} from '../wire/index.js';
+import { resolvePeerConfig, type SessionPeerConfig, type SessionPeerInit } from './config.js';
 import { Emitter, type Listener } from './emitter.js';
 import { SessionError } from './errors.js';
 import { countUpdates, notificationEvent } from './messages.js';
@@ -68,7 +74,7 @@ const STATE_RANK: Readonly<Record<State, number>> = {
  * (section 6.8). Above it the RIB sees one session: events, `send`, `refresh`.
  */
 export class Peer {
-  readonly config: PeerConfig;
+  readonly config: SessionPeerConfig;
   readonly stats: MessageStats = newMessageStats();
   readonly #log: Logger;
   readonly #scheduler: Scheduler;
@@ -93,7 +99,7 @@ export class Peer {
   /** Why the last connection changed state, for the peer-level state event. */
   #lastReason = '';
 
-  constructor(init: PeerInit, components: PeerComponents = {}) {
+  constructor(init: SessionPeerInit, components: PeerComponents = {}) {
     this.config = resolvePeerConfig(init);
     this.#log = childLogger(components.logger ?? silentLogger, { peer: this.config.name });
     this.#scheduler = components.scheduler ?? systemScheduler;

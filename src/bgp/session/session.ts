@@ -2,7 +2,7 @@
 // send queue, read back-pressure) all act on the same private socket and timer state; split
 // apart, that state would have to be exposed to every piece.
 import type net from 'node:net';
-import { childLogger, type Logger, type Scheduler } from '../../components/index.js';
+import { childLogger, type Logger, MS_PER_SECOND, type Scheduler } from '../../components/index.js';
 import {
   createFsm,
   type FsmAction,
@@ -15,24 +15,31 @@ import {
   TIMER_EXPIRY_EVENT,
   type Timer,
 } from '../fsm/index.js';
-import type { AttrInterner } from '../wire/attributes/interner.js';
-import { HEADER_LENGTH, MessageType, RouteRefreshSubtype, UNSPECIFIC_SUBCODE } from '../wire/constants.js';
-import { BgpError } from '../wire/errors.js';
-import { withHardReset } from '../wire/graceful-restart.js';
 import {
+  type AttrInterner,
+  BgpError,
   DEFAULT_MESSAGE_CONTEXT,
   decodeMessage,
+  describeNotification,
   encodeMessageBytes,
+  endOfRib,
+  HEADER_LENGTH,
+  isKnownRouteRefreshSubtype,
   type MessageContext,
   MessageDecoder,
+  MessageType,
   messageContextOf,
-} from '../wire/message.js';
-import { type Negotiated, negotiate } from '../wire/negotiate.js';
-import { describeNotification, type NotificationMessage } from '../wire/notification.js';
-import type { OpenMessage } from '../wire/open.js';
-import { isKnownRouteRefreshSubtype, type RouteRefreshMessage } from '../wire/route-refresh.js';
-import { endOfRib, type UpdateMessage } from '../wire/update.js';
-import type { PeerConfig } from './config.js';
+  type Negotiated,
+  type NotificationMessage,
+  negotiate,
+  type OpenMessage,
+  type RouteRefreshMessage,
+  RouteRefreshSubtype,
+  UNSPECIFIC_SUBCODE,
+  type UpdateMessage,
+  withHardReset,
+} from '../wire/index.js';
+import type { SessionPeerConfig } from './config.js';
 import { familyName, SessionDefaults } from './constants.js';
 import { SessionError } from './errors.js';
 import { endsGracefully } from './graceful.js';
@@ -90,8 +97,6 @@ export interface SessionComponents {
   readonly gracefulRestart?: () => GracefulRestartState | null;
 }
 
-const MS_PER_SECOND = 1000;
-
 let nextSessionId = 1;
 
 /**
@@ -101,7 +106,7 @@ let nextSessionId = 1;
  */
 export class Session {
   readonly id = nextSessionId++;
-  readonly config: PeerConfig;
+  readonly config: SessionPeerConfig;
   readonly #owner: SessionOwner;
   readonly #components: SessionComponents;
   readonly #log: Logger;
@@ -134,7 +139,7 @@ export class Session {
   /** The NOTIFICATION that ends this connection, sent or received (at most one per connection). */
   #endNotification: NotificationEvent | null = null;
 
-  constructor(config: PeerConfig, owner: SessionOwner, components: SessionComponents) {
+  constructor(config: SessionPeerConfig, owner: SessionOwner, components: SessionComponents) {
     this.config = config;
     this.#owner = owner;
     this.#components = components;

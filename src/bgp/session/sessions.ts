@@ -7,14 +7,14 @@ import {
   type IncomingConnection,
   type TtlOptions,
 } from '../transport/index.js';
-import { CeaseSubcode } from '../wire/constants.js';
-import type { PeerInit } from './config.js';
+import { CeaseSubcode } from '../wire/index.js';
+import type { SessionPeerInit } from './config.js';
 import { SessionConfigError, SessionError } from './errors.js';
 import { Peer, type PeerComponents } from './peer.js';
 
 /** A peer as the speaker's configuration gives it: our AS and router id default to the speaker's. */
-export type SessionsPeerInit = Omit<PeerInit, 'localAs' | 'routerId'> &
-  Partial<Pick<PeerInit, 'localAs' | 'routerId'>> & {
+export type SessionsPeerInit = Omit<SessionPeerInit, 'localAs' | 'routerId'> &
+  Partial<Pick<SessionPeerInit, 'localAs' | 'routerId'>> & {
     /** Start the peer at once (default); false keeps it down until `peer.start()`, as `neighbor shutdown`. */
     readonly enabled?: boolean;
   };

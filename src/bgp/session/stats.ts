@@ -1,4 +1,4 @@
-import { MessageType } from '../wire/constants.js';
+import { MessageType } from '../wire/index.js';
 
 /** Messages by type, as `show bgp neighbors` counts them. */
 export interface MessageCounts {

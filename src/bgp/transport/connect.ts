@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { formatIp, unmapV4 } from '../../address/index.js';
 import { type Clock, systemScheduler } from '../../components/index.js';
-import { BGP_PORT } from '../wire/constants.js';
+import { BGP_PORT } from '../wire/index.js';
 import { parseTransportAddress } from './address.js';
 import { TransportDefaults } from './constants.js';
 import { checkPort, type Endpoint, endpointOf } from './endpoint.js';

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { formatIp, type IpAddress, unmapV4 } from '../../address/index.js';
-import { BGP_PORT } from '../wire/constants.js';
+import { BGP_PORT } from '../wire/index.js';
 import { parseTransportAddress } from './address.js';
 import { SocketLevel, SocketOption, TransportDefaults } from './constants.js';
 import { checkPort, type Endpoint, endpointOf } from './endpoint.js';

@@ -70,6 +70,56 @@ export const attrTypeName = reverse(AttrType);
 export const Origin = { IGP: 0, EGP: 1, INCOMPLETE: 2 } as const;
 export const originName = reverse(Origin);
 
+/** IANA "BGP Well-known Communities" registry: the ones we act on or a policy may name. */
+export const WellKnownCommunity = {
+  /** RFC 8326. */
+  GRACEFUL_SHUTDOWN: 0xffff0000,
+  /** RFC 7999. */
+  BLACKHOLE: 0xffff029a,
+  /** RFC 9494: kept by a long-lived graceful restart, least preferred. */
+  LLGR_STALE: 0xffff0006,
+  /** RFC 9494: never kept by a long-lived graceful restart. */
+  NO_LLGR: 0xffff0007,
+  /** RFC 1997. */
+  NO_EXPORT: 0xffffff01,
+  /** RFC 1997. */
+  NO_ADVERTISE: 0xffffff02,
+  /** RFC 1997 (FRR calls it "local-AS"). */
+  NO_EXPORT_SUBCONFED: 0xffffff03,
+  /** RFC 3765. */
+  NO_PEER: 0xffffff04,
+} as const;
+export const wellKnownCommunityName = reverse(WellKnownCommunity);
+
+/**
+ * IANA "BGP Extended Communities" type registry (RFC 7153 section 5.1), the types we name. The
+ * high-order type octet's bit 0x40 is RFC 4360's non-transitive bit.
+ */
+export const ExtCommunityType = {
+  TRANSITIVE_TWO_OCTET_AS: 0x00,
+  TRANSITIVE_IPV4_ADDRESS: 0x01,
+  TRANSITIVE_FOUR_OCTET_AS: 0x02,
+  TRANSITIVE_OPAQUE: 0x03,
+  NON_TRANSITIVE_TWO_OCTET_AS: 0x40,
+  NON_TRANSITIVE_IPV4_ADDRESS: 0x41,
+  NON_TRANSITIVE_FOUR_OCTET_AS: 0x42,
+  NON_TRANSITIVE_OPAQUE: 0x43,
+} as const;
+
+/** Sub-types shared by the AS- and IPv4-specific types (RFC 4360 sections 5-6, RFC 5668 section 3). */
+export const ExtCommunitySubType = {
+  ROUTE_TARGET: 0x02,
+  ROUTE_ORIGIN: 0x03,
+} as const;
+
+/** An extended community is 8 octets (RFC 4360 section 2), an IPv6 address specific one 20 (RFC 5701). */
+export const EXT_COMMUNITY_BYTES = 8;
+export const IPV6_EXT_COMMUNITY_BYTES = 20;
+/** Large communities are three 32-bit fields (RFC 8092 section 3). */
+export const LARGE_COMMUNITY_FIELDS = 3;
+/** One AS_SEQUENCE segment holds at most 255 ASNs (its count is one octet, RFC 4271 section 4.3). */
+export const MAX_SEGMENT_ASNS = 255;
+
 /** AS_PATH segment types: RFC 4271 section 4.3 and RFC 5065. */
 export const AsPathSegmentType = {
   AS_SET: 1,
@@ -198,6 +248,8 @@ export const UNSPECIFIC_SUBCODE = 0;
 export const OPEN_FIXED_LENGTH = 10;
 /** RFC 4271 section 4.2: a Hold Time is zero or at least three seconds. */
 export const MIN_HOLD_TIME = 3;
+/** RFC 4271 section 4.2: the Hold Time field is two octets. */
+export const MAX_HOLD_TIME = 0xffff;
 /** RFC 4271 section 4.4: the keepalive interval is one third of the Hold Time. */
 export const KEEPALIVE_HOLD_TIME_RATIO = 3;
 /** RFC 9072 section 2: "Non-Ext OP Len." sent with the extended Optional Parameters format. */

@@ -1,7 +1,18 @@
 /** The BGP-4 message codec: the public surface of src/bgp/wire. */
 export * from './attributes/as-path.js';
+export * from './attributes/community-text.js';
 export { AttrInterner } from './attributes/interner.js';
-export { ATTR_BY_CODE, ATTRS, type AttrContext, type AttrDescriptor } from './attributes/table.js';
+export {
+  ATTR_BY_CODE,
+  ATTRS,
+  type AttrDescriptor,
+  type AttrExportContext,
+  attributesLeavingAs,
+  exportUnknown,
+  formatAttribute,
+  type OriginText,
+  originText,
+} from './attributes/table.js';
 export * from './attributes/types.js';
 export { WireAttributes } from './attributes/wire-attributes.js';
 export * from './capabilities.js';
@@ -19,6 +30,7 @@ export * from './prefix-list.js';
 export { Reader } from './reader.js';
 export * from './route-refresh.js';
 export * from './update.js';
-export { DEFAULT_UPDATE_CONTEXT, type UpdateContext, UpdateDecoder } from './update-decode.js';
+export { type AttrContext, DEFAULT_UPDATE_CONTEXT, type UpdateContext } from './update-context.js';
+export { UpdateDecoder } from './update-decode.js';
 export { type PreparedAttributes, UpdatePacker } from './update-packer.js';
 export { Writer } from './writer.js';

@@ -19,7 +19,8 @@ import { decodeOpen, encodeOpen, type OpenMessage } from './open.js';
 import { Reader } from './reader.js';
 import { decodeRouteRefresh, encodeRouteRefresh, type RouteRefreshMessage } from './route-refresh.js';
 import { encodeUpdate, type UpdateInput, type UpdateMessage } from './update.js';
-import { DEFAULT_UPDATE_CONTEXT, type UpdateContext, UpdateDecoder } from './update-decode.js';
+import { DEFAULT_UPDATE_CONTEXT, type UpdateContext } from './update-context.js';
+import { UpdateDecoder } from './update-decode.js';
 import { Writer } from './writer.js';
 
 export type BgpMessage =

@@ -1,6 +1,6 @@
 import type { PathAttributes } from './attributes/types.js';
 import type { PrefixList } from './prefix-list.js';
-import type { UpdateContext } from './update-decode.js';
+import type { UpdateContext } from './update-context.js';
 
 /**
  * RFC 4271 section 6.3's semantic NEXT_HOP checks (and their MP_REACH_NLRI counterparts,

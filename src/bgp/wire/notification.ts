@@ -8,7 +8,6 @@ import {
   SHUTDOWN_COMMUNICATION_MAX_LENGTH,
 } from './constants.js';
 import { BgpError } from './errors.js';
-import { hardResetCause } from './graceful-restart.js';
 import type { Reader } from './reader.js';
 import { Writer } from './writer.js';
 
@@ -124,4 +123,46 @@ export function describeNotification(n: NotificationMessage): string {
   if (cause) return `${base} for ${describeNotification(cause)}`;
   const text = shutdownMessage(n);
   return text === null ? base : `${base}: ${JSON.stringify(text)}`;
+}
+
+/**
+ * RFC 8538 section 5: the Cease subcodes whose suggested behaviour is Hard Reset (the session
+ * ends for good and the routes go). Administrative Reset is "provide user control": like FRR's
+ * default we keep it graceful, so `neighbor reset` refreshes the routes without a gap.
+ */
+export const HARD_RESET_CEASE_SUBCODES: ReadonlySet<number> = new Set([
+  CeaseSubcode.MAXIMUM_NUMBER_OF_PREFIXES_REACHED,
+  CeaseSubcode.ADMINISTRATIVE_SHUTDOWN,
+  CeaseSubcode.PEER_DE_CONFIGURED,
+  CeaseSubcode.HARD_RESET,
+]);
+
+export function isHardReset(n: Pick<NotificationMessage, 'code' | 'subcode'>): boolean {
+  return n.code === ErrorCode.CEASE && n.subcode === CeaseSubcode.HARD_RESET;
+}
+
+/**
+ * The NOTIFICATION to send once both sides set the N bit: a Cease that ends the session for
+ * good goes as Hard Reset carrying it (RFC 8538 section 3), anything else unchanged.
+ *
+ *   Cease / Hard Reset, Data: | Error Code (1) | Subcode (1) | Data (variable) |
+ */
+export function withHardReset(n: NotificationMessage): NotificationMessage {
+  if (n.code !== ErrorCode.CEASE || !HARD_RESET_CEASE_SUBCODES.has(n.subcode) || isHardReset(n)) return n;
+  const data = new Uint8Array(NOTIFICATION_FIXED_LENGTH + n.data.length);
+  data[0] = n.code;
+  data[1] = n.subcode;
+  data.set(n.data, NOTIFICATION_FIXED_LENGTH);
+  return { type: 'notification', code: ErrorCode.CEASE, subcode: CeaseSubcode.HARD_RESET, data };
+}
+
+/** The NOTIFICATION a Hard Reset carries (RFC 8538 section 3), or null (not one, or too short). */
+export function hardResetCause(n: NotificationMessage): NotificationMessage | null {
+  if (!isHardReset(n) || n.data.length < NOTIFICATION_FIXED_LENGTH) return null;
+  return {
+    type: 'notification',
+    code: n.data[0],
+    subcode: n.data[1],
+    data: n.data.subarray(NOTIFICATION_FIXED_LENGTH),
+  };
 }

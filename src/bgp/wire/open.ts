@@ -17,7 +17,7 @@ import {
   OptParamType,
   UNSPECIFIC_SUBCODE,
 } from './constants.js';
-import { BgpError } from './errors.js';
+import { BgpError, type BgpErrorKind } from './errors.js';
 import type { Reader } from './reader.js';
 import { Writer } from './writer.js';
 
@@ -66,7 +66,7 @@ const EXTENDED_PARAM_HEADER_LENGTH = 3;
 /** Non-Ext OP Type(1) + Extended Opt. Parm. Length(2), after the Non-Ext OP Len octet. */
 const EXTENDED_PREFIX_LENGTH = 3;
 
-function openError(kind: string, subcode: number, detail: string, data?: Uint8Array): BgpError {
+function openError(kind: BgpErrorKind, subcode: number, detail: string, data?: Uint8Array): BgpError {
   return new BgpError(kind, ErrorCode.OPEN_MESSAGE, subcode, data, detail);
 }
 

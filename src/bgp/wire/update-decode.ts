@@ -4,8 +4,8 @@
 import { hasConfedSegmentRaw } from './attributes/as-path.js';
 import { ByteArena } from './attributes/byte-arena.js';
 import { type AttrInterner, hashKey } from './attributes/interner.js';
-import { ATTR_BY_CODE, type AttrContext, type Mutable } from './attributes/table.js';
-import type { PathAttributes, UpdateAction, UpdateIssue } from './attributes/types.js';
+import { ATTR_BY_CODE } from './attributes/table.js';
+import type { Mutable, PathAttributes, UpdateAction, UpdateIssue } from './attributes/types.js';
 import { MP_REACH_DECODED, MP_UNREACH_DECODED, WireAttributes } from './attributes/wire-attributes.js';
 import {
   Afi,
@@ -17,40 +17,12 @@ import {
   Safi,
   UpdateSubcode,
 } from './constants.js';
-import { BgpError } from './errors.js';
+import { BgpError, type BgpErrorKind } from './errors.js';
 import { nextHopProblem } from './next-hop-checks.js';
 import { decodeNlri } from './nlri.js';
 import { PrefixList } from './prefix-list.js';
 import type { MpUnreach, UpdateMessage } from './update.js';
-
-/** What decoding an UPDATE needs from the session (see negotiate). */
-export interface UpdateContext extends AttrContext {
-  /** RFC 7911: we negotiated to receive path identifiers for IPv4 / IPv6 unicast. */
-  readonly addPathIpv4: boolean;
-  readonly addPathIpv6: boolean;
-  /**
-   * eBGP: LOCAL_PREF, ORIGINATOR_ID and CLUSTER_LIST are discarded (RFC 7606 sections 7.5, 7.9,
-   * 7.10), confederation segments are malformed (7.2).
-   */
-  readonly ebgp: boolean;
-  /**
-   * The session's own address (4 or 16 bytes): a next hop equal to it is not accepted
-   * (RFC 4271 section 6.3). Unknown before a connection exists.
-   */
-  readonly localAddress?: Uint8Array;
-  /**
-   * The session runs between IPv6 link-local addresses (an unnumbered link): only then is a
-   * next hop with no global address usable, since the link names the interface.
-   */
-  readonly linkLocalSession?: boolean;
-}
-
-export const DEFAULT_UPDATE_CONTEXT: UpdateContext = {
-  as4: true,
-  addPathIpv4: false,
-  addPathIpv6: false,
-  ebgp: true,
-};
+import { DEFAULT_UPDATE_CONTEXT, type UpdateContext } from './update-context.js';
 
 const MAX_ATTRS = 256;
 const MP_MIN_REACH = 5; // AFI(2) SAFI(1) next-hop length(1) reserved(1)
@@ -429,7 +401,6 @@ export class UpdateDecoder {
       if (flagsWrong || !d.check(raw, s, e, ctx)) {
         const kind = `${d.name.toLowerCase().replaceAll('_', '-')}-${flagsWrong ? 'flags' : 'malformed'}`;
         const subcode = flagsWrong ? UpdateSubcode.ATTRIBUTE_FLAGS_ERROR : d.subcode;
-        if (d.onMalformed === 'session-reset') throw new BgpError(kind, ErrorCode.UPDATE_MESSAGE, subcode);
         issues = append(issues, issue(kind, d.onMalformed, type, subcode));
         hidden = hide(hidden, type);
         continue;
@@ -499,22 +470,22 @@ function checkMpFlags(flags: number, type: number): void {
     (flags & AttrFlag.PARTIAL) !== 0
   ) {
     throw new BgpError(
-      `${type === AttrType.MP_REACH_NLRI ? 'mp-reach' : 'mp-unreach'}-flags`,
+      type === AttrType.MP_REACH_NLRI ? 'mp-reach-flags' : 'mp-unreach-flags',
       ErrorCode.UPDATE_MESSAGE,
       UpdateSubcode.ATTRIBUTE_FLAGS_ERROR,
     );
   }
 }
 
-function malformedList(kind: string): BgpError {
+function malformedList(kind: BgpErrorKind): BgpError {
   return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.MALFORMED_ATTRIBUTE_LIST);
 }
 
-function invalidNetwork(kind: string): BgpError {
+function invalidNetwork(kind: BgpErrorKind): BgpError {
   return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.INVALID_NETWORK_FIELD);
 }
 
-function mpError(kind: string): BgpError {
+function mpError(kind: BgpErrorKind): BgpError {
   return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.OPTIONAL_ATTRIBUTE_ERROR);
 }
 

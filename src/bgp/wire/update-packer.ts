@@ -1,10 +1,10 @@
-import type { AttrContext } from './attributes/table.js';
 import type { PathAttributes } from './attributes/types.js';
 import { Afi, AttrFlag, AttrType, HEADER_LENGTH, MAX_MESSAGE_LENGTH, MessageType } from './constants.js';
 import { finishHeader, startHeader } from './header.js';
 import { encodeNlriAt, nlriSize } from './nlri.js';
 import type { PrefixList } from './prefix-list.js';
 import { encodeCanonical, type UpdateInput } from './update.js';
+import type { AttrContext } from './update-context.js';
 import { Writer } from './writer.js';
 
 /**

@@ -1,5 +1,5 @@
 import { as4PathFor } from './attributes/as-path.js';
-import { ATTR_BY_CODE, ATTRS, type AttrContext } from './attributes/table.js';
+import { ATTR_BY_CODE, ATTRS } from './attributes/table.js';
 import {
   type AttrSlot,
   type MpReach,
@@ -11,6 +11,7 @@ import {
 import { Afi, type AfiCode, AttrFlag, AttrType, Safi } from './constants.js';
 import { encodeNlri } from './nlri.js';
 import { PrefixList } from './prefix-list.js';
+import type { AttrContext } from './update-context.js';
 import type { Writer } from './writer.js';
 
 /** MP_UNREACH_NLRI: withdrawals of one family (RFC 4760 section 4). */

@@ -3,16 +3,21 @@ import {
   checkFamilies,
   localCapabilities,
   localOpen,
-  type PeerInit,
   resolvePeerConfig,
   SessionConfigError,
+  type SessionPeerInit,
 } from '../../../src/bgp/session/index.js';
 import { encodeCapabilities } from '../../../src/bgp/wire/capabilities.js';
 import { BgpError } from '../../../src/bgp/wire/errors.js';
 import { type Negotiated, negotiate } from '../../../src/bgp/wire/negotiate.js';
 import { Writer } from '../../../src/bgp/wire/writer.js';
 
-const BASE: PeerInit = { address: '198.18.1.2', remoteAs: 65001, localAs: 65000, routerId: '198.18.0.1' };
+const BASE: SessionPeerInit = {
+  address: '198.18.1.2',
+  remoteAs: 65001,
+  localAs: 65000,
+  routerId: '198.18.0.1',
+};
 
 describe('peer configuration', () => {
   it('defaults as an FRR or GoBGP operator expects: port 179, hold 90, keepalive 30, connect retry 120, active', () => {
@@ -59,7 +64,7 @@ describe('peer configuration', () => {
   ])('refuses a bad %s with an error naming it', (field, patch) => {
     let caught: unknown;
     try {
-      resolvePeerConfig({ ...BASE, ...patch } as PeerInit);
+      resolvePeerConfig({ ...BASE, ...patch } as SessionPeerInit);
     } catch (e) {
       caught = e;
     }

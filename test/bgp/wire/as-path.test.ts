@@ -8,7 +8,9 @@ import {
   encodeAsPath,
   formatAsPath,
   mergeAs4Path,
+  prependAs,
 } from '../../../src/bgp/wire/attributes/as-path.js';
+import { AsPathSegmentType } from '../../../src/bgp/wire/constants.js';
 import { Writer } from '../../../src/bgp/wire/writer.js';
 import { countAs, neighborAs } from '../../../src/rib/attr-table.js';
 
@@ -66,6 +68,32 @@ describe('path length and text', () => {
   });
   it('prints as FRR does', () => {
     expect(formatAsPath([confed(1, 2), seq(3, 4), set(5, 6)])).toBe('(1 2) 3 4 {5,6}');
+  });
+});
+
+describe('formatAsPath', () => {
+  it('prints sequences, sets and confederation segments as vtysh does', () => {
+    expect(
+      formatAsPath([
+        { type: AsPathSegmentType.AS_CONFED_SEQUENCE, asns: [64512, 64513] },
+        { type: AsPathSegmentType.AS_SEQUENCE, asns: [65001, 65002] },
+        { type: AsPathSegmentType.AS_SET, asns: [65003, 65004] },
+        { type: AsPathSegmentType.AS_CONFED_SET, asns: [64514] },
+      ]),
+    ).toBe('(64512 64513) 65001 65002 {65003,65004} [64514]');
+    expect(formatAsPath([])).toBe('');
+  });
+});
+
+describe('prepending our AS (RFC 4271 section 5.1.2)', () => {
+  it('prepends into the leading AS_SEQUENCE while it has room, else in a new segment', () => {
+    expect(prependAs([], 1)).toEqual([{ type: 2, asns: [1] }]);
+    expect(prependAs([{ type: 1, asns: [5, 6] }], 1)).toEqual([
+      { type: 2, asns: [1] },
+      { type: 1, asns: [5, 6] },
+    ]);
+    const full = { type: 2, asns: Array.from({ length: 255 }, (_, i) => i + 1) };
+    expect(prependAs([full], 9)).toEqual([{ type: 2, asns: [9] }, full]);
   });
 });
 

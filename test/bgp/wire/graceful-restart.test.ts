@@ -1,22 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeCapabilities, encodeCapability } from '../../../src/bgp/wire/capabilities.js';
-import { CeaseSubcode, ErrorCode } from '../../../src/bgp/wire/constants.js';
 import {
   gracefulRestartCapability,
-  HARD_RESET_CEASE_SUBCODES,
-  hardResetCause,
-  isHardReset,
   type LocalGracefulRestart,
-  withHardReset,
 } from '../../../src/bgp/wire/graceful-restart.js';
-import {
-  buildShutdown,
-  decodeNotification,
-  describeNotification,
-  encodeNotification,
-  type NotificationMessage,
-} from '../../../src/bgp/wire/notification.js';
 import { Reader } from '../../../src/bgp/wire/reader.js';
 import { Writer } from '../../../src/bgp/wire/writer.js';
 import { hex } from '../../support/hex.js';
@@ -29,23 +17,6 @@ function capabilityBytes(local: LocalGracefulRestart): Uint8Array {
   encodeCapability(w, gracefulRestartCapability(local));
   return w.finish();
 }
-
-function notificationBytes(n: NotificationMessage): Uint8Array {
-  const w = new Writer(16);
-  encodeNotification(w, n);
-  return w.finish();
-}
-
-const notification = (
-  code: number,
-  subcode: number,
-  data: Uint8Array = new Uint8Array(),
-): NotificationMessage => ({
-  type: 'notification',
-  code,
-  subcode,
-  data,
-});
 
 // What we advertise, byte for byte: RFC 4724 section 3 with the RFC 8538 N bit.
 const capabilityFixtures: { name: string; local: LocalGracefulRestart; hex: Uint8Array }[] = [
@@ -142,55 +113,5 @@ describe('our graceful restart capability', () => {
         },
       ),
     );
-  });
-});
-
-describe('RFC 8538 Hard Reset', () => {
-  it('wraps Maximum Prefixes, Administrative Shutdown and Peer De-configured (section 5)', () => {
-    const shutdown = buildShutdown('maintenance');
-    const wrapped = withHardReset(shutdown);
-    expect(notificationBytes(wrapped)).toEqual(
-      hex`06 09                  # Cease / Hard Reset
-          06 02                  # carries Cease / Administrative Shutdown
-          0b 6d61696e74656e616e6365  # its RFC 9003 communication, "maintenance"`,
-    );
-    expect(
-      withHardReset(notification(6, CeaseSubcode.MAXIMUM_NUMBER_OF_PREFIXES_REACHED, hex`0001 01 000003e8`)),
-    ).toEqual(notification(6, 9, hex`06 01 0001 01 000003e8`));
-    expect(withHardReset(notification(6, CeaseSubcode.PEER_DE_CONFIGURED))).toEqual(
-      notification(6, 9, hex`06 03`),
-    );
-  });
-
-  it('leaves graceful Ceases, other codes and a Hard Reset itself alone', () => {
-    for (const n of [
-      notification(ErrorCode.CEASE, CeaseSubcode.ADMINISTRATIVE_RESET),
-      notification(ErrorCode.CEASE, CeaseSubcode.CONNECTION_COLLISION_RESOLUTION),
-      notification(ErrorCode.CEASE, CeaseSubcode.OTHER_CONFIGURATION_CHANGE),
-      notification(ErrorCode.CEASE, CeaseSubcode.OUT_OF_RESOURCES),
-      notification(ErrorCode.HOLD_TIMER_EXPIRED, 0),
-      notification(ErrorCode.UPDATE_MESSAGE, 1),
-      notification(ErrorCode.CEASE, CeaseSubcode.HARD_RESET, hex`06 02`),
-    ]) {
-      expect(withHardReset(n)).toBe(n);
-    }
-    expect([...HARD_RESET_CEASE_SUBCODES].sort()).toEqual([1, 2, 3, 9]);
-  });
-
-  it('reads back the NOTIFICATION a received Hard Reset carries', () => {
-    const received = decodeNotification(new Reader(hex`06 09 06 02 04 62796521`));
-    expect(isHardReset(received)).toBe(true);
-    expect(hardResetCause(received)).toEqual(notification(6, 2, hex`04 62796521`));
-    expect(describeNotification(received)).toBe(
-      'CEASE/HARD_RESET (6/9) for CEASE/ADMINISTRATIVE_SHUTDOWN (6/2): "bye!"',
-    );
-  });
-
-  it('a Hard Reset without a cause inside is still one, described plainly', () => {
-    const bare = notification(6, 9, hex`06`);
-    expect(isHardReset(bare)).toBe(true);
-    expect(hardResetCause(bare)).toBeNull();
-    expect(describeNotification(bare)).toBe('CEASE/HARD_RESET (6/9)');
-    expect(hardResetCause(notification(6, 2, hex`06 02`))).toBeNull();
   });
 });

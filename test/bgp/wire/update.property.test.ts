@@ -6,7 +6,8 @@ import { Afi, type AfiCode } from '../../../src/bgp/wire/constants.js';
 import { BgpError } from '../../../src/bgp/wire/errors.js';
 import { PrefixList } from '../../../src/bgp/wire/prefix-list.js';
 import { encodeUpdate, presentFields, type UpdateInput } from '../../../src/bgp/wire/update.js';
-import { type UpdateContext, UpdateDecoder } from '../../../src/bgp/wire/update-decode.js';
+import type { UpdateContext } from '../../../src/bgp/wire/update-context.js';
+import { UpdateDecoder } from '../../../src/bgp/wire/update-decode.js';
 import { Writer } from '../../../src/bgp/wire/writer.js';
 
 const u32 = fc.integer({ min: 0, max: 0xffffffff });

@@ -8,7 +8,8 @@ import { Afi, AttrType, UpdateSubcode } from '../../../src/bgp/wire/constants.js
 import { BgpError } from '../../../src/bgp/wire/errors.js';
 import { PrefixList } from '../../../src/bgp/wire/prefix-list.js';
 import { encodeUpdate, endOfRib, endOfRibInput } from '../../../src/bgp/wire/update.js';
-import { type UpdateContext, UpdateDecoder } from '../../../src/bgp/wire/update-decode.js';
+import type { UpdateContext } from '../../../src/bgp/wire/update-context.js';
+import { UpdateDecoder } from '../../../src/bgp/wire/update-decode.js';
 import { UpdatePacker } from '../../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../../src/bgp/wire/writer.js';
 import { hex, toHex } from '../../support/hex.js';

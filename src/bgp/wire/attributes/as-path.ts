@@ -1,6 +1,6 @@
-import { AS_TRANS, AsPathSegmentType } from '../constants.js';
+import { AS_TRANS, AsPathSegmentType, MAX_SEGMENT_ASNS } from '../constants.js';
 import type { Writer } from '../writer.js';
-import type { Aggregator, AsPathSegment } from './types.js';
+import type { Aggregator, AsPathSegment, PathAttributes } from './types.js';
 
 /**
  * AS_PATH / AS4_PATH value: segments of (type u8, count u8, count x ASN of 2 or 4 octets).
@@ -172,6 +172,30 @@ export function mergeAs4Path(
   return out;
 }
 
+/** The path a route really has: AS_PATH with a 2-octet speaker's AS4_PATH merged in (RFC 6793 4.2.3). */
+export function effectiveAsPath(a: PathAttributes): readonly AsPathSegment[] {
+  const path = a.asPath ?? [];
+  const as4 = a.as4Path;
+  return as4 ? mergeAs4Path(path, as4, a.aggregator) : path;
+}
+
+/** RFC 4271 section 5.1.2: our AS leftmost, in the leading AS_SEQUENCE when it has room. */
+export function prependAs(path: readonly AsPathSegment[], asn: number): AsPathSegment[] {
+  const first = path[0];
+  if (first && first.type === AsPathSegmentType.AS_SEQUENCE && first.asns.length < MAX_SEGMENT_ASNS) {
+    return [{ type: first.type, asns: [asn, ...first.asns] }, ...path.slice(1)];
+  }
+  return [{ type: AsPathSegmentType.AS_SEQUENCE, asns: [asn] }, ...path];
+}
+
+/** RFC 5065 section 5.3: confederation segments are removed before leaving the confederation. */
+export function withoutConfed(path: readonly AsPathSegment[]): readonly AsPathSegment[] {
+  const keep = path.filter(
+    (s) => s.type !== AsPathSegmentType.AS_CONFED_SEQUENCE && s.type !== AsPathSegmentType.AS_CONFED_SET,
+  );
+  return keep.length === path.length ? path : keep;
+}
+
 /**
  * RFC 6793 section 4.2.2: what a 2-octet peer must be sent beside an AS_PATH that holds
  * 4-octet ASes (written there as AS_TRANS) — the true path, less confederation segments.
@@ -193,7 +217,11 @@ export function mergeAs4Aggregator(
   return aggregator;
 }
 
-/** "65001 65002 {65003,65004} (65005)" as FRR and BIRD print paths. */
+/**
+ * "65001 65002 {65003,65004} (65005) [65006]" as vtysh and BIRD print paths: sequences spaced,
+ * sets in {}, confederation sequences in (), confederation sets in []; an empty segment prints
+ * nothing.
+ */
 export function formatAsPath(segments: readonly AsPathSegment[] | undefined): string {
   if (!segments) return '';
   return segments
@@ -214,5 +242,6 @@ export function formatAsPath(segments: readonly AsPathSegment[] | undefined): st
           return list;
       }
     })
+    .filter((t) => t !== '')
     .join(' ');
 }

@@ -1,205 +1,65 @@
-import { AS_TRANS, AttrFlag, AttrType, Origin, UpdateSubcode } from '../constants.js';
+import { formatIpv4 } from '../../../address/index.js';
+import {
+  AttrFlag,
+  AttrType,
+  EXT_COMMUNITY_BYTES,
+  IPV6_EXT_COMMUNITY_BYTES,
+  LARGE_COMMUNITY_FIELDS,
+  Origin,
+  UpdateSubcode,
+} from '../constants.js';
 import { isMartianV4 } from '../next-hop-checks.js';
-import type { Writer } from '../writer.js';
-import { decodeAsPath, encodeAsPath, isValidAsPath } from './as-path.js';
-import type { Aggregator, PathAttributes, UpdateAction } from './types.js';
+import { effectiveAsPath, mergeAs4Aggregator, prependAs, withoutConfed } from './as-path.js';
+import { extHi, extLo, formatCommunity, formatExtCommunity, formatLargeCommunity } from './community-text.js';
+import type { AttrDescriptor } from './descriptor.js';
+import { transitiveOnly } from './ext-community-scope.js';
+import {
+  aggregatorAttr,
+  bytesListAttr,
+  formatAggregator,
+  OPTIONAL_NON_TRANSITIVE,
+  OPTIONAL_TRANSITIVE,
+  pathAttr,
+  u32,
+  u32Attr,
+  u32ListAttr,
+  WELL_KNOWN,
+} from './row-kinds.js';
+import { type MutableAttributes, makeAttributes, type PathAttributes, type RawAttribute } from './types.js';
 
-/** What decoding an attribute needs to know about the session. */
-export interface AttrContext {
-  /** RFC 6793: both sides sent the 4-octet AS capability, so AS_PATH/AGGREGATOR use 4-octet ASNs. */
-  readonly as4: boolean;
-  /** The peer is external: some attributes are discarded or malformed (RFC 7606 section 7). */
-  readonly ebgp?: boolean;
-}
+export type { AttrDescriptor, AttrExportContext } from './descriptor.js';
 
-export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-export type MutableAttributes = Mutable<PathAttributes>;
-
-/**
- * One row per attribute we interpret (BIRD's attribute table, GoBGP's matched pairs).
- * The update decoder's single loop owns flags, duplicates, lengths and missing-mandatory
- * checks; `decode` checks only its own value and returns false when it is malformed.
- */
-export interface AttrDescriptor {
-  readonly code: number;
-  readonly name: string;
-  /** The field of PathAttributes it fills. */
-  readonly field: keyof PathAttributes;
-  /** The Optional and Transitive bits this attribute must carry (RFC 4271 section 5). */
-  readonly flags: number;
-  /** RFC 7606 section 7: what a malformed instance costs. MP_REACH/UNREACH reset the session. */
-  readonly onMalformed: Exclude<UpdateAction, 'ok'> | 'session-reset';
-  /** RFC 4271 section 6.3 subcode for the issue record or the NOTIFICATION. */
-  readonly subcode: number;
-  /**
-   * Scalars are decoded as soon as an attribute set is first seen; lists and paths only when
-   * somebody reads them (most are never read before the next hop decides the route).
-   */
-  readonly lazy: boolean;
-  /** True when the value is well-formed. Allocates nothing. */
-  check(buf: Uint8Array, pos: number, end: number, ctx: AttrContext): boolean;
-  /** Sets the field from a value that `check` accepted. */
-  decode(buf: Uint8Array, pos: number, end: number, a: MutableAttributes, ctx: AttrContext): void;
-  has(a: PathAttributes): boolean;
-  /** Writes the value (not the attribute header). */
-  encode(w: Writer, a: PathAttributes, ctx: AttrContext): void;
-}
-
-const WELL_KNOWN = AttrFlag.TRANSITIVE;
-const OPTIONAL_TRANSITIVE = AttrFlag.OPTIONAL | AttrFlag.TRANSITIVE;
-const OPTIONAL_NON_TRANSITIVE = AttrFlag.OPTIONAL;
 const S = UpdateSubcode;
 
-function u32(buf: Uint8Array, p: number): number {
-  return ((buf[p] << 24) | (buf[p + 1] << 16) | (buf[p + 2] << 8) | buf[p + 3]) >>> 0;
+/** `show`'s names of the ORIGIN values (RFC 4271 section 5.1.1), as FRR prints them. */
+export type OriginText = 'igp' | 'egp' | 'incomplete';
+const ORIGIN_TEXT: Readonly<Record<number, OriginText>> = {
+  [Origin.IGP]: 'igp',
+  [Origin.EGP]: 'egp',
+  [Origin.INCOMPLETE]: 'incomplete',
+};
+
+/** An ORIGIN value as `show` names it; one we do not know is "incomplete", the least preferred. */
+export function originText(origin: number): OriginText {
+  return ORIGIN_TEXT[origin] ?? 'incomplete';
 }
 
-function u32List(buf: Uint8Array, pos: number, end: number): number[] {
-  const out = new Array<number>((end - pos) >> 2);
-  for (let i = 0; pos < end; pos += 4) out[i++] = u32(buf, pos);
+/** AS4_PATH and AS4_AGGREGATOR are never passed on: the encoder writes them from AS_PATH and AGGREGATOR, which carry the merged values (RFC 6793 section 4.2.2). */
+const NOT_SENT = (): void => {};
+const numberText = (v: number | undefined): readonly string[] => (v === undefined ? [] : [String(v)]);
+
+function listText(bytes: Uint8Array | undefined, unit: number, text: (b: Uint8Array, at: number) => string) {
+  const out: string[] = [];
+  if (!bytes) return out;
+  for (let at = 0; at + unit <= bytes.length; at += unit) out.push(text(bytes, at));
   return out;
 }
 
-/** AGGREGATOR is 6 octets from a 2-octet speaker, 8 from a 4-octet one (RFC 6793 section 4.1). */
-function decodeAggregator(buf: Uint8Array, pos: number, asSize: 2 | 4): Aggregator {
-  const as = asSize === 4 ? u32(buf, pos) : (buf[pos] << 8) | buf[pos + 1];
-  return { as, address: u32(buf, pos + asSize) };
-}
-
-function encodeAggregator(w: Writer, g: Aggregator, asSize: 2 | 4): void {
-  if (asSize === 4) w.u32(g.as);
-  else w.u16(g.as > 0xffff ? AS_TRANS : g.as);
-  w.u32(g.address);
-}
-
-/** A non-zero multiple of `unit` bytes (RFC 7606 sections 7.8, 7.10, 7.14; RFC 8092 section 6). */
-function isListLength(pos: number, end: number, unit: number): boolean {
-  const n = end - pos;
-  return n > 0 && n % unit === 0;
-}
-
-const asSizeOf = (ctx: AttrContext): 2 | 4 => (ctx.as4 ? 4 : 2);
-const isFour = (_buf: Uint8Array, pos: number, end: number) => end - pos === 4;
-
-/** A row for a 4-octet scalar attribute. */
-function u32Attr(
-  code: number,
-  name: string,
-  field: 'med' | 'localPref' | 'originatorId',
-  flags: number,
-  subcode: number,
-  lazy = false,
-): AttrDescriptor {
-  return {
-    code,
-    name,
-    field,
-    flags,
-    onMalformed: 'treat-as-withdraw', // RFC 7606 sections 7.4, 7.5, 7.9
-    subcode,
-    lazy,
-    check: isFour,
-    decode(buf, pos, _end, a) {
-      a[field] = u32(buf, pos);
-    },
-    has: (a) => a[field] !== undefined,
-    encode: (w, a) => void w.u32(a[field]!),
-  };
-}
-
-/** A row for a list of u32 values (communities, cluster list, large communities). */
-function u32ListAttr(
-  code: number,
-  name: string,
-  field: 'communities' | 'clusterList' | 'largeCommunities',
-  flags: number,
-  unit: number,
-): AttrDescriptor {
-  return {
-    code,
-    name,
-    field,
-    flags,
-    onMalformed: 'treat-as-withdraw', // RFC 7606 sections 7.8, 7.10; RFC 8092 section 6
-    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
-    lazy: true,
-    check: (_buf, pos, end) => isListLength(pos, end, unit),
-    decode(buf, pos, end, a) {
-      a[field] = u32List(buf, pos, end);
-    },
-    has: (a) => a[field] !== undefined,
-    encode(w, a) {
-      for (const c of a[field]!) w.u32(c);
-    },
-  };
-}
-
-/** A row for opaque fixed-unit lists kept as bytes (extended communities). */
-function bytesListAttr(
-  code: number,
-  name: string,
-  field: 'extCommunities' | 'ipv6ExtCommunities',
-  unit: number,
-): AttrDescriptor {
-  return {
-    code,
-    name,
-    field,
-    flags: OPTIONAL_TRANSITIVE,
-    onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.14, RFC 5701
-    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
-    lazy: true,
-    check: (_buf, pos, end) => isListLength(pos, end, unit),
-    decode(buf, pos, end, a) {
-      a[field] = buf.slice(pos, end);
-    },
-    has: (a) => a[field] !== undefined,
-    encode: (w, a) => void w.bytes(a[field]!),
-  };
-}
-
-function aggregatorAttr(
-  code: number,
-  name: string,
-  field: 'aggregator' | 'as4Aggregator',
-  four: boolean,
-): AttrDescriptor {
-  const size = (ctx: AttrContext) => (four ? 4 : asSizeOf(ctx));
-  return {
-    code,
-    name,
-    field,
-    flags: OPTIONAL_TRANSITIVE,
-    onMalformed: 'attribute-discard', // RFC 7606 section 7.7, RFC 6793 section 6
-    subcode: S.OPTIONAL_ATTRIBUTE_ERROR,
-    lazy: true,
-    check: (_buf, pos, end, ctx) => end - pos === size(ctx) + 4,
-    decode(buf, pos, _end, a, ctx) {
-      a[field] = decodeAggregator(buf, pos, size(ctx));
-    },
-    has: (a) => a[field] !== undefined,
-    encode: (w, a, ctx) => encodeAggregator(w, a[field]!, size(ctx)),
-  };
-}
-
-function pathAttr(code: number, name: string, field: 'asPath' | 'as4Path', four: boolean): AttrDescriptor {
-  const size = (ctx: AttrContext) => (four ? 4 : asSizeOf(ctx));
-  return {
-    code,
-    name,
-    field,
-    flags: four ? OPTIONAL_TRANSITIVE : WELL_KNOWN,
-    // RFC 7606 section 7.2; AS4_PATH: RFC 6793 section 6 discards and keeps the route.
-    onMalformed: four ? 'attribute-discard' : 'treat-as-withdraw',
-    subcode: S.MALFORMED_AS_PATH,
-    lazy: true,
-    check: (buf, pos, end, ctx) => isValidAsPath(buf, pos, end, size(ctx)),
-    decode(buf, pos, end, a, ctx) {
-      a[field] = decodeAsPath(buf, pos, end, size(ctx));
-    },
-    has: (a) => a[field] !== undefined,
-    encode: (w, a, ctx) => encodeAsPath(w, a[field]!, size(ctx)),
-  };
+/** RFC 5701 IPv6 address specific extended communities have no keywords: hex per community. */
+function hexText(b: Uint8Array, at: number): string {
+  let s = '0x';
+  for (let i = at; i < at + IPV6_EXT_COMMUNITY_BYTES; i++) s += b[i].toString(16).padStart(2, '0');
+  return s;
 }
 
 export const ATTRS: readonly AttrDescriptor[] = [
@@ -217,8 +77,20 @@ export const ATTRS: readonly AttrDescriptor[] = [
     },
     has: (a) => a.origin !== undefined,
     encode: (w, a) => void w.u8(a.origin!),
+    // RFC 4271 section 5.1.1: well-known mandatory; a local route without one is IGP.
+    export(a, _x, out) {
+      out.origin = a.origin ?? Origin.IGP;
+    },
+    format: (a) => (a.origin === undefined ? [] : [originText(a.origin)]),
   },
-  pathAttr(AttrType.AS_PATH, 'AS_PATH', 'asPath', false),
+  pathAttr(AttrType.AS_PATH, 'AS_PATH', 'asPath', false, {
+    // RFC 4271 section 5.1.2: our AS leftmost towards eBGP, confederation segments gone
+    // (RFC 5065 section 5.3); unchanged towards iBGP. A 2-octet speaker's AS4_PATH merged first.
+    export(a, x, out) {
+      const path = effectiveAsPath(a);
+      out.asPath = x.ebgp ? prependAs(withoutConfed(path), x.localAs) : path;
+    },
+  }),
   {
     code: AttrType.NEXT_HOP,
     name: 'NEXT_HOP',
@@ -233,6 +105,13 @@ export const ATTRS: readonly AttrDescriptor[] = [
     },
     has: (a) => a.nextHop !== undefined,
     encode: (w, a) => void w.u32(a.nextHop!),
+    // RFC 4271 section 5.1.3: the caller chose it from the session; an IPv6 one (and an IPv4
+    // route's over RFC 8950) goes in MP_REACH_NLRI.
+    export(_a, x, out) {
+      if (typeof x.nextHop === 'number') out.nextHop = x.nextHop;
+      else out.mpReach = x.nextHop;
+    },
+    format: (a) => (a.nextHop === undefined ? [] : [formatIpv4(a.nextHop)]),
   },
   u32Attr(
     AttrType.MULTI_EXIT_DISC,
@@ -240,10 +119,24 @@ export const ATTRS: readonly AttrDescriptor[] = [
     'med',
     OPTIONAL_NON_TRANSITIVE,
     S.ATTRIBUTE_LENGTH_ERROR,
+    false,
+    {
+      // RFC 4271 section 5.1.4: a MED learned from another AS is not passed to a third one.
+      export(a, x, out) {
+        if (a.med !== undefined && (!x.ebgp || !x.fromEbgp || x.medUnchanged)) out.med = a.med;
+      },
+      format: (a) => numberText(a.med),
+    },
   ),
   // From an eBGP peer LOCAL_PREF is discarded by the caller (RFC 7606 section 7.5), as are
   // ORIGINATOR_ID and CLUSTER_LIST (7.9, 7.10).
-  u32Attr(AttrType.LOCAL_PREF, 'LOCAL_PREF', 'localPref', WELL_KNOWN, S.ATTRIBUTE_LENGTH_ERROR),
+  u32Attr(AttrType.LOCAL_PREF, 'LOCAL_PREF', 'localPref', WELL_KNOWN, S.ATTRIBUTE_LENGTH_ERROR, false, {
+    // RFC 4271 section 5.1.5: sent to internal peers only, the default when the route has none.
+    export(a, x, out) {
+      if (!x.ebgp) out.localPref = a.localPref ?? x.defaultLocalPref;
+    },
+    format: (a) => numberText(a.localPref),
+  }),
   {
     code: AttrType.ATOMIC_AGGREGATE,
     name: 'ATOMIC_AGGREGATE',
@@ -258,9 +151,27 @@ export const ATTRS: readonly AttrDescriptor[] = [
     },
     has: (a) => a.atomicAggregate === true,
     encode: () => {},
+    // RFC 4271 section 5.1.6: kept by whoever passes the route on.
+    export(a, _x, out) {
+      if (a.atomicAggregate) out.atomicAggregate = true;
+    },
+    format: (a) => (a.atomicAggregate ? ['atomic-aggregate'] : []),
   },
-  aggregatorAttr(AttrType.AGGREGATOR, 'AGGREGATOR', 'aggregator', false),
-  u32ListAttr(AttrType.COMMUNITIES, 'COMMUNITIES', 'communities', OPTIONAL_TRANSITIVE, 4),
+  aggregatorAttr(AttrType.AGGREGATOR, 'AGGREGATOR', 'aggregator', false, {
+    // RFC 6793 section 4.2.3: a 2-octet speaker's AS4_AGGREGATOR stands for AS_TRANS.
+    export(a, _x, out) {
+      const aggregator = mergeAs4Aggregator(a.aggregator, a.as4Aggregator);
+      if (aggregator) out.aggregator = aggregator;
+    },
+    format: (a) => formatAggregator(a.aggregator),
+  }),
+  u32ListAttr(AttrType.COMMUNITIES, 'COMMUNITIES', 'communities', OPTIONAL_TRANSITIVE, 4, {
+    // RFC 1997: passed on; NO_EXPORT and NO_ADVERTISE stop the route itself (the RIB's rule).
+    export(a, _x, out) {
+      if (a.communities) out.communities = a.communities;
+    },
+    format: (a) => (a.communities ?? []).map(formatCommunity),
+  }),
   u32Attr(
     AttrType.ORIGINATOR_ID,
     'ORIGINATOR_ID',
@@ -268,13 +179,75 @@ export const ATTRS: readonly AttrDescriptor[] = [
     OPTIONAL_NON_TRANSITIVE,
     S.OPTIONAL_ATTRIBUTE_ERROR,
     true, // read by the decision process only in its last steps
+    {
+      // RFC 4456 section 8: set by the reflector when absent; never leaves the AS.
+      export(a, x, out) {
+        if (x.reflecting) out.originatorId = a.originatorId ?? x.sourceRouterId;
+      },
+      format: (a) => (a.originatorId === undefined ? [] : [formatIpv4(a.originatorId)]),
+    },
   ),
-  u32ListAttr(AttrType.CLUSTER_LIST, 'CLUSTER_LIST', 'clusterList', OPTIONAL_NON_TRANSITIVE, 4),
-  bytesListAttr(AttrType.EXTENDED_COMMUNITIES, 'EXTENDED_COMMUNITIES', 'extCommunities', 8),
-  pathAttr(AttrType.AS4_PATH, 'AS4_PATH', 'as4Path', true),
-  aggregatorAttr(AttrType.AS4_AGGREGATOR, 'AS4_AGGREGATOR', 'as4Aggregator', true),
-  bytesListAttr(AttrType.IPV6_EXTENDED_COMMUNITIES, 'IPV6_EXTENDED_COMMUNITIES', 'ipv6ExtCommunities', 20),
-  u32ListAttr(AttrType.LARGE_COMMUNITY, 'LARGE_COMMUNITY', 'largeCommunities', OPTIONAL_TRANSITIVE, 12),
+  u32ListAttr(AttrType.CLUSTER_LIST, 'CLUSTER_LIST', 'clusterList', OPTIONAL_NON_TRANSITIVE, 4, {
+    // RFC 4456 section 8: the reflector prepends its CLUSTER_ID; never leaves the AS.
+    export(a, x, out) {
+      if (x.reflecting) out.clusterList = [x.clusterId, ...(a.clusterList ?? [])];
+    },
+    format: (a) => (a.clusterList ?? []).map(formatIpv4),
+  }),
+  bytesListAttr(
+    AttrType.EXTENDED_COMMUNITIES,
+    'EXTENDED_COMMUNITIES',
+    'extCommunities',
+    EXT_COMMUNITY_BYTES,
+    {
+      // RFC 4360 section 6: non-transitive extended communities stay inside the AS.
+      export(a, x, out) {
+        const ext = x.ebgp ? transitiveOnly(a.extCommunities, EXT_COMMUNITY_BYTES) : a.extCommunities;
+        if (ext) out.extCommunities = ext;
+      },
+      leavingAs: (a) => transitiveOnly(a.extCommunities, EXT_COMMUNITY_BYTES),
+      format: (a) =>
+        listText(a.extCommunities, EXT_COMMUNITY_BYTES, (b, at) =>
+          formatExtCommunity(extHi(b, at), extLo(b, at)),
+        ),
+    },
+  ),
+  pathAttr(AttrType.AS4_PATH, 'AS4_PATH', 'as4Path', true, { export: NOT_SENT }),
+  aggregatorAttr(AttrType.AS4_AGGREGATOR, 'AS4_AGGREGATOR', 'as4Aggregator', true, {
+    export: NOT_SENT,
+    format: (a) => formatAggregator(a.as4Aggregator),
+  }),
+  bytesListAttr(
+    AttrType.IPV6_EXTENDED_COMMUNITIES,
+    'IPV6_EXTENDED_COMMUNITIES',
+    'ipv6ExtCommunities',
+    IPV6_EXT_COMMUNITY_BYTES,
+    {
+      // RFC 5701 section 2: the same transitive bit as RFC 4360, the same rule.
+      export(a, x, out) {
+        const ext6 = x.ebgp
+          ? transitiveOnly(a.ipv6ExtCommunities, IPV6_EXT_COMMUNITY_BYTES)
+          : a.ipv6ExtCommunities;
+        if (ext6) out.ipv6ExtCommunities = ext6;
+      },
+      leavingAs: (a) => transitiveOnly(a.ipv6ExtCommunities, IPV6_EXT_COMMUNITY_BYTES),
+      format: (a) => listText(a.ipv6ExtCommunities, IPV6_EXT_COMMUNITY_BYTES, hexText),
+    },
+  ),
+  u32ListAttr(AttrType.LARGE_COMMUNITY, 'LARGE_COMMUNITY', 'largeCommunities', OPTIONAL_TRANSITIVE, 12, {
+    // RFC 8092 section 5: optional transitive, passed on as it is.
+    export(a, _x, out) {
+      if (a.largeCommunities) out.largeCommunities = a.largeCommunities;
+    },
+    format(a) {
+      const flat = a.largeCommunities;
+      const out: string[] = [];
+      if (!flat) return out;
+      for (let i = 0; i + LARGE_COMMUNITY_FIELDS <= flat.length; i += LARGE_COMMUNITY_FIELDS)
+        out.push(formatLargeCommunity(flat[i], flat[i + 1], flat[i + 2]));
+      return out;
+    },
+  }),
 ];
 
 /** Descriptors by type code; undefined for attributes we do not interpret. */
@@ -283,3 +256,43 @@ export const ATTR_BY_CODE: readonly (AttrDescriptor | undefined)[] = (() => {
   for (const d of ATTRS) t[d.code] = d;
   return t;
 })();
+
+/** The rows whose lists hold members that may not leave the AS. */
+const SCOPED = ATTRS.filter((d) => d.leavingAs !== undefined);
+
+/** An attribute's value as `show` prints it (the row's `format`); none for one we do not interpret. */
+export function formatAttribute(code: number, a: PathAttributes): readonly string[] {
+  return ATTR_BY_CODE[code]?.format(a) ?? [];
+}
+
+/**
+ * RFC 4271 section 5: attributes without a row that are optional transitive go on with
+ * Partial set; the others stop here. Undefined when none goes on.
+ */
+export function exportUnknown(unknown: readonly RawAttribute[] | undefined): RawAttribute[] | undefined {
+  if (!unknown) return undefined;
+  const out: RawAttribute[] = [];
+  for (const u of unknown) {
+    const transitive = AttrFlag.OPTIONAL | AttrFlag.TRANSITIVE;
+    if ((u.flags & transitive) === transitive)
+      out.push({ type: u.type, flags: u.flags | AttrFlag.PARTIAL, value: u.value });
+  }
+  return out.length ? out : undefined;
+}
+
+/**
+ * The attributes as they may leave the AS: the members each scoped row keeps inside it removed
+ * (RFC 4360 section 6, RFC 5701). `a` itself when it has none, so a cache can key on it.
+ */
+export function attributesLeavingAs(a: PathAttributes): PathAttributes {
+  let out: MutableAttributes | null = null;
+  for (const d of SCOPED) {
+    const value = a[d.field] as Uint8Array | undefined;
+    const kept = d.leavingAs!(a);
+    if (kept === value) continue;
+    // makeAttributes first: a spread alone would drop a wire-backed set's lazily decoded fields.
+    out ??= { ...makeAttributes(a) };
+    (out as Record<string, unknown>)[d.field] = kept;
+  }
+  return out ? makeAttributes(out) : a;
+}

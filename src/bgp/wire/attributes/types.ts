@@ -62,6 +62,9 @@ export interface PathAttributes {
   layout?: readonly AttrSlot[];
 }
 
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+export type MutableAttributes = Mutable<PathAttributes>;
+
 /** RFC 7606 outcomes, least to most severe. Session reset is a thrown BgpError instead. */
 export type UpdateAction = 'ok' | 'attribute-discard' | 'treat-as-withdraw';
 

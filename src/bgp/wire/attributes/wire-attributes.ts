@@ -1,11 +1,13 @@
 import { AttrFlag, AttrType } from '../constants.js';
+import type { AttrContext } from '../update-context.js';
 import { asPathFactsRaw } from './as-path.js';
-import { ATTR_BY_CODE, type AttrContext, type MutableAttributes } from './table.js';
+import { ATTR_BY_CODE } from './table.js';
 import type {
   Aggregator,
   AsPathSegment,
   AttrSlot,
   MpReach,
+  MutableAttributes,
   PathAttributes,
   RawAttribute,
   UpdateIssue,

@@ -27,10 +27,3 @@ export function transitiveOnly(list: Uint8Array | undefined, unit: ExtCommunityU
   }
   return out;
 }
-
-/** Whether a list holds a non-transitive community (what an eBGP export must drop). */
-export function hasNonTransitive(list: Uint8Array | undefined, unit: ExtCommunityUnit): boolean {
-  if (list === undefined) return false;
-  for (let at = 0; at < list.length; at += unit) if ((list[at] & NON_TRANSITIVE) !== 0) return true;
-  return false;
-}
