@@ -12,7 +12,6 @@ import { Afi, Writer } from '../../src/bgp/wire/index.js';
 import type { FibChange, FibRoute } from '../../src/fib/index.js';
 import {
   NexthopType,
-  RouteType,
   writeRouteAdd,
   ZapiClient,
   type ZebraRouteEvent,
@@ -130,7 +129,7 @@ async function bgpdLikeClient(): Promise<ZapiClient> {
   const client = new ZapiClient(
     {
       socketPath: lab.socket,
-      routeType: RouteType.BGP,
+      routeType: 'BGP',
       instance: 0,
       backoff: { initialMs: 50, maxMs: 400, jitter: 0 },
       handshakeTimeoutMs: 5000,
@@ -140,8 +139,9 @@ async function bgpdLikeClient(): Promise<ZapiClient> {
   client.start();
   await isUp;
   const w = new Writer(64);
-  writeRouteAdd(w, {
-    type: RouteType.BGP,
+  const dialect = client.dialect!;
+  writeRouteAdd(w, dialect, {
+    type: dialect.routeType.BGP,
     instance: 0,
     flags: 0,
     safi: 1,
