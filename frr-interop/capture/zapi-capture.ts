@@ -14,7 +14,7 @@
  * stopped by PID and every namespace and mount is removed, also on failure.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -102,6 +102,14 @@ interface Capture {
   readonly commands: Record<string, string>;
   readonly events: { readonly afterSeq: number; readonly event: string }[];
   readonly connections: RecordedConnection[];
+}
+
+function rmdirQuiet(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not there, or not empty
+  }
 }
 
 /** Runs `argv` from `root` (or the host) outside any namespace. */
@@ -407,7 +415,11 @@ class Run {
     await this.relay?.close().catch(() => undefined);
     await stopProcesses(this.procs);
     for (const p of this.peers) await p.stop().catch(() => undefined);
-    await this.v.root?.unmount(this.rdir).catch(() => undefined);
+    if (this.v.root) {
+      await this.v.root.unmount(this.rdir).catch(() => undefined);
+      // The mount point and its parent, inside the root; rmdir removes them only when empty.
+      for (const d of [this.rdir, this.dir]) rmdirQuiet(join(this.v.root.path, d));
+    }
     for (const ns of Object.values(NS)) await deleteNamespace(ns).catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
   }
