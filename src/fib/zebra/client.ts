@@ -84,6 +84,8 @@ export class ZapiClient {
     handlers: ZapiClientHandlers,
     components: { clock?: Clock; logger?: Logger; random?: () => number } = {},
   ) {
+    if (init.dialects !== undefined && init.dialects.length === 0)
+      throw new ZapiError('unencodable', 'no ZAPI dialect to say HELLO in');
     this.#init = init;
     this.#handlers = handlers;
     this.#clock = components.clock ?? systemClock;

@@ -194,6 +194,10 @@ describe('ZapiClient', () => {
     expect(log.filter((l) => l.includes('command 19'))).toHaveLength(1);
   });
 
+  it('refuses to be made with no dialect to say HELLO in', () => {
+    expect(() => client('/nonexistent/zserv.api', [], { dialects: [] })).toThrow(/no ZAPI dialect/);
+  });
+
   it('a CAPABILITIES shorter than its dialect has is refused too', async () => {
     const p = await peer((s) => s.write(hex`00 14 fe 06 00 00 00 00 00 14 00 00 00 00 00 00 00 01 00 00`));
     const { c } = client(p.path);
