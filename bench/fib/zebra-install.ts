@@ -8,7 +8,13 @@
  */
 import { Afi, Writer } from '../../src/bgp/wire/index.js';
 import type { FibRoute } from '../../src/fib/index.js';
-import { toZapiRoute, writeRouteAdd, ZEBRA_DEFAULTS, ZebraTarget } from '../../src/fib/zebra/index.js';
+import {
+  FRR_8_4,
+  toZapiRoute,
+  writeRouteAdd,
+  ZEBRA_DEFAULTS,
+  ZebraTarget,
+} from '../../src/fib/zebra/index.js';
 import { RibPrefix } from '../../src/rib/index.js';
 import { LAB_NH4, LAB_NH6, waitUntil, ZebraLab } from '../../test/support/zebra-lab.js';
 import { machineLine, rate, table } from '../support/report.js';
@@ -56,10 +62,10 @@ async function main(): Promise<void> {
     rows.push([step, String(n), `${ms.toFixed(0)} ms`, rate((n / ms) * 1000)]);
 
   // Pure encode, no socket: the cost our side adds per route.
-  const owner = { ...ZEBRA_DEFAULTS, allowRecursion: false };
+  const owner = { ...ZEBRA_DEFAULTS, routeType: FRR_8_4.routeType.BGP, allowRecursion: false };
   let t = performance.now();
   const w = new Writer(n * 48);
-  for (const r of all) writeRouteAdd(w, toZapiRoute(r, owner, 256));
+  for (const r of all) writeRouteAdd(w, FRR_8_4, toZapiRoute(r, owner, 256));
   row(`encode ROUTE_ADD (${(w.pos / n).toFixed(0)} B/route)`, performance.now() - t);
 
   const lab = await ZebraLab.create('bench');

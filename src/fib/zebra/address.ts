@@ -110,6 +110,28 @@ export function writeFullPrefix(w: Writer, p: ZapiPrefix): void {
     .bytes(maskBytes(addressBytes(p.addr, p.family), p.len));
 }
 
+/**
+ * The source prefix FRR 10.3 puts after a ROUTE_NOTIFY_OWNER's prefix: u8 len, then a full
+ * address of the prefix's family (zeros, len 0, unless the route is source-specific).
+ */
+export function readSourcePrefix(r: Reader, family: AfNumber): ZapiPrefix | undefined {
+  const len = r.u8();
+  checkLength(family, len, 'malformed');
+  const bytes = r.copy(addressLength(family));
+  return len === 0 ? undefined : { family, len, addr: addressText(maskBytes(bytes, len)) };
+}
+
+export function writeSourcePrefix(w: Writer, family: AfNumber, p: ZapiPrefix | undefined): void {
+  if (p === undefined) {
+    w.u8(0).bytes(new Uint8Array(addressLength(family)));
+    return;
+  }
+  if (p.family !== family)
+    throw new ZapiError('unencodable', `source prefix of family ${p.family} for a prefix of ${family}`);
+  checkLength(family, p.len, 'unencodable');
+  w.u8(p.len).bytes(maskBytes(addressBytes(p.addr, family), p.len));
+}
+
 /** "198.18.0.0/24": the key the client's route table and status use. */
 export function prefixText(p: ZapiPrefix): string {
   return `${p.addr}/${p.len}`;

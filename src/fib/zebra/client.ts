@@ -8,12 +8,15 @@ import {
   type TimerHandle,
 } from '../../components/index.js';
 import { type BackoffOptions, backoffDelay } from './backoff.js';
-import { commandName, ZapiAfi } from './constants.js';
+import { ZapiAfi } from './constants.js';
+import { commandName, DIALECTS, type ZapiDialect, type ZapiRouteTypes } from './dialect.js';
 import { ZapiError } from './errors.js';
 import { ZapiFramer } from './framer.js';
+import { answerToHello } from './hello.js';
 import {
   decodeMessage,
   writeHello,
+  writeRouteNotifyRequest,
   writeRouterIdAdd,
   type ZapiCapabilities,
   type ZapiNotifyOwner,
@@ -23,15 +26,21 @@ import {
 export interface ZapiClientInit {
   /** zebra's zserv socket (its `-z` path; Debian's default is /var/run/frr/zserv.api). */
   readonly socketPath: string;
-  readonly routeType: number;
+  /** The route type the client owns, by name: its number depends on zebra's dialect. */
+  readonly routeType: keyof ZapiRouteTypes;
   readonly instance: number;
+  /** The dialects HELLO tries, in order; default DIALECTS (the newest first). */
+  readonly dialects?: readonly ZapiDialect[];
   readonly backoff: BackoffOptions;
   readonly handshakeTimeoutMs: number;
 }
 
 export interface ZapiClientHandlers {
-  /** The session is usable (CAPABILITIES read). Whatever the owner holds must be sent now. */
-  up(caps: ZapiCapabilities): void;
+  /**
+   * The session is usable (CAPABILITIES read), in `dialect`: every frame written from now on
+   * must be encoded in it. Whatever the owner holds must be sent now.
+   */
+  up(caps: ZapiCapabilities, dialect: ZapiDialect): void;
   /** The session ended; zebra has already flushed (or is flushing) every route we had. */
   down(reason: ZapiError): void;
   notify(n: ZapiNotifyOwner): void;
@@ -43,10 +52,11 @@ export type ZapiClientState = 'idle' | 'connecting' | 'handshake' | 'up' | 'back
 
 /**
  * One zserv session at a time over a unix socket, re-made after every loss with capped,
- * jittered exponential back-off. It says HELLO as (routeType, instance) asking for
- * ROUTE_NOTIFY_OWNER, asks for the router-id, and counts the session up once zebra's
- * CAPABILITIES arrive. Every header's version is checked by the framer; a peer that speaks
- * another ZAPI version is dropped with an error naming both versions.
+ * jittered exponential back-off. It says HELLO as (routeType, instance), in FRR 10.3's dialect
+ * first and in 8.4's when zebra's ERROR says it numbers as 8.4 (hello.ts), and counts the
+ * session up once zebra's CAPABILITIES arrive. Then it asks for ROUTE_NOTIFY_OWNER (in 8.4's
+ * HELLO already) and for the router-id. Every header's version is checked by the framer; a
+ * peer that speaks another ZAPI version or numbering is dropped with an error naming it.
  */
 export class ZapiClient {
   readonly #init: ZapiClientInit;
@@ -63,12 +73,19 @@ export class ZapiClient {
   #lastError: ZapiError | undefined;
   #lastLogged = '';
   #closed: Promise<void> | undefined;
+  /** The dialect whose HELLO waits for an answer, and those not tried yet on this connection. */
+  #trying: ZapiDialect | undefined;
+  #untried: ZapiDialect[] = [];
+  /** The dialect of the session that is up. */
+  #dialect: ZapiDialect | undefined;
 
   constructor(
     init: ZapiClientInit,
     handlers: ZapiClientHandlers,
     components: { clock?: Clock; logger?: Logger; random?: () => number } = {},
   ) {
+    if (init.dialects !== undefined && init.dialects.length === 0)
+      throw new ZapiError('unencodable', 'no ZAPI dialect to say HELLO in');
     this.#init = init;
     this.#handlers = handlers;
     this.#clock = components.clock ?? systemClock;
@@ -87,6 +104,11 @@ export class ZapiClient {
 
   get lastError(): ZapiError | undefined {
     return this.#lastError;
+  }
+
+  /** The dialect of the current session, or of the last one when none is up. */
+  get dialect(): ZapiDialect | undefined {
+    return this.#dialect;
   }
 
   start(): void {
@@ -152,16 +174,8 @@ export class ZapiClient {
   #onConnect(socket: Socket): void {
     if (socket !== this.#socket) return;
     this.#state = 'handshake';
-    const w = new Writer(64);
-    writeHello(w, {
-      proto: this.#init.routeType,
-      instance: this.#init.instance,
-      sessionId: 0,
-      receiveNotify: true,
-      synchronous: false,
-    });
-    writeRouterIdAdd(w, ZapiAfi.IP);
-    socket.write(w.finish());
+    this.#untried = [...(this.#init.dialects ?? DIALECTS)];
+    this.#sayHello(socket, this.#untried[0] as ZapiDialect);
     this.#timer = this.#clock.setTimeout(() => {
       this.#fail(
         socket,
@@ -170,14 +184,44 @@ export class ZapiClient {
     }, this.#init.handshakeTimeoutMs);
   }
 
+  /**
+   * HELLO in the next untried dialect, and nothing else: until zebra's answer names its
+   * numbering, any further command number could mean something else to it.
+   */
+  #sayHello(socket: Socket, d: ZapiDialect): void {
+    this.#trying = d;
+    this.#untried = this.#untried.filter((x) => x !== d);
+    const w = new Writer(32);
+    writeHello(w, d, {
+      proto: d.routeType[this.#init.routeType],
+      instance: this.#init.instance,
+      sessionId: 0,
+      receiveNotify: d.helloReceiveNotify,
+      synchronous: false,
+    });
+    socket.write(w.finish());
+  }
+
   #onData(socket: Socket, chunk: Buffer): void {
     if (socket !== this.#socket) return;
     try {
       for (const frame of this.#framer.push(chunk)) {
-        const m = decodeMessage(frame);
+        if (this.#state === 'handshake') {
+          const a = answerToHello(frame, this.#trying as ZapiDialect, this.#untried);
+          if (a.kind === 'refused') throw a.error;
+          if (a.kind === 'retry') {
+            this.#log.debug({ zapi: a.dialect.name }, 'zebra: HELLO again, in the dialect its ERROR names');
+            this.#sayHello(socket, a.dialect);
+          }
+          if (a.kind === 'up') this.#onUp(socket, a.dialect, a.caps);
+          if (socket !== this.#socket) return;
+          continue;
+        }
+        const d = this.#dialect as ZapiDialect;
+        const m = decodeMessage(frame, d);
         switch (m.kind) {
           case 'capabilities':
-            if (this.#state === 'handshake') this.#onUp(m.value);
+            // zebra may send them again when its settings change (zsend_capabilities_all_clients).
             break;
           case 'notify-owner':
             this.#handlers.notify(m.value);
@@ -188,8 +232,11 @@ export class ZapiClient {
           case 'vrf-add':
             // Only the default VRF is used; zebra announces every VRF it knows after HELLO.
             break;
+          case 'error':
+            this.#log.warn({ error: m.value }, 'zebra: ZEBRA_ERROR for a message of ours');
+            break;
           default:
-            this.#log.debug({ command: commandName(frame.command) }, 'zebra: ignored message');
+            this.#log.debug({ command: commandName(d, frame.command) }, 'zebra: ignored message');
         }
         if (socket !== this.#socket) return;
       }
@@ -198,18 +245,29 @@ export class ZapiClient {
     }
   }
 
-  #onUp(caps: ZapiCapabilities): void {
+  #onUp(socket: Socket, dialect: ZapiDialect, caps: ZapiCapabilities): void {
     this.#clearTimer();
     this.#state = 'up';
+    this.#dialect = dialect;
     this.#attempt = 0;
     this.#sessions++;
     this.#lastError = undefined;
     this.#lastLogged = '';
+    // Before any route: ROUTE_NOTIFY_OWNER must be on for the first ROUTE_ADD's answer.
+    const w = new Writer(32);
+    if (!dialect.helloReceiveNotify) writeRouteNotifyRequest(w, dialect, true);
+    writeRouterIdAdd(w, dialect, ZapiAfi.IP);
+    socket.write(w.finish());
     this.#log.info(
-      { socket: this.#init.socketPath, instance: this.#init.instance, multipath: caps.multipathNum },
+      {
+        socket: this.#init.socketPath,
+        instance: this.#init.instance,
+        zapi: dialect.name,
+        multipath: caps.multipathNum,
+      },
       'zebra: connected',
     );
-    this.#handlers.up(caps);
+    this.#handlers.up(caps, dialect);
   }
 
   /** A protocol error: drop the socket (the close handler then schedules the retry). */

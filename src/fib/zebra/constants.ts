@@ -1,7 +1,8 @@
 /*
- * ZAPI (zserv) version 6 as FRR 8.4 speaks it: lib/zclient.h, lib/route_types.txt and
- * lib/nexthop.h at tag frr-8.4.4, each number checked against a live zebra and real bgpd frames.
- * One `as const` table per enum; the reverse maps are for logs.
+ * ZAPI (zserv) version 6: what FRR 8.4 and 10.3 share (lib/zclient.h, lib/nexthop.h), each
+ * number checked against a live zebra and real bgpd frames. What differs between them, the
+ * command and route type numbers among it, is in dialect.ts. One `as const` table per enum;
+ * the reverse maps are for logs.
  */
 
 /** `ZSERV_VERSION` and the marker byte that opens every header (lib/zclient.h). */
@@ -14,33 +15,6 @@ export const ZEBRA_MAX_PACKET_SIZE = 16384;
 export const VRF_DEFAULT = 0;
 /** RT_TABLE_MAIN, the table zebra reports in ROUTE_NOTIFY_OWNER for the default VRF. */
 export const RT_TABLE_MAIN = 254;
-
-/** `zebra_message_types_t`, counted from 0 (only the commands this client sends or reads). */
-export const ZapiCommand = {
-  INTERFACE_ADD: 0,
-  ROUTE_ADD: 8,
-  ROUTE_DELETE: 9,
-  ROUTE_NOTIFY_OWNER: 10,
-  ROUTER_ID_ADD: 15,
-  ROUTER_ID_DELETE: 16,
-  ROUTER_ID_UPDATE: 17,
-  HELLO: 18,
-  CAPABILITIES: 19,
-  VRF_ADD: 33,
-  VRF_DELETE: 34,
-  ERROR: 118,
-} as const;
-export type ZapiCommandCode = (typeof ZapiCommand)[keyof typeof ZapiCommand];
-
-/** `ZEBRA_ROUTE_*` (lib/route_types.txt). zebra accepts a HELLO proto only when CONNECT < proto < MAX. */
-export const RouteType = {
-  SYSTEM: 0,
-  KERNEL: 1,
-  CONNECT: 2,
-  STATIC: 3,
-  BGP: 9,
-  MAX: 31,
-} as const;
 
 /** `ZAPI_MESSAGE_*`: which optional fields a route body carries (u32 `message`). */
 export const ZapiMessage = {
@@ -107,18 +81,18 @@ function reverse<T extends Record<string, number>>(table: T): ReadonlyMap<number
   return new Map(Object.entries(table).map(([k, v]) => [v, k as keyof T & string]));
 }
 
-export const ZAPI_COMMAND_NAMES = reverse(ZapiCommand);
 export const NOTIFY_OWNER_NAMES = reverse(NotifyOwner);
 
-/** "ROUTE_ADD" or "command 42" for commands this client has no name for. */
-export function commandName(code: number): string {
-  return ZAPI_COMMAND_NAMES.get(code) ?? `command ${code}`;
-}
+/** `enum zebra_error_types`: the u32 body of ZEBRA_ERROR, in HOST byte order (zserv_encode_error). */
+export const ZebraErrorType = {
+  UNKNOWN_ERROR: 0,
+  NO_VRF: 1,
+  /** A command zebra has no handler for: what the HELLO of the other numbering draws. */
+  INVALID_MSG_TYPE: 2,
+} as const;
 
 /** Defaults of the zebra target (docs/fib-zebra.md explains each). */
 export const ZEBRA_DEFAULTS = {
-  /** Type BGP (9) so zebra and the kernel say `proto bgp` and rank us as bgpd's routes. */
-  routeType: RouteType.BGP,
   /** Not 0: bgpd owns (BGP, 0), and zebra flushes a whole (type, instance) when its client goes. */
   instance: 1,
   /** zebra's default eBGP distance. */

@@ -8,6 +8,7 @@ import type { ZapiNexthop, ZapiRoute } from './route-message.js';
 
 /** How our routes are owned and ranked in zebra. */
 export interface RouteOwner {
+  /** ZEBRA_ROUTE_BGP in the session's dialect (9 in FRR 8.4, 10 in 10.3). */
   readonly routeType: number;
   readonly instance: number;
   readonly distance: number;

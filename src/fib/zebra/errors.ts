@@ -6,7 +6,10 @@ import { KindedError } from '../../components/index.js';
 export type ZapiErrorKind =
   /** A header whose marker byte is not 0xFE: not a ZAPI stream, or a ZAPI older than version 1. */
   | 'bad-marker'
-  /** A header whose version is not the one we speak (ZSERV_VERSION 6). */
+  /**
+   * A header whose version is not the one we speak (ZSERV_VERSION 6), or a zebra that answers
+   * HELLO as neither FRR 8.4 nor FRR 10.3 would: a command numbering this client does not know.
+   */
   | 'unsupported-version'
   /** A header length under 10 or over zebra's packet size. */
   | 'bad-length'

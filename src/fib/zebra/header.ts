@@ -38,7 +38,7 @@ export function checkMarkerAndVersion(marker: number, version: number): void {
   if (version !== ZSERV_VERSION)
     throw new ZapiError(
       'unsupported-version',
-      `zebra speaks ZAPI version ${version}, this client speaks only version ${ZSERV_VERSION} (the version of FRR 8.4)`,
+      `zebra speaks ZAPI version ${version}, this client speaks only version ${ZSERV_VERSION} (the version of FRR 8.4 and 10.3)`,
       { version, supported: ZSERV_VERSION },
     );
 }

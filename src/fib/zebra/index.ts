@@ -1,4 +1,4 @@
-/** A ZAPI 6 client that programs our routes into FRR's zebra, as bgpd does. */
+/** A ZAPI 6 client that programs our routes into FRR's zebra (8.4 or 10.3), as bgpd does. */
 
 export { type Clock, type Logger, silentLogger, systemClock } from '../../components/index.js';
 export {
@@ -11,18 +11,13 @@ export { type BackoffOptions, backoffDelay } from './backoff.js';
 export { ZapiClient, type ZapiClientHandlers, type ZapiClientInit, type ZapiClientState } from './client.js';
 export type { ZebraComponents } from './components.js';
 export {
-  commandName,
   NexthopType,
   NOTIFY_OWNER_NAMES,
   NotifyOwner,
   type NotifyOwnerCode,
-  RouteType,
   RT_TABLE_MAIN,
   VRF_DEFAULT,
-  ZAPI_COMMAND_NAMES,
   ZapiAfi,
-  ZapiCommand,
-  type ZapiCommandCode,
   ZapiMessage as ZapiMessageFlag,
   ZapiNexthopFlag,
   ZapiSafi,
@@ -30,21 +25,35 @@ export {
   ZEBRA_HEADER_MARKER,
   ZEBRA_HEADER_SIZE,
   ZEBRA_MAX_PACKET_SIZE,
+  ZebraErrorType,
   ZebraFlag,
   ZSERV_VERSION,
 } from './constants.js';
 export { convertible, type RouteOwner, routeKey, toZapiRoute, zapiPrefix } from './convert.js';
+export {
+  commandName,
+  DIALECTS,
+  FRR_8_4,
+  FRR_10_3,
+  type ZapiCommands,
+  type ZapiDialect,
+  type ZapiRouteTypes,
+} from './dialect.js';
 export { ZapiError, type ZapiErrorKind } from './errors.js';
 export { type ZapiFrame, ZapiFramer } from './framer.js';
 export { decodeHeader, writeFrame, type ZapiHeader } from './header.js';
+export { answerToHello, type HelloAnswer } from './hello.js';
 export {
   decodeCapabilities,
+  decodeError,
   decodeMessage,
   decodeNotifyOwner,
   decodeRouterIdUpdate,
   decodeVrfAdd,
+  writeCapabilities,
   writeHello,
   writeNotifyOwner,
+  writeRouteNotifyRequest,
   writeRouterIdAdd,
   type ZapiCapabilities,
   type ZapiHello,

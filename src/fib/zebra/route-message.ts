@@ -8,12 +8,14 @@ import {
   writeRoutePrefix,
   type ZapiPrefix,
 } from './address.js';
-import { NexthopType, ZapiCommand, ZapiMessage, ZapiNexthopFlag, ZapiSafi } from './constants.js';
+import { NexthopType, ZapiMessage, ZapiNexthopFlag, ZapiSafi } from './constants.js';
+import type { ZapiDialect } from './dialect.js';
 import { ZapiError } from './errors.js';
 import { writeFrame } from './header.js';
 
 /*
- * ZEBRA_ROUTE_ADD / ZEBRA_ROUTE_DELETE body (lib/zclient.c zapi_route_encode/decode, FRR 8.4):
+ * ZEBRA_ROUTE_ADD / ZEBRA_ROUTE_DELETE body (lib/zclient.c zapi_route_encode/decode), the same
+ * in FRR 8.4 and 10.3 (bgpd's frames of both are byte-for-byte alike but for the type number):
  *
  *   u8 type | u16 instance | u32 flags | u32 message | u8 safi | u8 family | u8 len | PSIZE bytes
  *   [NEXTHOP]  u16 count, then per next hop:
@@ -43,7 +45,10 @@ export interface ZapiNexthop {
 }
 
 export interface ZapiRoute {
-  /** ZEBRA_ROUTE_* of the owner; with `instance` it is the key zebra flushes on disconnect. */
+  /**
+   * ZEBRA_ROUTE_* of the owner, in the dialect's numbering (BGP is 9 in 8.4, 10 in 10.3); with
+   * `instance` it is the key zebra flushes on disconnect.
+   */
   readonly type: number;
   readonly instance: number;
   /** ZEBRA_FLAG_*. */
@@ -104,6 +109,11 @@ function writeHostU32(w: Writer, v: number): void {
   else w.u32(v);
 }
 
+/** `v` as 4 bytes in host byte order, as zebra writes an enum with stream_put(&v, sizeof(v)). */
+export function hostU32Bytes(v: number): Uint8Array {
+  return new Uint8Array(Uint32Array.of(v).buffer);
+}
+
 /** A u32 in host byte order: zebra copies some values raw (labels, the notify enum, table_id). */
 export function readHostU32(r: Reader): number {
   const b = r.bytes(4);
@@ -160,14 +170,15 @@ function writeRouteBody(w: Writer, r: ZapiRoute): void {
 }
 
 /** Appends a ROUTE_ADD frame. zebra refuses an add without next hops (zread_route_add). */
-export function writeRouteAdd(w: Writer, r: ZapiRoute): void {
+export function writeRouteAdd(w: Writer, d: ZapiDialect, r: ZapiRoute): void {
   if (r.nexthops.length === 0) throw new ZapiError('unencodable', 'ROUTE_ADD without next hops');
-  writeFrame(w, ZapiCommand.ROUTE_ADD, (b) => writeRouteBody(b, r));
+  writeFrame(w, d.command.ROUTE_ADD, (b) => writeRouteBody(b, r));
 }
 
 /** Appends a ROUTE_DELETE frame: only the key fields, as zread_route_del needs. */
 export function writeRouteDelete(
   w: Writer,
+  d: ZapiDialect,
   r: Pick<ZapiRoute, 'type' | 'instance' | 'flags' | 'safi' | 'prefix'>,
 ): void {
   const key: ZapiRoute = {
@@ -178,7 +189,7 @@ export function writeRouteDelete(
     prefix: r.prefix,
     nexthops: [],
   };
-  writeFrame(w, ZapiCommand.ROUTE_DELETE, (b) => writeRouteBody(b, key));
+  writeFrame(w, d.command.ROUTE_DELETE, (b) => writeRouteBody(b, key));
 }
 
 function readNexthop(r: Reader): ZapiNexthop {

@@ -7,6 +7,7 @@ import { ZapiClient } from './client.js';
 import type { ZebraComponents } from './components.js';
 import { NOTIFY_OWNER_NAMES, NotifyOwner, ZEBRA_DEFAULTS } from './constants.js';
 import { convertible, type RouteOwner, routeKey, toZapiRoute, zapiPrefix } from './convert.js';
+import type { ZapiDialect } from './dialect.js';
 import { ZapiError } from './errors.js';
 import type { ZapiCapabilities, ZapiNotifyOwner } from './messages.js';
 import { writeRouteAdd, writeRouteDelete } from './route-message.js';
@@ -58,6 +59,8 @@ export interface ZebraStatus {
   readonly failed: readonly ZebraRouteEvent[];
   /** Sessions that came up; more than one means zebra (or the socket) was lost and regained. */
   readonly sessions: number;
+  /** The ZAPI dialect of the current (or last) session: "FRR 10.3" or "FRR 8.4". */
+  readonly zapi?: string;
   readonly multipathNum?: number;
   readonly routerId?: string;
   readonly lastError?: string;
@@ -88,7 +91,10 @@ const NOTE_STATE: Record<number, ZebraRouteState> = {
  */
 export class ZebraTarget implements FibTarget {
   readonly name = 'zebra';
-  readonly #owner: RouteOwner;
+  /** How our routes are ranked; the route type's number comes with the session's dialect. */
+  readonly #ranking: Omit<RouteOwner, 'routeType'>;
+  /** The session's dialect and our owner key in its numbering; undefined while none is up. */
+  #session: { readonly dialect: ZapiDialect; readonly owner: RouteOwner } | undefined;
   readonly #socketPath: string;
   readonly #client: ZapiClient;
   readonly #log: Logger;
@@ -108,8 +114,7 @@ export class ZebraTarget implements FibTarget {
     this.#socketPath = init.socket;
     this.#log = components.logger ?? silentLogger;
     this.#clock = components.clock ?? systemClock;
-    this.#owner = {
-      routeType: ZEBRA_DEFAULTS.routeType,
+    this.#ranking = {
       instance: checkRange('instance', init.instance ?? ZEBRA_DEFAULTS.instance, 1, 0xffff),
       distance: checkRange('distance', init.distance ?? ZEBRA_DEFAULTS.distance, 1, 255),
       metric: checkRange('metric', init.metric ?? ZEBRA_DEFAULTS.metric, 0, 0xffffffff),
@@ -118,8 +123,9 @@ export class ZebraTarget implements FibTarget {
     this.#client = new ZapiClient(
       {
         socketPath: init.socket,
-        routeType: this.#owner.routeType,
-        instance: this.#owner.instance,
+        // Type BGP so zebra and the kernel say `proto bgp` and rank us as bgpd's routes.
+        routeType: 'BGP',
+        instance: this.#ranking.instance,
         backoff: {
           initialMs: init.reconnectInitialMs ?? ZEBRA_DEFAULTS.reconnectInitialMs,
           maxMs: init.reconnectMaxMs ?? ZEBRA_DEFAULTS.reconnectMaxMs,
@@ -128,7 +134,7 @@ export class ZebraTarget implements FibTarget {
         handshakeTimeoutMs: init.handshakeTimeoutMs ?? ZEBRA_DEFAULTS.handshakeTimeoutMs,
       },
       {
-        up: (caps) => this.#onUp(caps),
+        up: (caps, dialect) => this.#onUp(caps, dialect),
         down: () => this.#onDown(),
         notify: (n) => this.#onNotify(n),
         routerId: (r) => {
@@ -197,12 +203,13 @@ export class ZebraTarget implements FibTarget {
     return {
       connected: this.#client.state === 'up',
       socket: this.#socketPath,
-      instance: this.#owner.instance,
+      instance: this.#ranking.instance,
       routes: this.#held.size,
       installed,
       pending,
       failed,
       sessions: this.#client.sessions,
+      ...(this.#client.dialect && { zapi: this.#client.dialect.name }),
       ...(this.#caps && { multipathNum: this.#caps.multipathNum }),
       ...(this.#routerId !== undefined && { routerId: this.#routerId }),
       ...(lastError !== undefined && { lastError }),
@@ -274,6 +281,11 @@ export class ZebraTarget implements FibTarget {
     return this.#client.state === 'up';
   }
 
+  /** The session to encode for, while one is up. */
+  get #live(): { readonly dialect: ZapiDialect; readonly owner: RouteOwner } | undefined {
+    return this.#up ? this.#session : undefined;
+  }
+
   #add(w: Writer, route: FibRoute): void {
     const key = routeKey(route.prefix);
     const reason = convertible(route);
@@ -282,7 +294,8 @@ export class ZebraTarget implements FibTarget {
       return;
     }
     try {
-      if (this.#up) writeRouteAdd(w, toZapiRoute(route, this.#owner, this.#caps?.multipathNum ?? 1));
+      const s = this.#live;
+      if (s) writeRouteAdd(w, s.dialect, toZapiRoute(route, s.owner, this.#caps?.multipathNum ?? 1));
     } catch (err) {
       this.#reject(w, key, route.prefix, (err as Error).message);
       return;
@@ -304,10 +317,11 @@ export class ZebraTarget implements FibTarget {
     const key = routeKey(prefix);
     this.#rejected.delete(key);
     if (!this.#held.delete(key)) return;
-    if (this.#up)
-      writeRouteDelete(w, {
-        type: this.#owner.routeType,
-        instance: this.#owner.instance,
+    const s = this.#live;
+    if (s)
+      writeRouteDelete(w, s.dialect, {
+        type: s.owner.routeType,
+        instance: s.owner.instance,
         flags: 0,
         safi: 1,
         prefix: zapiPrefix(prefix),
@@ -323,8 +337,9 @@ export class ZebraTarget implements FibTarget {
     if (w.pos > 0) await this.#client.write(w.finish());
   }
 
-  #onUp(caps: ZapiCapabilities): void {
+  #onUp(caps: ZapiCapabilities, dialect: ZapiDialect): void {
     this.#caps = caps;
+    this.#session = { dialect, owner: { ...this.#ranking, routeType: dialect.routeType.BGP } };
     this.#loggedCauses.clear();
     // zebra dropped everything of ours when the last session went: send it all again, a slice
     // per turn. A route an apply has replaced or withdrawn meanwhile was written by that apply.

@@ -1,18 +1,30 @@
 /**
- * The client shell against peers a real zebra cannot play: one that speaks another ZAPI version,
- * one that never answers, one that dribbles its answer byte by byte. (The behaviour against a
- * real zebra is in test/interop/fib-zebra.test.ts.) Each peer is a unix socket in a temp dir.
+ * The client shell against fake zebras that answer as FRR 8.4 or 10.3 would (their frames taken
+ * from the captures), and against peers a real zebra cannot play: one that speaks another ZAPI
+ * version or numbering, one that never answers, one that dribbles its answer byte by byte. (The
+ * behaviour against real zebras is in test/interop/fib-zebra.test.ts.) Each peer is a unix
+ * socket in a temp dir.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Afi } from '../../../src/bgp/wire/index.js';
-import { ZapiClient, type ZapiClientInit, ZebraTarget } from '../../../src/fib/zebra/index.js';
+import { Afi, Writer } from '../../../src/bgp/wire/index.js';
+import {
+  FRR_8_4,
+  FRR_10_3,
+  writeFrame,
+  ZapiClient,
+  type ZapiClientInit,
+  type ZapiDialect,
+  ZapiFramer,
+  ZebraErrorType,
+  ZebraTarget,
+} from '../../../src/fib/zebra/index.js';
 import { parsePrefix } from '../../../src/rib/index.js';
 import { hex, toHex } from '../../support/hex.js';
-import { CAPABILITIES, NOTIFY_INSTALLED_V4, VRF_ADD_DEFAULT } from './fixtures.js';
+import { bytesOf, CAPTURES, connection, framesNamed } from './captures.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -44,19 +56,66 @@ async function peer(onConnection: (s: Socket, n: number) => void): Promise<Peer>
   return p;
 }
 
+/** What a zebra of dialect `d` sent bgpd, from the capture: its CAPABILITIES, VRF_ADD, an INSTALLED. */
+function zebraFrames(d: ZapiDialect) {
+  const { capture: c } = CAPTURES.find((x) => x.dialect === d)!;
+  const bgpd = connection(c, 'bgpd');
+  const first = (name: string) => Buffer.from(bytesOf(framesNamed(c, bgpd, name, 'zebra')[0]));
+  const installed = framesNamed(c, bgpd, 'ROUTE_NOTIFY_OWNER', 'zebra').find(
+    (f) => f.hex.slice(20, 22) === '02',
+  );
+  return { caps: first('CAPABILITIES'), vrf: first('VRF_ADD'), installed: Buffer.from(bytesOf(installed!)) };
+}
+
+/** ZEBRA_ERROR INVALID_MSG_TYPE (host order) in `d`'s numbering: zebra's answer to a command it has no handler for. */
+function invalidMsgType(d: ZapiDialect): Buffer {
+  const w = new Writer(16);
+  writeFrame(w, d.command.ERROR, (b) =>
+    b.bytes(new Uint8Array(Uint32Array.of(ZebraErrorType.INVALID_MSG_TYPE).buffer)),
+  );
+  return Buffer.from(w.finish());
+}
+
+/**
+ * A zebra of dialect `d`: CAPABILITIES and VRF_ADD for its own HELLO, ERROR for a command it
+ * has no handler for (the other dialect's HELLO), silence for what it takes (routes, requests).
+ */
+function fakeZebra(d: ZapiDialect) {
+  const own = zebraFrames(d);
+  const handled = new Set([
+    d.command.ROUTER_ID_ADD,
+    d.command.ROUTE_NOTIFY_REQUEST,
+    d.command.ROUTE_ADD,
+    d.command.ROUTE_DELETE,
+  ]);
+  return (s: Socket) => {
+    const framer = new ZapiFramer();
+    s.on('data', (chunk) => {
+      for (const f of framer.push(chunk)) {
+        if (f.command === d.command.HELLO) s.write(Buffer.concat([own.caps, own.vrf]));
+        else if (!handled.has(f.command)) s.write(invalidMsgType(d));
+      }
+    });
+  };
+}
+
 function client(path: string, log: string[] = [], over: Partial<ZapiClientInit> = {}) {
   const states: string[] = [];
+  const dialects: string[] = [];
   const c = new ZapiClient(
     {
       socketPath: path,
-      routeType: 9,
+      routeType: 'BGP',
       instance: 1,
       backoff: { initialMs: 20, maxMs: 40, jitter: 0 },
       handshakeTimeoutMs: 2000,
       ...over,
     },
     {
-      up: () => states.push('up'),
+      up: (_caps, d) => {
+        states.push('up');
+        dialects.push(d.name);
+      },
       down: (e) => states.push(`down:${e.kind}`),
       notify: (n) => states.push(`notify:${n.note}`),
       routerId: () => {},
@@ -71,7 +130,7 @@ function client(path: string, log: string[] = [], over: Partial<ZapiClientInit> 
     },
   );
   cleanups.push(() => c.close());
-  return { c, states };
+  return { c, states, dialects };
 }
 
 async function until(what: string, cond: () => boolean, ms = 3000): Promise<void> {
@@ -83,16 +142,68 @@ async function until(what: string, cond: () => boolean, ms = 3000): Promise<void
 }
 
 describe('ZapiClient', () => {
-  it('says HELLO as (BGP, instance 1) asking for notifications, then ROUTER_ID_ADD', async () => {
-    const p = await peer((s) => s.write(CAPABILITIES));
-    const { c, states } = client(p.path);
+  it('FRR 10.3: HELLO as (BGP 10, instance 1), then ROUTE_NOTIFY_REQUEST and ROUTER_ID_ADD', async () => {
+    const p = await peer(fakeZebra(FRR_10_3));
+    const { c, states, dialects } = client(p.path);
     c.start();
     await until('up', () => states.includes('up'));
-    await until('both frames', () => Buffer.concat(p.received).length >= 31);
+    await until('three frames', () => Buffer.concat(p.received).length >= 41);
     expect(toHex(Buffer.concat(p.received))).toBe(
-      toHex(hex`00 13 fe 06 00 00 00 00 00 12 | 09 | 00 01 | 00 00 00 00 | 01 | 00
+      toHex(hex`00 12 fe 06 00 00 00 00 00 13 | 0a | 00 01 | 00 00 00 00 | 00   # HELLO: no notify byte
+                00 0b fe 06 00 00 00 00 00 7e | 01                              # ROUTE_NOTIFY_REQUEST on
+                00 0c fe 06 00 00 00 00 00 10 | 00 01                           # ROUTER_ID_ADD afi 1`),
+    );
+    expect(dialects).toEqual(['FRR 10.3']);
+    expect(c.dialect).toBe(FRR_10_3);
+  });
+
+  it("FRR 8.4: its ERROR to 10.3's HELLO, then HELLO as (BGP 9, instance 1) asking for notifications", async () => {
+    const p = await peer(fakeZebra(FRR_8_4));
+    const { c, states, dialects } = client(p.path);
+    c.start();
+    await until('up', () => states.includes('up'));
+    await until('three frames', () => Buffer.concat(p.received).length >= 49);
+    expect(toHex(Buffer.concat(p.received))).toBe(
+      toHex(hex`00 12 fe 06 00 00 00 00 00 13 | 0a 00 01 00 00 00 00 00       # 10.3's HELLO: 19 is CAPABILITIES to 8.4
+                00 13 fe 06 00 00 00 00 00 12 | 09 | 00 01 | 00 00 00 00 | 01 | 00   # 8.4's, notify 1
                 00 0c fe 06 00 00 00 00 00 0f | 00 01`),
     );
+    expect(dialects).toEqual(['FRR 8.4']);
+    expect(states).toEqual(['up']);
+  });
+
+  it('dialects in another order: 8.4 first, and a 10.3 zebra still comes up as 10.3', async () => {
+    const p = await peer(fakeZebra(FRR_10_3));
+    const { c, dialects } = client(p.path, [], { dialects: [FRR_8_4, FRR_10_3] });
+    c.start();
+    await until('up', () => dialects.length > 0);
+    expect(dialects).toEqual(['FRR 10.3']);
+  });
+
+  it('a zebra that answers HELLO as neither would: refused naming what it sent, retried, logged once', async () => {
+    // A CAPABILITIES of 8.4's numbering straight away: what no zebra sends to 10.3's HELLO.
+    const { caps } = zebraFrames(FRR_8_4);
+    const p = await peer((s) => s.write(caps));
+    const log: string[] = [];
+    const { c, states } = client(p.path, log);
+    c.start();
+    await until('two attempts', () => p.connections >= 2);
+    expect(states).not.toContain('up');
+    expect(c.lastError?.kind).toBe('unsupported-version');
+    expect(c.lastError?.message).toMatch(/answered FRR 10\.3's HELLO with command 19 \(10 bytes\)/);
+    expect(log.filter((l) => l.includes('command 19'))).toHaveLength(1);
+  });
+
+  it('refuses to be made with no dialect to say HELLO in', () => {
+    expect(() => client('/nonexistent/zserv.api', [], { dialects: [] })).toThrow(/no ZAPI dialect/);
+  });
+
+  it('a CAPABILITIES shorter than its dialect has is refused too', async () => {
+    const p = await peer((s) => s.write(hex`00 14 fe 06 00 00 00 00 00 14 00 00 00 00 00 00 00 01 00 00`));
+    const { c } = client(p.path);
+    c.start();
+    await until('an error', () => c.lastError !== undefined);
+    expect(c.lastError?.kind).toBe('unsupported-version');
   });
 
   it('refuses a zebra of another ZAPI version with an error naming both, and keeps retrying', async () => {
@@ -118,9 +229,10 @@ describe('ZapiClient', () => {
   });
 
   it('answers dribbled byte by byte still bring the session up; a loss reports down and reconnects', async () => {
-    const stream = Buffer.concat([CAPABILITIES, VRF_ADD_DEFAULT, NOTIFY_INSTALLED_V4]);
+    const z = zebraFrames(FRR_10_3);
+    const stream = Buffer.concat([z.caps, z.vrf, z.installed]);
     const p = await peer((s, n) => {
-      if (n > 1) return void s.write(CAPABILITIES);
+      if (n > 1) return void s.write(z.caps);
       let i = 0;
       const t = setInterval(() => {
         if (i < stream.length) s.write(stream.subarray(i, ++i));

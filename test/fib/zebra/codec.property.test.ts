@@ -4,6 +4,7 @@ import { Writer } from '../../../src/bgp/wire/index.js';
 import {
   addressBytes,
   addressText,
+  DIALECTS,
   decodeMessage,
   decodeRoute,
   NexthopType,
@@ -112,7 +113,7 @@ describe('route codec round trip', () => {
         fc.array(fc.integer({ min: 1, max: 97 })),
         (rs, cuts) => {
           const w = new Writer(256);
-          for (const r of rs) writeRouteAdd(w, r);
+          for (const r of rs) writeRouteAdd(w, DIALECTS[0], r);
           const stream = w.finish();
           const framer = new ZapiFramer();
           const frames = [];
@@ -132,7 +133,7 @@ describe('route codec round trip', () => {
     fc.assert(
       fc.property(route, (r) => {
         const w = new Writer(64);
-        writeRouteDelete(w, r);
+        writeRouteDelete(w, DIALECTS[0], r);
         const [f] = new ZapiFramer().push(w.finish());
         expect(decodeRoute(f.body)).toEqual({
           type: r.type,
@@ -146,17 +147,28 @@ describe('route codec round trip', () => {
     );
   });
 
-  it('NOTIFY_OWNER round trip (host-order note, full address)', () => {
-    fc.assert(
-      fc.property(prefix, fc.integer({ min: 0, max: 4 }), u32, (p, note, tableId) => {
-        const w = new Writer(64);
-        const n = { note: note as 0, prefix: p, tableId, afi: p.family === 2 ? 1 : 2, safi: 1 };
-        writeNotifyOwner(w, n);
-        const [f] = new ZapiFramer().push(w.finish());
-        expect(decodeMessage(f)).toEqual({ kind: 'notify-owner', value: n });
-      }),
-    );
-  });
+  for (const d of DIALECTS)
+    it(`NOTIFY_OWNER round trip in ${d.name} (host-order note, full address${d.notifySourcePrefix ? ', source prefix' : ''})`, () => {
+      fc.assert(
+        fc.property(prefix, prefix, fc.integer({ min: 0, max: 4 }), u32, (p, src, note, tableId) => {
+          const w = new Writer(64);
+          // A source prefix of the prefix's family, length 0 meaning none (10.3 only).
+          const sourcePrefix =
+            d.notifySourcePrefix && src.family === p.family && src.len > 0 ? src : undefined;
+          const n = {
+            note: note as 0,
+            prefix: p,
+            ...(sourcePrefix && { sourcePrefix }),
+            tableId,
+            afi: p.family === 2 ? 1 : 2,
+            safi: 1,
+          };
+          writeNotifyOwner(w, d, n);
+          const [f] = new ZapiFramer().push(w.finish());
+          expect(decodeMessage(f, d)).toEqual({ kind: 'notify-owner', value: n });
+        }),
+      );
+    });
 
   it('address text and bytes are inverse', () => {
     fc.assert(

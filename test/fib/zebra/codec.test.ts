@@ -4,6 +4,7 @@ import {
   decodeHeader,
   decodeMessage,
   decodeRoute,
+  FRR_8_4,
   NotifyOwner,
   writeHello,
   writeRouteAdd,
@@ -32,7 +33,7 @@ function body(frame: Uint8Array): Uint8Array {
 function only(frame: Uint8Array) {
   const frames = new ZapiFramer().push(frame);
   expect(frames).toHaveLength(1);
-  return decodeMessage(frames[0]);
+  return decodeMessage(frames[0], FRR_8_4);
 }
 
 const probeV4: ZapiRoute = {
@@ -64,27 +65,55 @@ describe('encoders give the captured bytes', () => {
       name: 'HELLO with notify (probe)',
       bytes: F.PROBE_HELLO,
       write: (w) =>
-        writeHello(w, { proto: 9, instance: 0, sessionId: 0, receiveNotify: true, synchronous: false }),
+        writeHello(w, FRR_8_4, {
+          proto: 9,
+          instance: 0,
+          sessionId: 0,
+          receiveNotify: true,
+          synchronous: false,
+        }),
     },
     {
       name: 'HELLO without notify (bgpd)',
       bytes: F.BGPD_HELLO,
       write: (w) =>
-        writeHello(w, { proto: 9, instance: 0, sessionId: 0, receiveNotify: false, synchronous: false }),
+        writeHello(w, FRR_8_4, {
+          proto: 9,
+          instance: 0,
+          sessionId: 0,
+          receiveNotify: false,
+          synchronous: false,
+        }),
     },
-    { name: 'ROUTER_ID_ADD afi 1 (bgpd)', bytes: F.ROUTER_ID_ADD_IPV4, write: (w) => writeRouterIdAdd(w, 1) },
-    { name: 'ROUTE_ADD IPv4 (probe)', bytes: F.PROBE_ROUTE_ADD_V4, write: (w) => writeRouteAdd(w, probeV4) },
-    { name: 'ROUTE_ADD IPv6 (probe)', bytes: F.PROBE_ROUTE_ADD_V6, write: (w) => writeRouteAdd(w, probeV6) },
-    { name: 'ROUTE_ADD IPv4 (bgpd)', bytes: F.BGPD_ROUTE_ADD, write: (w) => writeRouteAdd(w, bgpdV4) },
+    {
+      name: 'ROUTER_ID_ADD afi 1 (bgpd)',
+      bytes: F.ROUTER_ID_ADD_IPV4,
+      write: (w) => writeRouterIdAdd(w, FRR_8_4, 1),
+    },
+    {
+      name: 'ROUTE_ADD IPv4 (probe)',
+      bytes: F.PROBE_ROUTE_ADD_V4,
+      write: (w) => writeRouteAdd(w, FRR_8_4, probeV4),
+    },
+    {
+      name: 'ROUTE_ADD IPv6 (probe)',
+      bytes: F.PROBE_ROUTE_ADD_V6,
+      write: (w) => writeRouteAdd(w, FRR_8_4, probeV6),
+    },
+    {
+      name: 'ROUTE_ADD IPv4 (bgpd)',
+      bytes: F.BGPD_ROUTE_ADD,
+      write: (w) => writeRouteAdd(w, FRR_8_4, bgpdV4),
+    },
     {
       name: 'ROUTE_DELETE IPv4 (probe)',
       bytes: F.PROBE_ROUTE_DELETE_V4,
-      write: (w) => writeRouteDelete(w, { type: 9, instance: 0, flags: 0, safi: 1, prefix: V4 }),
+      write: (w) => writeRouteDelete(w, FRR_8_4, { type: 9, instance: 0, flags: 0, safi: 1, prefix: V4 }),
     },
     {
       name: 'ROUTE_DELETE IPv6 (probe)',
       bytes: F.PROBE_ROUTE_DELETE_V6,
-      write: (w) => writeRouteDelete(w, { type: 9, instance: 0, flags: 0, safi: 1, prefix: V6 }),
+      write: (w) => writeRouteDelete(w, FRR_8_4, { type: 9, instance: 0, flags: 0, safi: 1, prefix: V6 }),
     },
   ];
   for (const c of cases) it(c.name, () => expect(toHex(encode(c.write))).toBe(toHex(c.bytes)));
@@ -152,7 +181,7 @@ describe('encoder details', () => {
         { type: 2, vrfId: 0, flags: 0, gate: '198.18.3.4', ifindex: 0 },
       ],
     };
-    const bytes = encode((w) => writeRouteAdd(w, r));
+    const bytes = encode((w) => writeRouteAdd(w, FRR_8_4, r));
     expect(toHex(bytes)).toBe(
       toHex(hex`
         00 3e fe 06 00 00 00 00 00 08
@@ -167,13 +196,13 @@ describe('encoder details', () => {
   it('host bits of the prefix are cleared; /0 carries no address bytes', () => {
     const del = { type: 9, instance: 1, flags: 0, safi: 1 };
     const bytes = encode((w) =>
-      writeRouteDelete(w, { ...del, prefix: { family: 2, len: 0, addr: '1.2.3.4' } }),
+      writeRouteDelete(w, FRR_8_4, { ...del, prefix: { family: 2, len: 0, addr: '1.2.3.4' } }),
     );
     expect(toHex(bytes)).toBe(
       toHex(hex`00 18 fe 06 00 00 00 00 00 09 | 09 00 01 00 00 00 00 00 00 00 00 01 | 02 00`),
     );
     const v6 = encode((w) =>
-      writeRouteDelete(w, { ...del, prefix: { family: 10, len: 33, addr: '2001:db8:ffff::' } }),
+      writeRouteDelete(w, FRR_8_4, { ...del, prefix: { family: 10, len: 33, addr: '2001:db8:ffff::' } }),
     );
     // /33 needs 5 bytes; bit 33 is kept, bits 34.. are cleared.
     expect(toHex(v6.subarray(-7))).toBe('0a21' + '20010db880');
@@ -183,26 +212,29 @@ describe('encoder details', () => {
       ...bgpdV4,
       nexthops: [{ type: 4, vrfId: 0, flags: 0, gate: '2001:db8:1::1', ifindex: 0 }],
     };
-    expect(decodeRoute(body(encode((w) => writeRouteAdd(w, r))))).toEqual(r);
+    expect(decodeRoute(body(encode((w) => writeRouteAdd(w, FRR_8_4, r))))).toEqual(r);
   });
   const refusals: [string, (w: Writer) => void][] = [
-    ['an add without next hops', (w) => writeRouteAdd(w, { ...bgpdV4, nexthops: [] })],
+    ['an add without next hops', (w) => writeRouteAdd(w, FRR_8_4, { ...bgpdV4, nexthops: [] })],
     [
       'a gateway of the wrong family',
-      (w) => writeRouteAdd(w, { ...bgpdV4, nexthops: [{ ...bgpdV4.nexthops[0], type: 4 }] }),
+      (w) => writeRouteAdd(w, FRR_8_4, { ...bgpdV4, nexthops: [{ ...bgpdV4.nexthops[0], type: 4 }] }),
     ],
     [
       'a prefix length past 32',
-      (w) => writeRouteDelete(w, { ...bgpdV4, prefix: { family: 2, len: 33, addr: '1.2.3.4' } }),
+      (w) => writeRouteDelete(w, FRR_8_4, { ...bgpdV4, prefix: { family: 2, len: 33, addr: '1.2.3.4' } }),
     ],
     [
       'an address that is not one',
-      (w) => writeRouteDelete(w, { ...bgpdV4, prefix: { family: 2, len: 8, addr: 'x' } }),
+      (w) => writeRouteDelete(w, FRR_8_4, { ...bgpdV4, prefix: { family: 2, len: 8, addr: 'x' } }),
     ],
     [
       'a frame over 16384 bytes',
       (w) =>
-        writeRouteAdd(w, { ...bgpdV4, nexthops: Array.from({ length: 1200 }, () => bgpdV4.nexthops[0]) }),
+        writeRouteAdd(w, FRR_8_4, {
+          ...bgpdV4,
+          nexthops: Array.from({ length: 1200 }, () => bgpdV4.nexthops[0]),
+        }),
     ],
   ];
   for (const [name, write] of refusals)
@@ -271,6 +303,6 @@ describe('malformed input', () => {
     it(`${name} is malformed`, () => {
       const frames = new ZapiFramer().push(bytes);
       expect(frames).toHaveLength(1);
-      expect(() => decodeMessage(frames[0])).toThrow(expect.objectContaining({ kind: 'malformed' }));
+      expect(() => decodeMessage(frames[0], FRR_8_4)).toThrow(expect.objectContaining({ kind: 'malformed' }));
     });
 });

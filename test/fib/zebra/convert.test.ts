@@ -3,6 +3,7 @@ import { Afi, Writer } from '../../../src/bgp/wire/index.js';
 import type { FibRoute } from '../../../src/fib/index.js';
 import {
   convertible,
+  FRR_8_4,
   routeKey,
   toZapiRoute,
   writeRouteAdd,
@@ -25,7 +26,7 @@ function route(prefix: string, ...hops: string[]): FibRoute {
 describe('toZapiRoute', () => {
   it('builds what bgpd sends for a single-hop eBGP path (byte for byte)', () => {
     const w = new Writer(64);
-    writeRouteAdd(w, toZapiRoute(route('192.0.2.0/24', '198.18.3.3'), owner, 256));
+    writeRouteAdd(w, FRR_8_4, toZapiRoute(route('192.0.2.0/24', '198.18.3.3'), owner, 256));
     expect(toHex(w.finish())).toBe(toHex(BGPD_ROUTE_ADD));
   });
   it('keeps at most multipath next hops, best first', () => {
@@ -56,8 +57,8 @@ describe('toZapiRoute', () => {
     expect(routeKey(parsePrefix('2001:0db8:0:0::/32'))).toBe('2001:db8::/32');
     expect(routeKey(parsePrefix('198.19.1.7/24'))).toBe('198.19.1.0/24');
   });
-  it('defaults: type BGP, instance 1, distance 20', () => {
-    expect(ZEBRA_DEFAULTS).toMatchObject({ routeType: 9, instance: 1, distance: 20, metric: 0 });
+  it('defaults: instance 1, distance 20 (the route type comes with the dialect)', () => {
+    expect(ZEBRA_DEFAULTS).toMatchObject({ instance: 1, distance: 20, metric: 0 });
   });
 });
 
