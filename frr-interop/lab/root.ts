@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LabError } from './errors.js';
@@ -72,12 +72,14 @@ export class DaemonRoot {
     this.#mounts.add(dir);
   }
 
-  /** Undoes `mount`; a directory no longer mounted is not an error. */
+  /** Undoes `mount` and removes the then empty mount point; a directory no longer mounted is not an error. */
   async unmount(dir: string): Promise<void> {
     if (!this.#mounts.delete(dir)) return;
-    const r = await runResult(['umount', join(this.path, dir)]);
+    const inside = join(this.path, dir);
+    const r = await runResult(['umount', inside]);
     if (r.code !== 0 && !/not mounted|no mount point/i.test(r.stderr))
       throw new LabError('command-failed', `umount ${dir} in ${this.path}: ${r.stderr.trim()}`);
+    removeEmpty(inside);
   }
 
   /** Synchronous last resort at process exit: lazy-unmounts whatever is still mounted. */
@@ -90,9 +92,19 @@ export class DaemonRoot {
       } catch {
         // already gone
       }
+      removeEmpty(inside);
     }
     this.#mounts.clear();
   }
 }
 
 let trixieRoot: Promise<DaemonRoot> | undefined;
+
+/** A mount point left behind, removed only when empty (never what another mount still shows). */
+function removeEmpty(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty, or gone already
+  }
+}

@@ -5,7 +5,7 @@
  * namespace that holds the next hops (two IPv4 and two IPv6 addresses, for ECMP); `Zebra`
  * alone runs in a namespace someone else made (a Lab's speaker namespace).
  */
-import { mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -144,20 +144,10 @@ export class Zebra {
       await this.stop('SIGTERM');
       if (this.root) {
         await this.root.unmount(this.dir);
-        removeEmptyDir(join(this.root.path, this.dir));
       }
     } finally {
       rmSync(this.dir, { recursive: true, force: true });
     }
-  }
-}
-
-/** The mount point left in the root once unmounted; only ever removed when empty. */
-function removeEmptyDir(dir: string): void {
-  try {
-    rmdirSync(dir);
-  } catch {
-    // not there, or not empty (then still mounted): leave it
   }
 }
 
