@@ -51,5 +51,13 @@ export {
   type RtnlSocketOptions,
   type SocketError,
 } from './rtnl-socket.js';
+export {
+  applyTableEvent,
+  ProtocolSet,
+  type TableChange,
+  type TableRoute,
+  TableRoutes,
+  tableEventMatters,
+} from './table-routes.js';
 export { KernelTarget } from './target.js';
 export type { KernelComponents, KernelProblem, KernelStatus, KernelTargetInit } from './types.js';
