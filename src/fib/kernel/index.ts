@@ -51,6 +51,7 @@ export {
   type RtnlSocketOptions,
   type SocketError,
 } from './rtnl-socket.js';
+export { KernelTableReader } from './table-reader.js';
 export {
   applyTableEvent,
   ProtocolSet,
@@ -59,5 +60,12 @@ export {
   TableRoutes,
   tableEventMatters,
 } from './table-routes.js';
+export type {
+  TableReaderComponents,
+  TableReaderHandlers,
+  TableReaderInit,
+  TableReaderStatus,
+  TableSyncReason,
+} from './table-types.js';
 export { KernelTarget } from './target.js';
 export type { KernelComponents, KernelProblem, KernelStatus, KernelTargetInit } from './types.js';

@@ -151,6 +151,16 @@ export class FakeKernel {
     return r;
   }
 
+  /** A route put in the FIB with no notification: one a monitor lost (then `overrunMonitors`). */
+  addQuietly(route: KernelRoute): void {
+    this.fib.set(fibKey(route.table, route.prefix, route.priority), route);
+  }
+
+  /** A route taken out of the FIB with no notification: one a monitor lost. */
+  deleteQuietly(table: number, prefix: string, priority: number): void {
+    if (!this.fib.delete(fibKey(table, parsePrefix(prefix), priority))) throw new Error(`fake: no ${prefix}`);
+  }
+
   /** A datagram as it is, to every socket in a route group (a notification the codec would not write). */
   notifyRaw(datagram: Uint8Array): void {
     for (const s of this.sockets) if (s.groups.length > 0) s.deliver(datagram);
