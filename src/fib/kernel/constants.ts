@@ -249,8 +249,11 @@ export const TABLE_READER_DEFAULTS = {
   protocols: [RtProt.OVN] as readonly number[],
   /** A burst ends after this much quiet: its changes go out in one callback... */
   settleMs: 5,
-  /** ...or after this long, however busy the table is, so a long rewrite still reports as it goes. */
-  maxHoldMs: 50,
+  /**
+   * ...or after this long, however busy the table is, so a long rewrite still reports as it
+   * goes: ten calls a second at most (10,000 routes written by one process take about a second).
+   */
+  maxHoldMs: 100,
   /** After lost notifications, the table is dumped again after this much quiet... */
   resyncDelayMs: 20,
   /** ...and at most once per this, so a table that keeps overrunning us costs one dump a second. */
