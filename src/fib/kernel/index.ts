@@ -54,6 +54,7 @@ export {
 export { KernelTableReader } from './table-reader.js';
 export {
   applyTableEvent,
+  KeyShare,
   ProtocolSet,
   type TableChange,
   type TableRoute,

@@ -14,6 +14,7 @@ import { CauseLog } from './report.js';
 import { openRtnlSocket, type RtnlSocketFactory } from './rtnl-socket.js';
 import {
   applyTableEvent,
+  KeyShare,
   ProtocolSet,
   type TableRoute,
   TableRoutes,
@@ -70,12 +71,13 @@ export class KernelTableReader {
   #chain: Promise<unknown> = Promise.resolve();
   /** Notifications held while a dump is to come or under way: applied on top of it. */
   #buffer: RouteEvent[] | undefined;
-  /** Notifications were lost (or not held) while the dump under way ran: another must follow. */
-  #lostDuringDump = false;
+  /** Notifications were lost (or not held, or not decisive) while the dump under way ran: another must follow. */
+  #dumpAgain: 'lost' | 'verify' | undefined;
   #flushTimer: TimerHandle | undefined;
   #burstAt = 0;
   #lastEventAt = 0;
   #resyncTimer: TimerHandle | undefined;
+  #resyncReason: TableSyncReason = 'lost';
   #lastDumpEnd = Number.NEGATIVE_INFINITY;
   #batches = 0;
   #changes = 0;
@@ -264,10 +266,10 @@ export class KernelTableReader {
     if (this.#closed || e.route.table !== this.#table || !tableEventMatters(e, this.#protocols)) return;
     if (this.#buffer) {
       if (this.#buffer.length < MAX_BUFFERED) this.#buffer.push(e);
-      else this.#lostDuringDump = true;
+      else this.#dumpAgain = 'lost';
       return;
     }
-    applyTableEvent(this.#routes, e, this.#protocols);
+    if (!applyTableEvent(this.#routes, e, this.#protocols)) this.#scheduleResync('verify');
     if (this.#routes.touched > 0) this.#soon();
   }
 
@@ -323,20 +325,28 @@ export class KernelTableReader {
     );
     if (this.#buffer) {
       // A dump is coming or under way: the notifications it holds on top may lack these.
-      this.#lostDuringDump = true;
+      this.#dumpAgain = 'lost';
       return;
     }
-    this.#scheduleResync();
+    this.#scheduleResync('lost');
   }
 
-  #scheduleResync(): void {
-    if (this.#closed || this.#resyncTimer !== undefined) return;
+  /** A dump after resyncDelayMs, and resyncIntervalMs after the last at the earliest; one at a time. */
+  #scheduleResync(reason: TableSyncReason): void {
+    if (this.#closed) return;
+    // Lost notifications are the weightier reason to name: a verify covers only one key.
+    if (this.#resyncTimer !== undefined) {
+      if (reason === 'lost') this.#resyncReason = reason;
+      return;
+    }
+    this.#resyncReason = reason;
     const now = this.#clock.now();
     const at = Math.max(now + this.#tuning.resyncDelayMs, this.#lastDumpEnd + this.#tuning.resyncIntervalMs);
     this.#resyncTimer = this.#clock.setTimeout(() => {
       this.#resyncTimer = undefined;
       this.#buffer ??= [];
-      this.#exclusive(() => this.#refresh('lost')).catch(() => {});
+      const why = this.#resyncReason;
+      this.#exclusive(() => this.#refresh(why)).catch(() => {});
     }, at - now);
   }
 
@@ -350,7 +360,7 @@ export class KernelTableReader {
     const table = this.#table;
     const started = this.#clock.now();
     this.#buffer ??= [];
-    this.#lostDuringDump = false;
+    this.#dumpAgain = undefined;
     const fresh = new TableRoutes({ track: false });
     try {
       await this.#dump(client, table, fresh);
@@ -362,13 +372,15 @@ export class KernelTableReader {
           { table, error: this.#lastError },
           `kernel table ${table}: reading it failed; trying again`,
         );
-        this.#scheduleResync();
+        this.#scheduleResync(reason);
       }
       throw error;
     }
     const held = this.#buffer ?? [];
     this.#buffer = undefined;
-    for (const e of held) if (e.route.table === table) applyTableEvent(fresh, e, this.#protocols);
+    for (const e of held)
+      if (e.route.table === table && !applyTableEvent(fresh, e, this.#protocols))
+        this.#dumpAgain ??= 'verify';
     this.#routes.adopt(fresh);
     const now = this.#clock.now();
     this.#lastDumpEnd = now;
@@ -398,7 +410,7 @@ export class KernelTableReader {
       },
       `kernel table ${table}: read`,
     );
-    if (this.#lostDuringDump) this.#scheduleResync();
+    if (this.#dumpAgain) this.#scheduleResync(this.#dumpAgain);
   }
 
   async #dump(client: RtnlClient, table: number, into: TableRoutes): Promise<void> {
@@ -409,7 +421,7 @@ export class KernelTableReader {
       await client.dump(family, filter, (r) => {
         // Without strict checking the kernel sends every table: filter again.
         if (r.table === table && this.#protocols.has(r.protocol) && !(r.flags & RtmFlag.CLONED))
-          into.add(r.prefix, r.priority);
+          into.add(r.prefix, r.priority, KeyShare.BESIDE | (r.nexthops.length > 1 ? KeyShare.MULTIPATH : 0));
       });
   }
 

@@ -33,6 +33,17 @@ export interface TableChange {
 const NONE: readonly number[] = Object.freeze([]);
 
 /**
+ * How an added route may share its (prefix, metric) key with another route of the protocols
+ * read, which decides whether one delete there empties the key.
+ */
+export const KeyShare = {
+  /** Another may hold the key already: a dump entry, or a NEWROUTE without NLM_F_REPLACE (`ip route append`). */
+  BESIDE: 1,
+  /** It has several next hops, which IPv6 deletes one at a time (a DELROUTE each). */
+  MULTIPATH: 2,
+} as const;
+
+/**
  * One-metric sets shared by every prefix at that metric: a table of OVN's holds [100] and
  * [1000] ten thousand times, and each route then costs its map entry and one small object.
  */
@@ -82,6 +93,12 @@ export class TableRoutes {
   readonly #track: boolean;
   /** (prefix, metric) entries. */
   #entries = 0;
+  /**
+   * `${key}|${metric}` of the keys seen holding two routes we read, or one with several next
+   * hops: a delete there may leave a route behind, so only a dump can tell. Rare: empty (and
+   * never looked at) for ovn-controller's one blackhole per key.
+   */
+  #shared = new Set<string>();
 
   constructor(options: { readonly track: boolean } = { track: true }) {
     this.#track = options.track;
@@ -102,6 +119,11 @@ export class TableRoutes {
     return this.#reported.size;
   }
 
+  /** Whether the prefix is there at `metric`. */
+  holds(prefix: RibPrefix, metric: number): boolean {
+    return this.#routes.get(prefix.key())?.metrics.includes(metric) === true;
+  }
+
   get(prefix: RibPrefix): TableRoute | undefined {
     return this.#routes.get(prefix.key());
   }
@@ -110,26 +132,36 @@ export class TableRoutes {
     return this.#routes.values();
   }
 
-  add(prefix: RibPrefix, metric: number): void {
+  /** The prefix is there at `metric`; `share` (KeyShare bits) says whether the key may hold more than this route. */
+  add(prefix: RibPrefix, metric: number, share = 0): void {
     const key = prefix.key();
     const had = this.#routes.get(key);
     const metrics = had === undefined ? single(metric) : withMetric(had.metrics, metric);
-    if (had !== undefined && metrics === had.metrics) return;
+    const present = had !== undefined && metrics === had.metrics;
+    if (share & KeyShare.MULTIPATH || (present && share & KeyShare.BESIDE))
+      this.#shared.add(`${key}|${metric}`);
+    if (present) return;
     this.#note(key, had);
     this.#entries++;
     this.#routes.set(key, { prefix: had?.prefix ?? prefix, metrics });
   }
 
-  remove(prefix: RibPrefix, metric: number): void {
+  /**
+   * A route left the prefix's `metric`. False when the key was seen holding more than one
+   * route (or next hop) of ours: then nothing is changed, and only a dump can say what is left.
+   */
+  remove(prefix: RibPrefix, metric: number): boolean {
     const key = prefix.key();
+    if (this.#shared.size > 0 && this.#shared.has(`${key}|${metric}`)) return false;
     const had = this.#routes.get(key);
-    if (had === undefined) return;
+    if (had === undefined) return true;
     const metrics = withoutMetric(had.metrics, metric);
-    if (metrics === had.metrics) return;
+    if (metrics === had.metrics) return true;
     this.#note(key, had);
     this.#entries--;
     if (metrics.length === 0) this.#routes.delete(key);
     else this.#routes.set(key, { prefix: had.prefix, metrics });
+    return true;
   }
 
   /**
@@ -150,8 +182,10 @@ export class TableRoutes {
     }
     this.#routes = fresh.#routes;
     this.#entries = fresh.#entries;
+    this.#shared = fresh.#shared;
     fresh.#routes = new Map();
     fresh.#entries = 0;
+    fresh.#shared = new Set();
   }
 
   /** What changed since the last call, each prefix once; `[]` when everything came back as it was. */
@@ -209,16 +243,26 @@ export function tableEventMatters(e: RouteEvent, protocols: ProtocolSet): boolea
  * One notification of the table applied to `routes`:
  * - NEWROUTE of a protocol we read: the prefix is there at that metric (an `ip route append`
  *   of a second route at the same key, or a replace by another of ours, leaves it there);
- * - NEWROUTE with NLM_F_REPLACE of another protocol: it took the (prefix, metric) key, so ours
- *   is gone from it (the kernel sends no DELROUTE for the route a replace displaced);
  * - DELROUTE of a protocol we read: gone from that metric;
  * - cached clones (RTM_F_CLONED, IPv6 exceptions) are not routes of the table.
+ * False when only a dump can tell what the key holds now, and nothing was changed:
+ * - a DELROUTE at a key seen holding two routes of ours (an IPv4 append) or a multipath route
+ *   (IPv6 deletes one next hop at a time, and the route stays with the others);
+ * - a NEWROUTE with NLM_F_REPLACE of another protocol at a key of ours: it replaced the first
+ *   route at the key (the kernel sends no DELROUTE for it), which is ours unless routes of
+ *   other protocols, which we do not follow, sit there too.
  */
-export function applyTableEvent(routes: TableRoutes, e: RouteEvent, protocols: ProtocolSet): void {
+export function applyTableEvent(routes: TableRoutes, e: RouteEvent, protocols: ProtocolSet): boolean {
   const r = e.route;
-  if (r.flags & RtmFlag.CLONED) return;
+  if (r.flags & RtmFlag.CLONED) return true;
   if (protocols.has(r.protocol)) {
-    if (e.kind === 'new') routes.add(r.prefix, r.priority);
-    else routes.remove(r.prefix, r.priority);
-  } else if (e.kind === 'new' && e.flags & NlmFlag.REPLACE) routes.remove(r.prefix, r.priority);
+    if (e.kind === 'del') return routes.remove(r.prefix, r.priority);
+    let share = r.nexthops.length > 1 ? KeyShare.MULTIPATH : 0;
+    // Seen again at a key it holds: a second route there (or the same one seen by a dump too).
+    if (!(e.flags & NlmFlag.REPLACE)) share |= KeyShare.BESIDE;
+    routes.add(r.prefix, r.priority, share);
+    return true;
+  }
+  if (e.kind === 'new' && e.flags & NlmFlag.REPLACE) return !routes.holds(r.prefix, r.priority);
+  return true;
 }

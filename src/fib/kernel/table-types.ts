@@ -38,8 +38,11 @@ export interface TableReaderHandlers {
   readonly change: (changes: readonly TableChange[], table: number) => void;
 }
 
-/** Why the table was dumped. */
-export type TableSyncReason = 'start' | 'table' | 'lost';
+/**
+ * Why the table was dumped: the start, a table switch, lost notifications, or a delete at a
+ * key that held more than one route of ours (only a dump says what is left there).
+ */
+export type TableSyncReason = 'start' | 'table' | 'lost' | 'verify';
 
 export interface TableReaderStatus {
   readonly open: boolean;

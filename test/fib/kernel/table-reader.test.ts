@@ -195,12 +195,41 @@ describe('KernelTableReader: start and follow', () => {
     ]);
   });
 
-  it('a replace by another protocol at a key of ours is a removal', async () => {
-    const s = setup({}, withTable());
+  it('a replace by another protocol at a key of ours is checked with a dump, which finds ours gone', async () => {
+    const s = setup({ resyncDelayMs: 20, resyncIntervalMs: 1000 }, withTable());
     await s.reader.start();
+    await s.clock.advance(1000);
+    const dumps = s.dumps();
     s.kernel.externalAdd(ovn('198.18.2.10/32', 1000, TABLE, 186), NlmFlag.CREATE | NlmFlag.REPLACE);
+    await s.clock.advance(30);
+    expect(s.dumps()).toBe(dumps + 2);
+    expect(s.batches.map((b) => described(b.changes))).toEqual([['remove 198.18.2.10/32 [1000] -> []']]);
+    expect(s.reader.status().lastSync?.reason).toBe('verify');
+  });
+
+  it('an IPv6 next hop deleted alone from a multipath route leaves the route: a dump says so', async () => {
+    const s = setup({ resyncDelayMs: 20, resyncIntervalMs: 1000 });
+    await s.reader.start();
+    await s.clock.advance(1000);
+    const hops = ['2001:db8:40::2', '2001:db8:40::3'].map((gateway) => ({
+      gateway,
+      ifindex: 3,
+      weight: 1,
+      flags: 0,
+    }));
+    s.kernel.externalAdd({ ...ovn('2001:db8:7::/64', 100), nexthops: hops });
     await s.clock.advance(10);
-    expect(described(s.batches[0].changes)).toEqual(['remove 198.18.2.10/32 [1000] -> []']);
+    s.kernel.externalDeleteNexthop(TABLE, '2001:db8:7::/64', 100, '2001:db8:40::2');
+    await s.clock.advance(30);
+    expect(s.reader.status()).toMatchObject({ prefixes: 1, syncs: 2 });
+    // Now one route with one next hop: its delete is exact, no dump needed.
+    s.kernel.externalDelete(TABLE, '2001:db8:7::/64', 100);
+    await s.clock.advance(10);
+    expect(s.batches.map((b) => described(b.changes))).toEqual([
+      ['add 2001:db8:7::/64 [] -> [100]'],
+      ['remove 2001:db8:7::/64 [100] -> []'],
+    ]);
+    expect(s.reader.status().syncs).toBe(2);
   });
 
   it('a table that keeps changing is still reported every maxHoldMs', async () => {
