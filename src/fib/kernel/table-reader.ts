@@ -399,17 +399,17 @@ export class KernelTableReader {
       routes: this.#routes.entries,
       changes,
     };
-    this.#log.info(
-      {
-        table,
-        reason,
-        prefixes: this.#routes.size,
-        routes: this.#routes.entries,
-        changes,
-        held: held.length,
-      },
-      `kernel table ${table}: read`,
-    );
+    const facts = {
+      table,
+      reason,
+      prefixes: this.#routes.size,
+      routes: this.#routes.entries,
+      changes,
+      held: held.length,
+    };
+    // A start or a switch is news to an operator; the dumps after losses are counted in status().
+    if (reason === 'start' || reason === 'table') this.#log.info(facts, `kernel table ${table}: read`);
+    else this.#log.debug(facts, `kernel table ${table}: read again (${reason})`);
     if (this.#dumpAgain) this.#scheduleResync(this.#dumpAgain);
   }
 

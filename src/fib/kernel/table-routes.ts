@@ -37,7 +37,7 @@ const NONE: readonly number[] = Object.freeze([]);
  * read, which decides whether one delete there empties the key.
  */
 export const KeyShare = {
-  /** Another may hold the key already: a dump entry, or a NEWROUTE without NLM_F_REPLACE (`ip route append`). */
+  /** Another may hold the key already: a dump entry, or a NEWROUTE (an append, or a replace of another's route). */
   BESIDE: 1,
   /** It has several next hops, which IPv6 deletes one at a time (a DELROUTE each). */
   MULTIPATH: 2,
@@ -241,8 +241,7 @@ export function tableEventMatters(e: RouteEvent, protocols: ProtocolSet): boolea
 
 /**
  * One notification of the table applied to `routes`:
- * - NEWROUTE of a protocol we read: the prefix is there at that metric (an `ip route append`
- *   of a second route at the same key, or a replace by another of ours, leaves it there);
+ * - NEWROUTE of a protocol we read: the prefix is there at that metric;
  * - DELROUTE of a protocol we read: gone from that metric;
  * - cached clones (RTM_F_CLONED, IPv6 exceptions) are not routes of the table.
  * False when only a dump can tell what the key holds now, and nothing was changed:
@@ -257,10 +256,10 @@ export function applyTableEvent(routes: TableRoutes, e: RouteEvent, protocols: P
   if (r.flags & RtmFlag.CLONED) return true;
   if (protocols.has(r.protocol)) {
     if (e.kind === 'del') return routes.remove(r.prefix, r.priority);
-    let share = r.nexthops.length > 1 ? KeyShare.MULTIPATH : 0;
-    // Seen again at a key it holds: a second route there (or the same one seen by a dump too).
-    if (!(e.flags & NlmFlag.REPLACE)) share |= KeyShare.BESIDE;
-    routes.add(r.prefix, r.priority, share);
+    // At a key held already: a second route there (an append; a replace that took another
+    // protocol's route, first at the key, beside ours), or ours replaced, or the same one seen
+    // by a dump too. Which, only a dump can tell.
+    routes.add(r.prefix, r.priority, KeyShare.BESIDE | (r.nexthops.length > 1 ? KeyShare.MULTIPATH : 0));
     return true;
   }
   if (e.kind === 'new' && e.flags & NlmFlag.REPLACE) return !routes.holds(r.prefix, r.priority);
