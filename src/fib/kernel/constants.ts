@@ -117,6 +117,8 @@ export const RtProt = {
   OSPF: 188,
   RIP: 189,
   EIGRP: 192,
+  /** RTPROT_OVN: ovn-controller's routes in a router's table (OVN 25.03 dynamic routing); OVN defines it, not Linux. */
+  OVN: 84,
 } as const;
 
 /**
@@ -240,3 +242,27 @@ export const KERNEL_DEFAULTS = {
  * rounded up for extended-ACK text.
  */
 export const RESPONSE_TRUESIZE = 1536;
+
+/** The kernel table reader's defaults (table-reader.ts). */
+export const TABLE_READER_DEFAULTS = {
+  /** ovn-controller's routes. */
+  protocols: [RtProt.OVN] as readonly number[],
+  /** A burst ends after this much quiet: its changes go out in one callback... */
+  settleMs: 5,
+  /**
+   * ...or after this long, however busy the table is, so a long rewrite still reports as it
+   * goes: ten calls a second at most (10,000 routes written by one process take about a second).
+   */
+  maxHoldMs: 100,
+  /** After lost notifications, the table is dumped again after this much quiet... */
+  resyncDelayMs: 20,
+  /** ...and at most once per this, so a table that keeps overrunning us costs one dump a second. */
+  resyncIntervalMs: 1_000,
+  /** Dump answers only: the kernel sends the next part of a dump when the last one was read. */
+  recvBuffer: 1 << 20,
+  /** The monitor hears every route change of the namespace; 10,000 at once fit. */
+  monitorRecvBuffer: 64 << 20,
+  requestTimeoutMs: 30_000,
+  /** Lost notifications are noticed this soon at most (sk_drops read through SO_MEMINFO). */
+  dropCheckMs: 250,
+} as const;

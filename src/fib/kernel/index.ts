@@ -51,5 +51,22 @@ export {
   type RtnlSocketOptions,
   type SocketError,
 } from './rtnl-socket.js';
+export { KernelTableReader } from './table-reader.js';
+export {
+  applyTableEvent,
+  KeyShare,
+  ProtocolSet,
+  type TableChange,
+  type TableRoute,
+  TableRoutes,
+  tableEventMatters,
+} from './table-routes.js';
+export type {
+  TableReaderComponents,
+  TableReaderHandlers,
+  TableReaderInit,
+  TableReaderStatus,
+  TableSyncReason,
+} from './table-types.js';
 export { KernelTarget } from './target.js';
 export type { KernelComponents, KernelProblem, KernelStatus, KernelTargetInit } from './types.js';

@@ -151,6 +151,26 @@ export class FakeKernel {
     return r;
   }
 
+  /** A route put in the FIB with no notification: one a monitor lost (then `overrunMonitors`). */
+  addQuietly(route: KernelRoute): void {
+    this.fib.set(fibKey(route.table, route.prefix, route.priority), route);
+  }
+
+  /** A route taken out of the FIB with no notification: one a monitor lost. */
+  deleteQuietly(table: number, prefix: string, priority: number): void {
+    if (!this.fib.delete(fibKey(table, parsePrefix(prefix), priority))) throw new Error(`fake: no ${prefix}`);
+  }
+
+  /** One next hop of a multipath route deleted (IPv6 does it so): the route stays with the others. */
+  externalDeleteNexthop(table: number, prefix: string, priority: number, gateway: string): void {
+    const key = fibKey(table, parsePrefix(prefix), priority);
+    const r = this.fib.get(key);
+    const hop = r?.nexthops.find((n) => n.gateway === gateway);
+    if (!r || !hop || r.nexthops.length < 2) throw new Error(`fake: no multipath ${key} via ${gateway}`);
+    this.fib.set(key, { ...r, nexthops: r.nexthops.filter((n) => n !== hop) });
+    this.#notify(NlmsgType.DELROUTE, { ...r, nexthops: [hop] }, 0, EXTERNAL_PID);
+  }
+
   /** A datagram as it is, to every socket in a route group (a notification the codec would not write). */
   notifyRaw(datagram: Uint8Array): void {
     for (const s of this.sockets) if (s.groups.length > 0) s.deliver(datagram);
