@@ -34,6 +34,10 @@ export class BirdDaemon extends DaemonBase {
     writeFileSync(this.configFile, renderBirdConfig(this.current, { logFile: this.logFile }));
   }
 
+  protected versionArgv(): string[] {
+    return ['bird', '--version'];
+  }
+
   protected async launch(): Promise<void> {
     mkdirSync(this.dir, { recursive: true });
     this.writeConfig();

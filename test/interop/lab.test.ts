@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  DaemonRoot,
   isRunning,
   Lab,
   LabError,
@@ -537,6 +538,43 @@ describe('parsers of daemon output', () => {
       },
     ]);
   });
+
+  it('BIRD 3 routes: the attributes under their BIRD 3 names (bgp_path, bgp_next_hop, ...)', () => {
+    // As BIRD 3.1.8 prints them: the names its filters use, where BIRD 2 printed BGP.as_path etc.
+    const text = [
+      'BIRD 3.1.8 ready.',
+      'Table master4:',
+      '198.19.1.0/24        unicast [nb_198_18_100_1 19:56:55.467] * (100) [AS65001i]',
+      '\tvia 198.18.100.1 on to-b2',
+      '\tpreference: 100',
+      '\tigp_metric: 0',
+      '\tfrom: 198.18.100.1',
+      '\tsource: BGP',
+      '\tbgp_origin: IGP',
+      '\tbgp_path: 4200000000 65001',
+      '\tbgp_next_hop: 198.18.100.1',
+      '\tbgp_med: 5',
+      '\tbgp_local_pref: 100',
+      '\tInternal route handling values: 0L 7G 0S id 4',
+      '198.19.2.0/24        blackhole [lab_static4 19:56:54.563] * (200)',
+      '\tpreference: 200',
+      '\tsource: static',
+    ].join('\n');
+    expect(
+      parseBirdRoutes(text, 'ipv4', (p) => (p === 'nb_198_18_100_1' ? '198.18.100.1' : undefined)),
+    ).toEqual([
+      {
+        prefix: '198.19.1.0/24',
+        family: 'ipv4',
+        from: '198.18.100.1',
+        nextHops: ['198.18.100.1'],
+        asPath: [4_200_000_000, 65001],
+        best: true,
+        med: 5,
+        localPref: 100,
+      },
+    ]);
+  });
 });
 
 /** PIDs whose command line mentions `text` (every lab daemon is started with paths in its lab directory). */
@@ -793,5 +831,64 @@ describe.skipIf(!IS_ROOT)('cleaning up after a crash', () => {
     const dir = `/tmp/obs-lab-${id}/`;
     expect(existsSync(`${dir}frr/bgpd.log`)).toBe(true);
     expect(processesMentioning(dir)).toEqual([]);
+  });
+});
+
+describe.skipIf(!IS_ROOT)('peers of today (the trixie root)', () => {
+  const id = `t${process.pid}t`;
+  const opts: LabOptions = {
+    id,
+    speaker: SPEAKER,
+    peers: [
+      { name: 'frr', impl: 'frr', as: 65001, release: 'trixie' },
+      { name: 'bird', impl: 'bird', as: 65003, release: 'trixie' },
+      { name: 'gobgp', impl: 'gobgp', as: 65002 },
+    ],
+  };
+  /** Mount points of the lab's directory anywhere (inside the root, that is). */
+  const mountsOf = (dir: string) =>
+    readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' ')[1] ?? '')
+      .filter((t) => t.includes(`${dir}/`));
+
+  afterAll(async () => {
+    await Lab.cleanup({ id });
+  });
+
+  it('runs FRR 10.3 and BIRD 3.1 from the root beside the host GoBGP, and destroy unmounts them', async () => {
+    const lab = await Lab.create(opts);
+    const root = (await DaemonRoot.trixie()).path;
+    expect(await lab.frr('frr').version()).toMatch(/^10\.3(\.|$)/);
+    expect(await lab.bird('bird').version()).toMatch(/^3\.1\./);
+    expect(await lab.gobgp('gobgp').version()).toMatch(/^3\.10\./);
+    // Each daemon of the root sees its directory at the same path inside it.
+    expect(mountsOf(lab.dir).sort()).toEqual([`${root}${lab.dir}/bird`, `${root}${lab.dir}/frr`]);
+    await lab.destroy();
+    expect(mountsOf(lab.dir)).toEqual([]);
+    expect(existsSync(`${root}${lab.dir}`)).toBe(false);
+  });
+
+  it('a second Lab object (from the state file) unmounts what a lab that died left in the root', async () => {
+    const crashed = await Lab.create(opts);
+    const root = (await DaemonRoot.trixie()).path;
+    const records = [...crashed.processes()];
+    expect(mountsOf(crashed.dir)).toHaveLength(2);
+    // `crashed` is dropped without destroy(), as if its process had died.
+    await Lab.attach({ id }).destroy();
+    await expectGone(id, records);
+    expect(mountsOf(crashed.dir)).toEqual([]);
+    expect(existsSync(`${root}${crashed.dir}`)).toBe(false);
+    // The same directory mounts again for a new lab, though this process's root had it mounted.
+    const again = await Lab.create(opts);
+    try {
+      expect(mountsOf(again.dir)).toHaveLength(2);
+      await again
+        .bird('bird')
+        .waitForNeighborState(again.peer('bird').speakerAddress.ipv4, ['Active', 'Connect', 'Idle']);
+    } finally {
+      await again.destroy();
+    }
+    expect(mountsOf(again.dir)).toEqual([]);
   });
 });
