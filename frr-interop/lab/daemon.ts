@@ -59,6 +59,8 @@ export interface ReceivedRoute {
   readonly best: boolean;
   readonly localPref?: number;
   readonly med?: number;
+  /** RFC 4360 extended communities as "rt 65001:100" or "soo 198.18.0.1:7" (BIRD's parser only). */
+  readonly extCommunities?: readonly string[];
 }
 
 export interface RouteQuery {

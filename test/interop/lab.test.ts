@@ -509,6 +509,7 @@ describe('parsers of daemon output', () => {
       '\tBGP.as_path: 65002 65001',
       '\tBGP.next_hop: 2001:db8:ff01::1',
       '\tBGP.local_pref: 100',
+      '\tBGP.ext_community: (rt, 65002, 1) (generic, 0x43000000, 0x7)',
       '2001:db8:300::/48    blackhole [lab_static6 13:07:55.684] * (200)',
       '\tType: static univ',
     ].join('\n');
@@ -535,6 +536,7 @@ describe('parsers of daemon output', () => {
         asPath: [65002, 65001],
         best: false,
         localPref: 100,
+        extCommunities: ['rt 65002:1', 'generic 0x43000000:0x7'],
       },
     ]);
   });
@@ -555,6 +557,7 @@ describe('parsers of daemon output', () => {
       '\tbgp_next_hop: 198.18.100.1',
       '\tbgp_med: 5',
       '\tbgp_local_pref: 100',
+      '\tbgp_ext_community: (rt, 65001, 100) (ro, 198.18.0.1, 7)',
       '\tInternal route handling values: 0L 7G 0S id 4',
       '198.19.2.0/24        blackhole [lab_static4 19:56:54.563] * (200)',
       '\tpreference: 200',
@@ -572,6 +575,7 @@ describe('parsers of daemon output', () => {
         best: true,
         med: 5,
         localPref: 100,
+        extCommunities: ['rt 65001:100', 'soo 198.18.0.1:7'],
       },
     ]);
   });
