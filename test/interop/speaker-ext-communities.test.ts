@@ -115,9 +115,9 @@ const VARIANTS: readonly Variant[] = [
   bird('trixie', 'BIRD 3.1', 'ecextbird3'),
 ];
 
-describe.skipIf(!IS_ROOT).each(VARIANTS)(
-  'extended communities: import match, export set and remove, seen by $title',
-  (v) => {
+describe.skipIf(!IS_ROOT).each(VARIANTS.map((v) => [v.title, v] as const))(
+  'extended communities: import match, export set and remove, seen by %s',
+  (_title, v) => {
     let lab: Lab;
     let speaker: LabSpeaker;
 
