@@ -103,6 +103,17 @@ export class BirdDaemon extends DaemonBase {
     return parseBirdRoutes(text, family, (p) => names.get(p));
   }
 
+  /**
+   * Asks the neighbor for its routes again (RFC 2918 ROUTE-REFRESH; RFC 7313 when enhanced
+   * route refresh was agreed). BIRD 2 says `reload in`; BIRD 3 split reloading into
+   * `reload filters` (re-run the import filter) and `reload bgp` (ask the peer), and has no
+   * plain `reload in` any more.
+   */
+  async refreshIn(address: string): Promise<void> {
+    const reload = (await this.major()) >= 3 ? ['reload', 'bgp', 'in'] : ['reload', 'in'];
+    await this.birdc([...reload, this.protocolFor(address)]);
+  }
+
   async shutdownNeighbor(address: string, message?: string): Promise<void> {
     if (message !== undefined && !SHUTDOWN_MESSAGE.test(message)) {
       throw invalid('shutdown message: at most 255 characters, no quotes, backslashes or newlines');
