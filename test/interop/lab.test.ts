@@ -199,7 +199,7 @@ describe('daemon configs', () => {
     extraConfig: ['! extra'],
   };
 
-  it('graceful restart: bgpd-wide in FRR with the F bit, per neighbor and family in GoBGP', () => {
+  it('graceful restart: bgpd-wide in FRR with the F bit, per neighbor and family in GoBGP, per protocol in BIRD', () => {
     const gr = {
       routerId: '198.18.1.2',
       as: 65001,
@@ -227,6 +227,21 @@ describe('daemon configs', () => {
     );
     expect(gobgp).toContain('    [neighbors.afi-safis.mp-graceful-restart.config]\n      enabled = true');
     expect(renderGobgpConfig(spec)).not.toMatch(/graceful-restart/);
+    // BIRD: both roles on the protocol, and a bounded wait when it recovers from its own restart.
+    const bird = renderBirdConfig(gr, { logFile: '/x/bird.log' }).split('\n');
+    expect(bird).toEqual(
+      expect.arrayContaining([
+        'graceful restart wait 30;',
+        '  graceful restart on;',
+        '  graceful restart time 90;',
+      ]),
+    );
+    const llgr = renderBirdConfig(
+      { ...gr, neighbors: [{ ...gr.neighbors[0]!, gracefulRestart: { longLivedStaleTime: 600 } }] },
+      { logFile: '/x/bird.log' },
+    );
+    expect(llgr).toContain('  long lived graceful restart on;\n  long lived stale time 600;');
+    expect(renderBirdConfig(spec, { logFile: '/x' })).not.toMatch(/graceful restart/);
     expect(() => checkNeighbor({ ...gr.neighbors[0], gracefulRestart: { restartTime: 5000 } })).toThrow(
       /graceful restart time/,
     );
