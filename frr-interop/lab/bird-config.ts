@@ -1,6 +1,7 @@
 import {
   BIRD_CONNECT_DELAY_SECONDS,
   BIRD_ERROR_WAIT_SECONDS,
+  BIRD_GRACEFUL_RESTART_WAIT_SECONDS,
   DEFAULT_CONNECT_RETRY_SECONDS,
   DEFAULT_HOLD_TIME_SECONDS,
   DEFAULT_KEEPALIVE_SECONDS,
@@ -36,6 +37,15 @@ function protocol(n: NeighborSpec, as: number): string[] {
   if (n.password !== undefined) out.push(`  password "${n.password}";`);
   if (n.passive) out.push('  passive on;');
   if (n.routeReflectorClient) out.push('  rr client on;');
+  // RFC 4724 in both roles ("aware", BIRD's default, is the helper role alone). BIRD sets the
+  // F bit only while it recovers from its own restart (`bird -R`).
+  const gr = n.gracefulRestart;
+  if (gr) {
+    out.push('  graceful restart on;');
+    if (gr.restartTime !== undefined) out.push(`  graceful restart time ${gr.restartTime};`);
+    if (gr.longLivedStaleTime !== undefined)
+      out.push('  long lived graceful restart on;', `  long lived stale time ${gr.longLivedStaleTime};`);
+  }
   for (const f of n.families) out.push(channel(n, f));
   out.push('}');
   return out;
@@ -55,6 +65,9 @@ export function renderBirdConfig(spec: DaemonSpec, opts: BirdConfigOptions): str
   const out = [
     `log "${opts.logFile}" all;`,
     `router id ${spec.routerId};`,
+    ...(spec.neighbors.some((n) => n.gracefulRestart)
+      ? [`graceful restart wait ${BIRD_GRACEFUL_RESTART_WAIT_SECONDS};`]
+      : []),
     'protocol device { scan time 10; }',
     'protocol direct { ipv4; ipv6; }',
     'filter lab_export { if source ~ [RTS_STATIC, RTS_BGP] then accept; reject; }',

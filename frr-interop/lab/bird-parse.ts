@@ -91,6 +91,33 @@ export function parseBirdProtocols(text: string): NeighborStatus[] {
   return out;
 }
 
+/**
+ * A route's BGP attributes as `show route all` names them: BIRD 2 as `BGP.as_path: 65001`, BIRD 3
+ * as `bgp_path: 65001` (its attributes got the names filters use; BIRD 2 printed them differently).
+ */
+const ROUTE_ATTRIBUTE: Record<string, 'asPath' | 'nextHops' | 'localPref' | 'med' | 'extCommunities'> = {
+  'BGP.as_path': 'asPath',
+  bgp_path: 'asPath',
+  'BGP.next_hop': 'nextHops',
+  bgp_next_hop: 'nextHops',
+  'BGP.local_pref': 'localPref',
+  bgp_local_pref: 'localPref',
+  'BGP.med': 'med',
+  bgp_med: 'med',
+  'BGP.ext_community': 'extCommunities',
+  bgp_ext_community: 'extCommunities',
+};
+
+/** BIRD's word for an extended community's kind where it is not the usual one: ro is RFC 4360's site of origin. */
+const EXT_KIND: Record<string, string> = { ro: 'soo' };
+
+/** "(rt, 65001, 100) (ro, 198.18.0.1, 7)" -> ["rt 65001:100", "soo 198.18.0.1:7"]. */
+function extCommunities(value: string): string[] {
+  return [...value.matchAll(/\(([^,()]+),\s*([^,()]+),\s*([^,()]+)\)/g)].map(
+    ([, kind = '', a = '', b = '']) => `${EXT_KIND[kind.trim()] ?? kind.trim()} ${a.trim()}:${b.trim()}`,
+  );
+}
+
 /** Route header: "<prefix> unicast [proto time] * (pref) [ASxi]"; further paths omit the prefix. */
 const ROUTE_ROW = /^(\S+)?\s+(\w+)\s+\[(\S+)[^\]]*\](\s+\*)?/;
 
@@ -113,12 +140,14 @@ export function parseBirdRoutes(
   for (const line of text.split('\n')) {
     if (line.startsWith('\t')) {
       if (!cur) continue;
-      const [key, ...rest] = line.trim().split(': ');
+      const [key = '', ...rest] = line.trim().split(': ');
       const value = rest.join(': ');
-      if (key === 'BGP.as_path') cur.asPath = (value.match(/\d+/g) ?? []).map(Number);
-      else if (key === 'BGP.next_hop') cur.nextHops = value.split(/\s+/).filter(Boolean);
-      else if (key === 'BGP.local_pref') cur.localPref = Number(value);
-      else if (key === 'BGP.med') cur.med = Number(value);
+      const field = ROUTE_ATTRIBUTE[key];
+      if (field === 'asPath') cur.asPath = (value.match(/\d+/g) ?? []).map(Number);
+      else if (field === 'nextHops') cur.nextHops = value.split(/\s+/).filter(Boolean);
+      else if (field === 'localPref') cur.localPref = Number(value);
+      else if (field === 'med') cur.med = Number(value);
+      else if (field === 'extCommunities') cur.extCommunities = extCommunities(value);
       continue;
     }
     const m = line.match(ROUTE_ROW);

@@ -6,11 +6,13 @@ import { TABLE_QUERY_TIMEOUT } from './constants.js';
 import { DaemonBase, type NeighborStatus, type ReceivedRoute, type RouteQuery } from './daemon.js';
 import { invalid, LabError } from './errors.js';
 import { type RunOptions, run } from './exec.js';
-import type { Family, NeighborSpec } from './spec.js';
+import type { Family, NeighborSpec, Originate } from './spec.js';
 
 const TABLE: Record<Family, string> = { ipv4: 'master4', ipv6: 'master6' };
 /** birdc answers `configure` with one of these when the new config was accepted. */
 const RECONFIGURED = /Reconfigured|Reconfiguration in progress|Reconfiguration already in progress/;
+/** `show status` once BIRD runs: up, or (started with -R) still recovering from its restart. */
+const READY = /up and running|Graceful restart recovery in progress/;
 /** An RFC 9003 message travels inside a quoted birdc argument. */
 const SHUTDOWN_MESSAGE = /^[^"\\\n]{0,255}$/;
 
@@ -34,7 +36,11 @@ export class BirdDaemon extends DaemonBase {
     writeFileSync(this.configFile, renderBirdConfig(this.current, { logFile: this.logFile }));
   }
 
-  protected async launch(): Promise<void> {
+  protected versionArgv(): string[] {
+    return ['bird', '--version'];
+  }
+
+  protected async launch(recovering = false): Promise<void> {
     mkdirSync(this.dir, { recursive: true });
     this.writeConfig();
     const out = join(this.dir, 'bird.out');
@@ -48,18 +54,25 @@ export class BirdDaemon extends DaemonBase {
         this.controlSocket,
         '-P',
         join(this.dir, 'bird.pid'),
+        // Graceful restart recovery: the R bit, and the F bit for its graceful restart channels.
+        ...(recovering ? ['-R'] : []),
       ]),
       'bird',
       out,
     );
     await this.waitReady(
       async () =>
-        existsSync(this.controlSocket) && /up and running/.test(await this.birdc(['show', 'status']))
-          ? true
-          : undefined,
+        existsSync(this.controlSocket) && READY.test(await this.birdc(['show', 'status'])) ? true : undefined,
       'bird control socket',
       out,
     );
+  }
+
+  /** BIRD crashes (SIGKILL) and starts again with -R (graceful restart recovery), announcing `originate`. */
+  async crashAndRestart(originate?: Originate): Promise<void> {
+    await this.kill('bird');
+    if (originate) this.current = { ...this.current, originate };
+    await this.launch(true);
   }
 
   /** Runs one birdc command (given as words) on this BIRD's control socket; returns its output. */
@@ -97,6 +110,17 @@ export class BirdDaemon extends DaemonBase {
     if (query.from !== undefined) words.push('protocol', this.protocolFor(query.from));
     const text = await this.birdc([...words, 'all'], { timeoutMs: TABLE_QUERY_TIMEOUT });
     return parseBirdRoutes(text, family, (p) => names.get(p));
+  }
+
+  /**
+   * Asks the neighbor for its routes again (RFC 2918 ROUTE-REFRESH; RFC 7313 when enhanced
+   * route refresh was agreed). BIRD 2 says `reload in`; BIRD 3 split reloading into
+   * `reload filters` (re-run the import filter) and `reload bgp` (ask the peer), and has no
+   * plain `reload in` any more.
+   */
+  async refreshIn(address: string): Promise<void> {
+    const reload = (await this.major()) >= 3 ? ['reload', 'bgp', 'in'] : ['reload', 'in'];
+    await this.birdc([...reload, this.protocolFor(address)]);
   }
 
   async shutdownNeighbor(address: string, message?: string): Promise<void> {

@@ -11,6 +11,11 @@ export const DEFAULT_CONNECT_RETRY_SECONDS = 2;
 /** BIRD waits this long before its first connect attempt and after an error (its defaults are 5 s and 60 s). */
 export const BIRD_CONNECT_DELAY_SECONDS = 1;
 export const BIRD_ERROR_WAIT_SECONDS = { min: 1, max: 10 } as const;
+/**
+ * How long a BIRD started for graceful restart recovery (`bird -R`) waits for its protocols to
+ * converge before it gives up waiting (its default, 240 s, would outlast a test).
+ */
+export const BIRD_GRACEFUL_RESTART_WAIT_SECONDS = 30;
 /** gobgpd's idle time after an operator reset (its default is 30 s). */
 export const GOBGP_IDLE_HOLD_AFTER_RESET_SECONDS = 1;
 /** How many paths a neighbor with ADD-PATH send advertises per prefix, where the daemon asks for a number. */

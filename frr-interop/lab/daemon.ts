@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { DEFAULT_STATE_WAIT, READY_POLL_INTERVAL, READY_TIMEOUT, STATE_POLL_INTERVAL } from './constants.js';
 import { LabError } from './errors.js';
+import { runResult } from './exec.js';
 import {
   isRunning,
   type ProcessRecord,
@@ -58,6 +59,8 @@ export interface ReceivedRoute {
   readonly best: boolean;
   readonly localPref?: number;
   readonly med?: number;
+  /** RFC 4360 extended communities as "rt 65001:100" or "soo 198.18.0.1:7" (BIRD's parser only). */
+  readonly extCommunities?: readonly string[];
 }
 
 export interface RouteQuery {
@@ -75,6 +78,8 @@ export interface BgpDaemon {
   readonly spec: DaemonSpec;
   processes(): readonly ProcessRecord[];
   isRunning(): boolean;
+  /** The version the daemon's binary reports ("8.4.4", "10.3", "3.1.8"), asked once. */
+  version(): Promise<string>;
   start(): Promise<void>;
   /** SIGTERM, then SIGKILL after a bound. */
   stop(): Promise<void>;
@@ -137,6 +142,7 @@ export abstract class DaemonBase implements BgpDaemon {
   /** The root the daemon runs from; undefined: the host's own packages. */
   protected readonly root: DaemonRoot | undefined;
   private readonly tracker: ProcessTracker | undefined;
+  #version: Promise<string> | undefined;
 
   constructor(ctx: DaemonContext, spec: DaemonSpec) {
     checkDaemonSpec(spec);
@@ -163,6 +169,37 @@ export abstract class DaemonBase implements BgpDaemon {
 
   isRunning(): boolean {
     return this.procs.length > 0 && this.procs.every(isRunning);
+  }
+
+  async version(): Promise<string> {
+    if (this.#version === undefined) {
+      // BIRD prints it on stderr, FRR and GoBGP on stdout.
+      const asked = runResult(this.client(this.versionArgv())).then((r) => {
+        const out = `${r.stdout}${r.stderr}`;
+        const v = out.match(/version\s+v?(\d+(?:\.\d+)+)/i)?.[1];
+        if (r.code !== 0 || v === undefined)
+          throw new LabError('unsupported', `${this.name}: no version in ${out.trim()}`);
+        return v;
+      });
+      asked.catch(() => {
+        this.#version = undefined;
+      });
+      this.#version = asked;
+    }
+    return this.#version;
+  }
+
+  /** Its major version: what the configuration renderers choose their words by. */
+  async major(): Promise<number> {
+    return Number((await this.version()).split('.')[0]);
+  }
+
+  /** The command that prints the daemon's version (on stdout or stderr). */
+  protected abstract versionArgv(): string[];
+
+  /** Undoes the bind mount of its directory in its root (a lab teardown that stopped it by PID). */
+  async unmountRoot(): Promise<void> {
+    await this.root?.unmount(this.dir);
   }
 
   /** Starts the daemon's processes and waits (bounded) until it answers queries. */

@@ -35,6 +35,10 @@ export class FrrDaemon extends DaemonBase {
     return zebraSocket(this.dir);
   }
 
+  protected versionArgv(): string[] {
+    return [join(FRR_DAEMON_DIR, 'bgpd'), '--version'];
+  }
+
   protected async launch(): Promise<void> {
     prepareFrrDir(this.dir, this.root);
     const logStart = existsSync(this.bgpdLog) ? statSync(this.bgpdLog).size : 0;

@@ -24,6 +24,10 @@ export class GobgpDaemon extends DaemonBase {
     return join(this.dir, 'gobgpd.log');
   }
 
+  protected versionArgv(): string[] {
+    return ['gobgpd', '--version'];
+  }
+
   protected async launch(restarting = false): Promise<void> {
     mkdirSync(this.dir, { recursive: true });
     writeFileSync(this.configFile, renderGobgpConfig(this.current));

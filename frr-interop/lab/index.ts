@@ -37,7 +37,7 @@ export {
   spawnDetached,
   stopProcesses,
 } from './process.js';
-export { DaemonRoot } from './root.js';
+export { DaemonRoot, unmountRootCopies } from './root.js';
 export type {
   AddPathMode,
   BgpState,
@@ -50,6 +50,7 @@ export type {
 export type { OwnedProcess } from './state.js';
 export { normaliseState } from './states.js';
 export {
+  type DaemonRelease,
   type LabLinkOptions,
   type LabOptions,
   type LabPeerOptions,

@@ -26,6 +26,7 @@ import {
   spawnDetached,
   stopProcesses,
 } from './process.js';
+import { DaemonRoot, unmountRootCopies } from './root.js';
 import type { DaemonImpl } from './spec.js';
 import { type LabStateFile, type OwnedProcess, readState, statePath, writeState } from './state.js';
 import {
@@ -84,8 +85,11 @@ const vethEnd = (e: LinkEnd): VethEnd => ({
   ipv6: withPrefixLen(e.address.ipv6, 'ipv6'),
 });
 
-function makeDaemon(plan: PeerPlan, tracker: ProcessTracker): DaemonBase {
-  const ctx: DaemonContext = { name: plan.name, ns: plan.ns, dir: plan.dir, tracker };
+function makeDaemon(plan: PeerPlan, tracker: ProcessTracker, trixie?: DaemonRoot): DaemonBase {
+  const root = plan.release === 'trixie' ? trixie : undefined;
+  if (plan.release === 'trixie' && root === undefined)
+    throw new LabError('unsupported', `peer ${plan.name}: no trixie root to run it from`);
+  const ctx: DaemonContext = { name: plan.name, ns: plan.ns, dir: plan.dir, tracker, ...(root && { root }) };
   switch (plan.impl) {
     case 'frr':
       return new FrrDaemon(ctx, plan.spec);
@@ -158,7 +162,7 @@ export class Lab {
   private readonly daemons = new Map<string, DaemonBase>();
   private destroyed = false;
 
-  private constructor(topology: Topology, state: LabStateFile<LabOptions>) {
+  private constructor(topology: Topology, state: LabStateFile<LabOptions>, trixie?: DaemonRoot) {
     this.topology = topology;
     this.state = state;
     this.id = topology.id;
@@ -168,7 +172,7 @@ export class Lab {
     this.speaker = state.options.speaker;
     this.links = topology.links;
     this.peers = topology.peers.map((plan) => {
-      const daemon = makeDaemon(plan, this.trackerFor(plan.name));
+      const daemon = makeDaemon(plan, this.trackerFor(plan.name), trixie);
       this.daemons.set(plan.name, daemon);
       return {
         name: plan.name,
@@ -196,15 +200,22 @@ export class Lab {
     mkdirSync(topology.dir, { recursive: true });
     // FRR runs as user frr and must reach its own directory below this one.
     chmodSync(topology.dir, 0o755);
-    const lab = new Lab(topology, {
-      version: 1,
-      id: topology.id,
-      dir: topology.dir,
-      createdAt: new Date().toISOString(),
-      options: opts,
-      namespaces: topology.namespaces,
-      processes: [],
-    });
+    // Today's daemons run from the trixie root, built once per machine (it may take minutes).
+    const trixie = topology.peers.some((p) => p.release === 'trixie') ? await DaemonRoot.trixie() : undefined;
+    const lab = new Lab(
+      topology,
+      {
+        version: 1,
+        id: topology.id,
+        dir: topology.dir,
+        createdAt: new Date().toISOString(),
+        options: opts,
+        namespaces: topology.namespaces,
+        processes: [],
+        ...(trixie && { trixieRoot: trixie.path }),
+      },
+      trixie,
+    );
     lab.persist();
     try {
       await lab.build();
@@ -220,7 +231,8 @@ export class Lab {
     const dir = Lab.dirOf(loc);
     const state = readState<LabOptions>(dir);
     if (state === undefined) throw new LabError('state-file', `no lab state at ${statePath(dir)}`);
-    const lab = new Lab(planTopology({ ...state.options, dir }), state);
+    const trixie = state.trixieRoot === undefined ? undefined : DaemonRoot.at(state.trixieRoot);
+    const lab = new Lab(planTopology({ ...state.options, dir }), state, trixie);
     for (const [name, d] of lab.daemons) d.adopt(state.processes.filter((p) => p.owner === name));
     return lab;
   }
@@ -236,6 +248,7 @@ export class Lab {
     const dir = Lab.dirOf(loc);
     const state = readState<LabOptions>(dir);
     const report = await teardown(namespacePrefix(id), state?.processes ?? [], state?.namespaces ?? []);
+    await unmountRootCopies(dir, state?.trixieRoot);
     const nodes = state ? [SPEAKER_NODE, ...state.options.peers.map((p) => p.name)] : [];
     removeLabFiles(dir, id, nodes);
     return report;
@@ -341,7 +354,12 @@ export class Lab {
     const fromFile = readState<LabOptions>(this.dir)?.processes ?? [];
     const records = [...this.state.processes, ...fromFile];
     const report = await teardown(this.prefix, records, this.state.namespaces);
-    for (const d of this.daemons.values()) d.adopt([]);
+    for (const d of this.daemons.values()) {
+      d.adopt([]);
+      await d.unmountRoot();
+    }
+    // What an earlier process mounted for this lab (an attached lab's daemons, say).
+    await unmountRootCopies(this.dir, this.state.trixieRoot);
     this.state = { ...this.state, processes: [] };
     if (opts.keepDir) this.persist();
     else removeLabFiles(this.dir, this.id, [SPEAKER_NODE, ...this.peers.map((p) => p.name)]);

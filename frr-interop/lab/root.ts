@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
+import { type Dirent, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LabError } from './errors.js';
@@ -43,6 +43,13 @@ export class DaemonRoot {
     return trixieRoot;
   }
 
+  /** A root built before (its path from a lab's state file, say), without running the build script. */
+  static at(path: string): DaemonRoot {
+    if (!existsSync(join(path, 'usr/bin')))
+      throw new LabError('unsupported', `${path} is not a daemon root (no usr/bin)`);
+    return new DaemonRoot(path);
+  }
+
   /** The argv that runs `argv` from this root, inside namespace `ns` when one is given. */
   argv(argv: readonly string[], ns?: string): string[] {
     const chrooted = ['chroot', this.path, ...argv];
@@ -65,7 +72,12 @@ export class DaemonRoot {
    * or a directory above it is mounted already.
    */
   async mount(dir: string): Promise<void> {
-    for (const m of this.#mounts) if (dir === m || dir.startsWith(`${m}/`)) return;
+    const mounted = mountTargets();
+    for (const m of this.#mounts) {
+      // One unmounted behind its back (a teardown by another lab object) counts no more.
+      if (!mounted.includes(join(this.path, m))) this.#mounts.delete(m);
+      else if (dir === m || dir.startsWith(`${m}/`)) return;
+    }
     const inside = join(this.path, dir);
     mkdirSync(inside, { recursive: true });
     await run(['mount', '--bind', dir, inside]);
@@ -79,7 +91,7 @@ export class DaemonRoot {
     const r = await runResult(['umount', inside]);
     if (r.code !== 0 && !/not mounted|no mount point/i.test(r.stderr))
       throw new LabError('command-failed', `umount ${dir} in ${this.path}: ${r.stderr.trim()}`);
-    removeEmpty(inside);
+    removeEmptyDirs(inside);
   }
 
   /** Synchronous last resort at process exit: lazy-unmounts whatever is still mounted. */
@@ -92,7 +104,7 @@ export class DaemonRoot {
       } catch {
         // already gone
       }
-      removeEmpty(inside);
+      removeEmptyDirs(inside);
     }
     this.#mounts.clear();
   }
@@ -100,11 +112,52 @@ export class DaemonRoot {
 
 let trixieRoot: Promise<DaemonRoot> | undefined;
 
-/** A mount point left behind, removed only when empty (never what another mount still shows). */
-function removeEmpty(dir: string): void {
+/**
+ * Lazily unmounts every bind mount of `dir` (or of a directory below it) inside a root, and
+ * removes the empty mount points: what a lab leaves in the root it ran daemons from, also when
+ * it died before its teardown. `root` is the root's path when known; without it every mount
+ * whose path ends in `dir` (or goes on below it) after a root's path is taken.
+ */
+export async function unmountRootCopies(dir: string, root?: string): Promise<string[]> {
+  const copies = new Set(root === undefined ? [] : [join(root, dir)]);
+  const targets = mountTargets()
+    .filter((target) => {
+      const at = target.indexOf(dir);
+      const rest = target.slice(at + dir.length);
+      const match = at > 0 && (rest === '' || rest.startsWith('/'));
+      if (match) copies.add(target.slice(0, at + dir.length));
+      return match;
+    })
+    // Deepest first, so nothing is unmounted from under another mount.
+    .sort((a, b) => b.length - a.length);
+  for (const t of targets) await runResult(['umount', '-l', t]);
+  for (const c of copies) removeEmptyDirs(c);
+  return targets;
+}
+
+/** Every mount point of this mount namespace, as /proc/mounts lists them. */
+function mountTargets(): string[] {
+  return readFileSync('/proc/mounts', 'utf8')
+    .split('\n')
+    .map((line) => (line.split(' ')[1] ?? '').replace(/\\040/g, ' '))
+    .filter(Boolean);
+}
+
+/**
+ * Removes `dir` and the directories below it when they hold nothing else. rmdir only: it never
+ * removes a file, and a mount point still in use (EBUSY) or anything not empty stays.
+ */
+function removeEmptyDirs(dir: string): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries) if (e.isDirectory()) removeEmptyDirs(join(dir, e.name));
   try {
     rmdirSync(dir);
   } catch {
-    // not empty, or gone already
+    // not empty, or still a mount point
   }
 }

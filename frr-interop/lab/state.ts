@@ -20,6 +20,8 @@ export interface LabStateFile<Options = unknown> {
   readonly options: Options;
   readonly namespaces: readonly string[];
   readonly processes: readonly OwnedProcess[];
+  /** The trixie root its daemons of today's versions run from, when it has any. */
+  readonly trixieRoot?: string;
 }
 
 export const statePath = (dir: string): string => join(dir, STATE_FILE);

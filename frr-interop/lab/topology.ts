@@ -56,7 +56,16 @@ export interface LabPeerOptions {
   readonly neighbors?: readonly NeighborSpec[];
   /** The peer's sessions to the speaker; false: none (the veth is still there). */
   readonly speakerSessions?: SpeakerSessionOptions | false;
+  /**
+   * Whose daemon runs: the host's (Debian 12 bookworm: FRR 8.4, GoBGP 3.10, BIRD 2.0), the
+   * default, or today's from the trixie root (FRR 10.3, GoBGP 3.36, BIRD 3.1).
+   */
+  readonly release?: DaemonRelease;
 }
+
+/** The Debian release a peer's daemon comes from. */
+export type DaemonRelease = 'bookworm' | 'trixie';
+export const DAEMON_RELEASES: readonly DaemonRelease[] = ['bookworm', 'trixie'];
 
 /** A direct veth between two peers; by default they also peer with each other over it. */
 export interface LabLinkOptions {
@@ -91,6 +100,7 @@ export interface PeerPlan {
   readonly routerId: string;
   readonly ns: string;
   readonly dir: string;
+  readonly release: DaemonRelease;
   /** Its veth to the speaker: end a is the speaker, end b the peer. */
   readonly link: LabLink;
   readonly spec: DaemonSpec;
@@ -156,6 +166,8 @@ export function planTopology(opts: LabOptions): Topology {
     if (!['frr', 'gobgp', 'bird'].includes(p.impl)) throw invalid(`peer ${p.name}: unknown impl ${p.impl}`);
     checkAsn(p.as, `peer ${p.name}`);
     if (p.routerId !== undefined) checkRouterId(p.routerId, `peer ${p.name}`);
+    if (p.release !== undefined && !DAEMON_RELEASES.includes(p.release))
+      throw invalid(`peer ${p.name}: unknown release ${p.release}`);
     names.add(p.name);
   }
   const speakerNs = `${prefix}${SPEAKER_NODE}`;
@@ -208,6 +220,7 @@ export function planTopology(opts: LabOptions): Topology {
       routerId,
       ns: nsOf(p.name),
       dir: join(dir, p.name),
+      release: p.release ?? 'bookworm',
       link,
       spec: {
         routerId,

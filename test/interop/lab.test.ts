@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  DaemonRoot,
   isRunning,
   Lab,
   LabError,
@@ -198,7 +199,7 @@ describe('daemon configs', () => {
     extraConfig: ['! extra'],
   };
 
-  it('graceful restart: bgpd-wide in FRR with the F bit, per neighbor and family in GoBGP', () => {
+  it('graceful restart: bgpd-wide in FRR with the F bit, per neighbor and family in GoBGP, per protocol in BIRD', () => {
     const gr = {
       routerId: '198.18.1.2',
       as: 65001,
@@ -226,6 +227,21 @@ describe('daemon configs', () => {
     );
     expect(gobgp).toContain('    [neighbors.afi-safis.mp-graceful-restart.config]\n      enabled = true');
     expect(renderGobgpConfig(spec)).not.toMatch(/graceful-restart/);
+    // BIRD: both roles on the protocol, and a bounded wait when it recovers from its own restart.
+    const bird = renderBirdConfig(gr, { logFile: '/x/bird.log' }).split('\n');
+    expect(bird).toEqual(
+      expect.arrayContaining([
+        'graceful restart wait 30;',
+        '  graceful restart on;',
+        '  graceful restart time 90;',
+      ]),
+    );
+    const llgr = renderBirdConfig(
+      { ...gr, neighbors: [{ ...gr.neighbors[0]!, gracefulRestart: { longLivedStaleTime: 600 } }] },
+      { logFile: '/x/bird.log' },
+    );
+    expect(llgr).toContain('  long lived graceful restart on;\n  long lived stale time 600;');
+    expect(renderBirdConfig(spec, { logFile: '/x' })).not.toMatch(/graceful restart/);
     expect(() => checkNeighbor({ ...gr.neighbors[0], gracefulRestart: { restartTime: 5000 } })).toThrow(
       /graceful restart time/,
     );
@@ -508,6 +524,7 @@ describe('parsers of daemon output', () => {
       '\tBGP.as_path: 65002 65001',
       '\tBGP.next_hop: 2001:db8:ff01::1',
       '\tBGP.local_pref: 100',
+      '\tBGP.ext_community: (rt, 65002, 1) (generic, 0x43000000, 0x7)',
       '2001:db8:300::/48    blackhole [lab_static6 13:07:55.684] * (200)',
       '\tType: static univ',
     ].join('\n');
@@ -534,6 +551,46 @@ describe('parsers of daemon output', () => {
         asPath: [65002, 65001],
         best: false,
         localPref: 100,
+        extCommunities: ['rt 65002:1', 'generic 0x43000000:0x7'],
+      },
+    ]);
+  });
+
+  it('BIRD 3 routes: the attributes under their BIRD 3 names (bgp_path, bgp_next_hop, ...)', () => {
+    // As BIRD 3.1.8 prints them: the names its filters use, where BIRD 2 printed BGP.as_path etc.
+    const text = [
+      'BIRD 3.1.8 ready.',
+      'Table master4:',
+      '198.19.1.0/24        unicast [nb_198_18_100_1 19:56:55.467] * (100) [AS65001i]',
+      '\tvia 198.18.100.1 on to-b2',
+      '\tpreference: 100',
+      '\tigp_metric: 0',
+      '\tfrom: 198.18.100.1',
+      '\tsource: BGP',
+      '\tbgp_origin: IGP',
+      '\tbgp_path: 4200000000 65001',
+      '\tbgp_next_hop: 198.18.100.1',
+      '\tbgp_med: 5',
+      '\tbgp_local_pref: 100',
+      '\tbgp_ext_community: (rt, 65001, 100) (ro, 198.18.0.1, 7)',
+      '\tInternal route handling values: 0L 7G 0S id 4',
+      '198.19.2.0/24        blackhole [lab_static4 19:56:54.563] * (200)',
+      '\tpreference: 200',
+      '\tsource: static',
+    ].join('\n');
+    expect(
+      parseBirdRoutes(text, 'ipv4', (p) => (p === 'nb_198_18_100_1' ? '198.18.100.1' : undefined)),
+    ).toEqual([
+      {
+        prefix: '198.19.1.0/24',
+        family: 'ipv4',
+        from: '198.18.100.1',
+        nextHops: ['198.18.100.1'],
+        asPath: [4_200_000_000, 65001],
+        best: true,
+        med: 5,
+        localPref: 100,
+        extCommunities: ['rt 65001:100', 'soo 198.18.0.1:7'],
       },
     ]);
   });
@@ -793,5 +850,64 @@ describe.skipIf(!IS_ROOT)('cleaning up after a crash', () => {
     const dir = `/tmp/obs-lab-${id}/`;
     expect(existsSync(`${dir}frr/bgpd.log`)).toBe(true);
     expect(processesMentioning(dir)).toEqual([]);
+  });
+});
+
+describe.skipIf(!IS_ROOT)('peers of today (the trixie root)', () => {
+  const id = `t${process.pid}t`;
+  const opts: LabOptions = {
+    id,
+    speaker: SPEAKER,
+    peers: [
+      { name: 'frr', impl: 'frr', as: 65001, release: 'trixie' },
+      { name: 'bird', impl: 'bird', as: 65003, release: 'trixie' },
+      { name: 'gobgp', impl: 'gobgp', as: 65002 },
+    ],
+  };
+  /** Mount points of the lab's directory anywhere (inside the root, that is). */
+  const mountsOf = (dir: string) =>
+    readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' ')[1] ?? '')
+      .filter((t) => t.includes(`${dir}/`));
+
+  afterAll(async () => {
+    await Lab.cleanup({ id });
+  });
+
+  it('runs FRR 10.3 and BIRD 3.1 from the root beside the host GoBGP, and destroy unmounts them', async () => {
+    const lab = await Lab.create(opts);
+    const root = (await DaemonRoot.trixie()).path;
+    expect(await lab.frr('frr').version()).toMatch(/^10\.3(\.|$)/);
+    expect(await lab.bird('bird').version()).toMatch(/^3\.1\./);
+    expect(await lab.gobgp('gobgp').version()).toMatch(/^3\.10\./);
+    // Each daemon of the root sees its directory at the same path inside it.
+    expect(mountsOf(lab.dir).sort()).toEqual([`${root}${lab.dir}/bird`, `${root}${lab.dir}/frr`]);
+    await lab.destroy();
+    expect(mountsOf(lab.dir)).toEqual([]);
+    expect(existsSync(`${root}${lab.dir}`)).toBe(false);
+  });
+
+  it('a second Lab object (from the state file) unmounts what a lab that died left in the root', async () => {
+    const crashed = await Lab.create(opts);
+    const root = (await DaemonRoot.trixie()).path;
+    const records = [...crashed.processes()];
+    expect(mountsOf(crashed.dir)).toHaveLength(2);
+    // `crashed` is dropped without destroy(), as if its process had died.
+    await Lab.attach({ id }).destroy();
+    await expectGone(id, records);
+    expect(mountsOf(crashed.dir)).toEqual([]);
+    expect(existsSync(`${root}${crashed.dir}`)).toBe(false);
+    // The same directory mounts again for a new lab, though this process's root had it mounted.
+    const again = await Lab.create(opts);
+    try {
+      expect(mountsOf(again.dir)).toHaveLength(2);
+      await again
+        .bird('bird')
+        .waitForNeighborState(again.peer('bird').speakerAddress.ipv4, ['Active', 'Connect', 'Idle']);
+    } finally {
+      await again.destroy();
+    }
+    expect(mountsOf(again.dir)).toEqual([]);
   });
 });

@@ -5,7 +5,10 @@ import { eventually, LabSpeaker } from '../speaker/lab-speaker.js';
 // Add-path send (RFC 7911) against real receivers: three sources announce one prefix to the
 // speaker; GoBGP (add_path.send: all) holds all three paths from it, FRR (send: 2) the two
 // best, each path under an id of its own; a path that leaves is withdrawn by its id while the
-// others keep theirs.
+// others keep theirs. BIRD 2.0 (host) and BIRD 3.1 (trixie root) receive with send: all too;
+// their `show route` prints no path ids, so there the proof is that three paths of one prefix
+// stand side by side (paths under one id would replace each other) and that exactly the one
+// that left goes.
 
 const IS_ROOT = process.getuid?.() === 0;
 const SPEAKER = { as: 65000, routerId: '198.18.0.1' } as const;
@@ -20,7 +23,13 @@ interface FrrPath {
   readonly peer?: { readonly peerId?: string };
 }
 
-describe.skipIf(!IS_ROOT)('add-path send to GoBGP and FRR', () => {
+/** The BIRD receivers: title and lab peer name. */
+const BIRD_RX = [
+  ['BIRD 2.0', 'brx2'],
+  ['BIRD 3.1', 'brx3'],
+] as const;
+
+describe.skipIf(!IS_ROOT)('add-path send to GoBGP, FRR and BIRD', () => {
   let lab: Lab;
   let speaker: LabSpeaker;
 
@@ -46,6 +55,13 @@ describe.skipIf(!IS_ROOT)('add-path send to GoBGP and FRR', () => {
     return new Map(paths.map((p) => [p.aspath?.string ?? '', p.addpathRxId ?? -1]));
   };
 
+  /** A BIRD receiver's paths of PREFIX from the speaker: AS paths, sorted, and how many are best. */
+  const atBird = async (name: string): Promise<{ paths: string[]; best: number }> => {
+    const from = lab.peer(name).speakerAddress.ipv4;
+    const routes = (await lab.bird(name).routes('ipv4', { from })).filter((r) => r.prefix === PREFIX);
+    return { paths: routes.map((r) => r.asPath.join(' ')).sort(), best: routes.filter((r) => r.best).length };
+  };
+
   beforeAll(async () => {
     lab = await Lab.create({
       id: 'apsend',
@@ -57,6 +73,14 @@ describe.skipIf(!IS_ROOT)('add-path send to GoBGP and FRR', () => {
         { name: 'grx', impl: 'gobgp', as: 65004, speakerSessions: { ...V4, addPath: 'receive' } },
         // FRR offers add-path receive on every session unless told not to.
         { name: 'frx', impl: 'frr', as: 65005, speakerSessions: V4 },
+        { name: 'brx2', impl: 'bird', as: 65007, speakerSessions: { ...V4, addPath: 'receive' } },
+        {
+          name: 'brx3',
+          impl: 'bird',
+          release: 'trixie',
+          as: 65008,
+          speakerSessions: { ...V4, addPath: 'receive' },
+        },
       ],
     });
     const peer = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -83,9 +107,11 @@ describe.skipIf(!IS_ROOT)('add-path send to GoBGP and FRR', () => {
         peer('fsrc'),
         peer('grx', { add_path: { send: 'all' } }),
         peer('frx', { add_path: { send: 2 } }),
+        peer('brx2', { add_path: { send: 'all' } }),
+        peer('brx3', { add_path: { send: 'all' } }),
       ],
     });
-    await speaker.waitEstablished(['gsrc', 'bsrc', 'fsrc', 'grx', 'frx'], UP_MS);
+    await speaker.waitEstablished(['gsrc', 'bsrc', 'fsrc', 'grx', 'frx', 'brx2', 'brx3'], UP_MS);
   });
 
   afterAll(async () => {
@@ -130,6 +156,18 @@ describe.skipIf(!IS_ROOT)('add-path send to GoBGP and FRR', () => {
     expect([...paths.keys()]).toContain(`${SPEAKER.as} ${best.asPath}`);
   });
 
+  it.each(BIRD_RX)('%s with send: all holds every path, one of them best', async (title, name) => {
+    const at = await eventually(
+      async () => {
+        const m = await atBird(name);
+        return m.paths.length === 3 ? m : undefined;
+      },
+      `three paths of ${PREFIX} at ${title}`,
+      FLOW_MS,
+    );
+    expect(at).toEqual({ paths: ['65000 65002', '65000 65003', '65000 65006'], best: 1 });
+  });
+
   it('a path that leaves is withdrawn by its id; the others keep theirs', async () => {
     const before = await atGobgp();
     await lab.gobgp('gsrc').gobgp(['global', 'rib', 'del', '-a', 'ipv4', PREFIX]);
@@ -152,5 +190,16 @@ describe.skipIf(!IS_ROOT)('add-path send to GoBGP and FRR', () => {
       FLOW_MS,
     );
     expect(new Set(frr.values()).size).toBe(2);
+    for (const [title, name] of BIRD_RX) {
+      const bird = await eventually(
+        async () => {
+          const m = await atBird(name);
+          return m.paths.length === 2 ? m : undefined;
+        },
+        `the two remaining paths at ${title}`,
+        FLOW_MS,
+      );
+      expect(bird, title).toEqual({ paths: ['65000 65003', '65000 65006'], best: 1 });
+    }
   });
 });

@@ -133,6 +133,19 @@ export class LabSpeaker {
     return parsed as T;
   }
 
+  /** `ovn-bgp-speaker neighbor PEER VERB` (reset, shutdown, enable, refresh); throws when it fails. */
+  async neighborAction(peer: string, verb: 'reset' | 'shutdown' | 'enable' | 'refresh'): Promise<void> {
+    let err = '';
+    const status = await runControlCommand('neighbor', [peer, verb, '--socket', this.socket], {
+      out: () => {},
+      err: (t) => {
+        err += t;
+      },
+      env: {},
+    });
+    if (status !== 0) throw new Error(`neighbor ${peer} ${verb}: ${err.trim()}`);
+  }
+
   summary(): Promise<SummaryView | undefined> {
     return this.show<SummaryView>(['summary']);
   }

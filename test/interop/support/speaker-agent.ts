@@ -19,6 +19,7 @@ import {
   type SessionsPeerInit,
 } from '../../../src/bgp/session/index.js';
 import { Afi, type AfiCode } from '../../../src/bgp/wire/constants.js';
+import { capabilitiesOf } from '../../../src/bgp/wire/open.js';
 import { PrefixList } from '../../../src/bgp/wire/prefix-list.js';
 import type { UpdateInput, UpdateMessage } from '../../../src/bgp/wire/update.js';
 import { type Logger, silentLogger } from '../../../src/components/index.js';
@@ -163,6 +164,12 @@ async function main(): Promise<void> {
         routeRefresh: n.routeRefresh,
         enhancedRouteRefresh: n.enhancedRouteRefresh,
         extendedMessage: n.extendedMessage,
+        // What the peer's OPEN offered, by name, once each (one we do not know: "code N").
+        remoteCapabilities: [
+          ...new Set(
+            capabilitiesOf(info.remoteOpen).map((c) => (c.name === 'raw' ? `code ${c.code}` : c.name)),
+          ),
+        ].sort(),
         direction: info.connection.direction,
         local: info.connection.local,
         remote: info.connection.remote,
