@@ -80,49 +80,40 @@ export class RouteTableOrigin {
 
   /** A route of the table appeared (or another metric for a prefix it had). */
   add(tablePrefix: string, metric: number): void {
-    const prefix = hostRoute(tablePrefix);
-    const metrics = this.#table.get(prefix);
-    if (metrics?.includes(metric)) return;
-    if (metrics) metrics.push(metric);
-    else this.#table.set(prefix, [metric]);
-    this.#held.delete(prefix);
-    this.#publish(prefix);
+    const metrics = this.#table.get(hostRoute(tablePrefix)) ?? [];
+    if (!metrics.includes(metric)) this.set(tablePrefix, [...metrics, metric]);
   }
 
   /** A route of the table went. */
   remove(tablePrefix: string, metric: number): void {
+    const metrics = this.#table.get(hostRoute(tablePrefix));
+    if (metrics?.includes(metric))
+      this.set(
+        tablePrefix,
+        metrics.filter((m) => m !== metric),
+      );
+  }
+
+  /** The metrics the table holds a prefix at now; none: it left the table. */
+  set(tablePrefix: string, metrics: readonly number[]): void {
     const prefix = hostRoute(tablePrefix);
-    const metrics = this.#table.get(prefix);
-    const i = metrics?.indexOf(metric) ?? -1;
-    if (!metrics || i < 0) return;
-    metrics.splice(i, 1);
-    if (metrics.length > 0) {
-      this.#publish(prefix);
+    const before = this.#table.get(prefix);
+    if (metrics.length === 0) {
+      if (!before) return;
+      this.#table.delete(prefix);
+      this.#leave(prefix);
       return;
     }
-    this.#table.delete(prefix);
-    this.#leave(prefix);
+    this.#table.set(prefix, [...metrics]);
+    if (this.#held.delete(prefix) || !before || !sameSet(before, metrics)) this.#publish(prefix);
   }
 
   /** The table as a whole (a first read, a new table, a read after lost notifications). */
-  replaceAll(entries: Iterable<{ readonly prefix: string; readonly metric: number }>): void {
-    const next = new Map<string, number[]>();
-    for (const e of entries) {
-      const prefix = hostRoute(e.prefix);
-      const m = next.get(prefix);
-      if (!m) next.set(prefix, [e.metric]);
-      else if (!m.includes(e.metric)) m.push(e.metric);
-    }
-    const gone = [...this.#table.keys()].filter((p) => !next.has(p));
-    for (const [prefix, metrics] of next) {
-      const before = this.#table.get(prefix);
-      this.#table.set(prefix, metrics);
-      if (this.#held.delete(prefix) || !before || !sameSet(before, metrics)) this.#publish(prefix);
-    }
-    for (const prefix of gone) {
-      this.#table.delete(prefix);
-      this.#leave(prefix);
-    }
+  replaceAll(routes: Iterable<{ readonly prefix: string; readonly metrics: readonly number[] }>): void {
+    const next = new Map<string, readonly number[]>();
+    for (const r of routes) next.set(hostRoute(r.prefix), r.metrics);
+    for (const prefix of [...this.#table.keys()]) if (!next.has(prefix)) this.set(prefix, []);
+    for (const [prefix, metrics] of next) this.set(prefix, metrics);
   }
 
   /** Every route of this origin leaves now (the table is no longer followed). */

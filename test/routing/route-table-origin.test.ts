@@ -103,8 +103,8 @@ describe('RouteTableOrigin', () => {
   it('ovn-controller restarting (the table emptied, then refilled) is no withdrawal', async () => {
     const { table, clock, best, flush } = setup({ holdTimeMs: 30_000 });
     const full = [
-      { prefix: '198.18.171.10', metric: 100 },
-      { prefix: '198.18.171.0/24', metric: 1000 },
+      { prefix: '198.18.171.10', metrics: [100] },
+      { prefix: '198.18.171.0/24', metrics: [1000] },
     ];
     table.replaceAll(full);
     flush();
@@ -119,11 +119,11 @@ describe('RouteTableOrigin', () => {
 
   it('replaceAll changes nothing for routes that stayed', () => {
     const { table, flush } = setup();
-    table.replaceAll([{ prefix: '198.18.171.10', metric: 100 }]);
+    table.replaceAll([{ prefix: '198.18.171.10', metrics: [100] }]);
     flush();
     table.replaceAll([
-      { prefix: '198.18.171.10', metric: 100 },
-      { prefix: '198.18.171.11', metric: 100 },
+      { prefix: '198.18.171.10', metrics: [100] },
+      { prefix: '198.18.171.11', metrics: [100] },
     ]);
     expect(flush()).toEqual(['+198.18.171.11/32 ovn-table']);
   });
