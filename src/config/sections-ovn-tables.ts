@@ -44,7 +44,7 @@ export const ovnRouteTablesFields = {
   ),
   hold_time: optional(
     integer(0, 86_400),
-    'Seconds a route that left the table stays advertised, with the worst MED (0: withdraw at once).',
+    'Seconds a route stays advertised, with the worst MED, after its table emptied (ovn-controller restarting, the gateway moved away); a route that leaves a table keeping others is withdrawn within a second (0: at once).',
     String(D.holdTime),
   ),
   protocol: optional(
