@@ -230,6 +230,33 @@ export interface OvnView {
   readonly counts: Readonly<Record<string, number>>;
   /** Milliseconds the last derivation took. */
   readonly lastDerivationMs?: number;
+  /** OVN 25.03 on a chassis: the route tables ovn-controller fills, as followed (ovn_route_tables). */
+  readonly tables?: readonly OvnTableView[];
+}
+
+/** One OVN route table: what the kernel holds there (ovn-controller's protocol) and what we advertise of it. */
+export interface OvnTableView {
+  /** The router's name, or `table N`. */
+  readonly name: string;
+  /** Absent while the router is not in the Southbound. */
+  readonly table?: number;
+  /** e.g. "following, last read 3 s ago (start)" or "router not in the Southbound". */
+  readonly state: string;
+  readonly routes: readonly OvnTableRouteView[];
+  /** The sink writing learned routes into the table, when `learn` names policies. */
+  readonly learnSink?: string;
+}
+
+export interface OvnTableRouteView {
+  readonly prefix: string;
+  /** The metrics the table holds it at (none: it left, and is held). */
+  readonly metrics: readonly number[];
+  /** advertised, held (left the table, still advertised with the worst MED), skipped (local-only). */
+  readonly state: 'advertised' | 'held' | 'skipped';
+  readonly med?: number;
+  readonly prepend?: number;
+  /** Seconds until a held route is withdrawn. */
+  readonly heldFor?: number;
 }
 
 /** What the OVN metrics read at each scrape: counts only, never the routes themselves. */

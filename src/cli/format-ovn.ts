@@ -1,9 +1,9 @@
-import type { OvnView, SinkView } from '../api/index.js';
+import type { OvnTableView, OvnView, SinkView } from '../api/index.js';
 import { renderTable } from './table.js';
 
 /** `show ovn`: connection, then every advertised route with the OVN row it came from. */
 export function formatOvn(v: OvnView | null): string {
-  if (v === null) return 'OVN is not configured (no ovn section)';
+  if (v === null) return 'OVN is not configured (no ovn or ovn_route_tables section)';
   const counts = Object.entries(v.counts)
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
@@ -34,7 +34,33 @@ export function formatOvn(v: OvnView | null): string {
     ),
   );
   if (v.problems.length > 0) lines.push('', `Not advertised: ${v.problems.length} (show ovn problems)`);
+  for (const t of v.tables ?? []) lines.push('', ...formatTable(t));
   return lines.join('\n');
+}
+
+/** One OVN route table: its state, then each route with its metrics and what we advertise. */
+function formatTable(t: OvnTableView): string[] {
+  const head = `Route table ${t.name}${t.table === undefined ? '' : ` (table ${t.table})`}: ${t.state}${t.learnSink ? `; learned routes written by sink ${t.learnSink}` : ''}`;
+  const rows = t.routes.map((r) => [
+    r.prefix,
+    r.metrics.join(',') || '-',
+    r.state === 'held' ? `held ${r.heldFor ?? 0} s` : r.state,
+    r.med === undefined ? '' : String(r.med),
+    r.prepend === undefined ? '' : String(r.prepend),
+  ]);
+  return [
+    head,
+    ...renderTable(
+      [
+        { header: 'Prefix', align: 'left' },
+        { header: 'Metric', align: 'right' },
+        { header: 'State', align: 'left' },
+        { header: 'MED', align: 'right' },
+        { header: 'Prepend', align: 'right' },
+      ],
+      rows,
+    ),
+  ];
 }
 
 /** `show ovn problems`: what OVN holds that could not be advertised, and why. */

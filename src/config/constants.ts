@@ -181,6 +181,26 @@ export const OvnDefaults = {
   ovs: 'unix:/var/run/openvswitch/db.sock',
 } as const;
 
+/** `ovn_route_tables.preference`: what a table route's metric becomes (see routing/route-table-origin.ts). */
+export const TABLE_PREFERENCES = ['med', 'prepend', 'local-only'] as const;
+/**
+ * `ovn_route_tables`: OVN 25.03's route exchange on a chassis. ovn-controller writes its routes
+ * with protocol 84 (RTPROT_OVN), metric 100 where the tracked port is bound here and 1000
+ * elsewhere; what we write for it to learn carries protocol 186 (RTPROT_BGP), as bgpd's would.
+ */
+export const OvnRouteTablesDefaults = {
+  preference: 'med',
+  localMetric: 100,
+  prepend: 2,
+  /** An ovn-controller restart empties the table for a few seconds: no withdrawal meanwhile. */
+  holdTime: 30,
+  protocol: 84,
+  learnProtocol: 186,
+  learnMetric: 20,
+  onStop: 'flush',
+} as const;
+export const MAX_TABLE_PREPEND = 10;
+
 /** `sinks.kernel`: Linux rtnetlink. Protocol 186 is RTPROT_BGP, what bgpd's routes carry via zebra. */
 export const KernelSinkDefaults = { table: 254, metric: 20, protocol: 186, onStop: 'flush' } as const;
 export const KERNEL_ON_STOP = ['keep', 'flush'] as const;

@@ -75,6 +75,8 @@ export interface ReloadPlan {
   };
   /** OVN changes: reconnect the OVSDB clients and derive the routes again. */
   readonly ovn: readonly FieldChange[];
+  /** OVN route table changes: the tables are followed anew (routes that stay are not withdrawn). */
+  readonly ovnRouteTables: readonly FieldChange[];
   /** Sink changes: the changed sinks are rebuilt and reconciled. */
   readonly sinks: readonly FieldChange[];
 }
@@ -273,6 +275,16 @@ export function planReload(before: Config, after: Config): ReloadPlan {
   const ovn = same(before.ovn, after.ovn)
     ? []
     : [{ field: 'ovn', before: before.ovn, after: after.ovn, effect: 'live' as const }];
+  const ovnRouteTables = same(before.ovnRouteTables, after.ovnRouteTables)
+    ? []
+    : [
+        {
+          field: 'ovn_route_tables',
+          before: before.ovnRouteTables,
+          after: after.ovnRouteTables,
+          effect: 'live' as const,
+        },
+      ];
   const sinks = (['kernel', 'zebra', 'ovnNb'] as const)
     .filter((k) => !same(before.sinks[k], after.sinks[k]))
     .map((k) => ({
@@ -287,6 +299,7 @@ export function planReload(before: Config, after: Config): ReloadPlan {
     routes.added.length + routes.removed.length + routes.changed.length === 0 &&
     policies.added.length + policies.removed.length + policies.changed.length === 0 &&
     ovn.length === 0 &&
+    ovnRouteTables.length === 0 &&
     sinks.length === 0;
   return {
     empty,
@@ -296,6 +309,7 @@ export function planReload(before: Config, after: Config): ReloadPlan {
     routes,
     policies,
     ovn,
+    ovnRouteTables,
     sinks,
   };
 }
@@ -334,6 +348,7 @@ export function describePlan(plan: ReloadPlan): string[] {
     for (const n of names as readonly string[]) lines.push(`policy ${n} ${kind}`);
   }
   if (plan.ovn.length > 0) lines.push('ovn settings changed: reconnecting and deriving the routes again');
+  if (plan.ovnRouteTables.length > 0) lines.push('ovn_route_tables changed: following the tables anew');
   for (const c of plan.sinks) lines.push(`${c.field} changed: rebuilding it`);
   return lines;
 }

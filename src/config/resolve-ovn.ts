@@ -1,8 +1,16 @@
-import { KernelSinkDefaults, OvnDefaults, ZebraSinkDefaults } from './constants.js';
+import { KernelSinkDefaults, OvnDefaults, OvnRouteTablesDefaults, ZebraSinkDefaults } from './constants.js';
 import type { Context } from './decoders.js';
 import { problem } from './problem.js';
-import type { ConfigPrefix, OvnConfig, OvnKindConfig, SinksConfig, TenantSelect } from './schema.js';
-import type { RawOvn, RawSinks } from './sections.js';
+import type {
+  ConfigPrefix,
+  OvnConfig,
+  OvnKindConfig,
+  OvnRouteTableConfig,
+  OvnRouteTablesConfig,
+  SinksConfig,
+  TenantSelect,
+} from './schema.js';
+import type { RawOvn, RawOvnRouteTables, RawSinks } from './sections.js';
 
 type RawKind = {
   readonly enabled?: boolean;
@@ -115,5 +123,51 @@ export function resolveSinks(
       routeTable: o.routeTable,
       install: checkInstall(o.install, 'ovn_nb'),
     },
+  };
+}
+
+export function resolveOvnRouteTables(
+  raw: RawOvnRouteTables | undefined,
+  policyNames: ReadonlySet<string>,
+  ctx: Context,
+): OvnRouteTablesConfig | undefined {
+  if (raw === undefined) return undefined;
+  const path = ['ovn_route_tables'];
+  const names = new Set<string>();
+  const tables: OvnRouteTableConfig[] = [];
+  (raw.tables ?? []).forEach((t, i) => {
+    const at = [...path, 'tables', i];
+    if ((t.router === undefined) === (t.table === undefined)) {
+      ctx.problems.push(problem(at, 'needs exactly one of router and table'));
+      return;
+    }
+    if (t.router !== undefined && raw.sb === undefined)
+      ctx.problems.push(
+        problem([...at, 'router'], 'needs ovn_route_tables.sb to find the router’s table', t.router),
+      );
+    const name = t.router ?? `table ${t.table}`;
+    if (names.has(name)) ctx.problems.push(problem(at, `${name} is listed twice`, name));
+    names.add(name);
+    t.learn?.forEach((n, j) => {
+      if (!policyNames.has(n))
+        ctx.problems.push(problem([...at, 'learn', j], `no policy named ${JSON.stringify(n)}`, n));
+    });
+    tables.push({ name, router: t.router, table: t.table, learn: t.learn ?? [] });
+  });
+  if ((raw.tables ?? []).length === 0) ctx.problems.push(problem([...path, 'tables'], 'lists no table'));
+  const D = OvnRouteTablesDefaults;
+  return {
+    sb: raw.sb,
+    tables,
+    preference: raw.preference ?? D.preference,
+    localMetric: raw.localMetric ?? D.localMetric,
+    prepend: raw.prepend ?? D.prepend,
+    holdTime: raw.holdTime ?? D.holdTime,
+    protocol: raw.protocol ?? D.protocol,
+    learnProtocol: raw.learnProtocol ?? D.learnProtocol,
+    learnMetric: raw.learnMetric ?? D.learnMetric,
+    onStop: raw.onStop ?? D.onStop,
+    communities: raw.communities ?? [],
+    largeCommunities: raw.largeCommunities ?? [],
   };
 }

@@ -11,7 +11,7 @@ import {
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 import type { SecretFiles } from './resolve-auth.js';
-import { resolveOvn, resolveSinks } from './resolve-ovn.js';
+import { resolveOvn, resolveOvnRouteTables, resolveSinks } from './resolve-ovn.js';
 import { checkDuplicatePeers, type PeerScope, resolvePeer } from './resolve-peer.js';
 import { BUILTIN_POLICY_NAMES, resolvePolicy } from './resolve-policy.js';
 import { resolveTimers, type Timers } from './resolve-timers.js';
@@ -137,7 +137,16 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
   const routes = resolveRoutes(raw, scope);
   const ovn = raw.ovn === undefined ? undefined : resolveOvn(raw.ovn, ctx);
   const sinks = resolveSinks(raw.sinks, raw.ovn !== undefined, scope.policyNames, ctx);
+  const ovnRouteTables = resolveOvnRouteTables(raw.ovnRouteTables, scope.policyNames, ctx);
   if (ctx.problems.length > before || speaker?.config === undefined) return undefined;
   if (peers.some((p) => p === undefined) || (raw.ovn !== undefined && ovn === undefined)) return undefined;
-  return { speaker: speaker.config, peers: peers as PeerConfig[], routes, policy, ovn, sinks };
+  return {
+    speaker: speaker.config,
+    peers: peers as PeerConfig[],
+    routes,
+    policy,
+    ovn,
+    ovnRouteTables,
+    sinks,
+  };
 }

@@ -1,6 +1,13 @@
 import type { AfiCode } from '../bgp/wire/index.js';
 import type { CommunitySetModel, MatchModel, SetModel } from '../policy/index.js';
-import type { FamilyName, IpVersion, LOG_LEVELS, ORIGINS, OVN_MODES } from './constants.js';
+import type {
+  FamilyName,
+  IpVersion,
+  LOG_LEVELS,
+  ORIGINS,
+  OVN_MODES,
+  TABLE_PREFERENCES,
+} from './constants.js';
 
 /*
  * The validated configuration: every default applied, every cross reference checked,
@@ -42,9 +49,40 @@ export interface Config {
   readonly policy: PolicyConfig;
   /** Absent: the speaker runs without OVN (static routes only). */
   readonly ovn: OvnConfig | undefined;
+  /** Absent: no OVN route table is followed (OVN 25.03's route exchange on a chassis). */
+  readonly ovnRouteTables: OvnRouteTablesConfig | undefined;
   /** Where best paths are installed; each absent one is not used. */
   readonly sinks: SinksConfig;
 }
+
+/** OVN 25.03+ on a chassis: the kernel tables ovn-controller fills, read and advertised, and learned routes written there. */
+export interface OvnRouteTablesConfig {
+  /** Where routers are looked up by name; undefined when every table is given by number. */
+  readonly sb: readonly OvsdbRemote[] | undefined;
+  readonly tables: readonly OvnRouteTableConfig[];
+  readonly preference: TablePreference;
+  readonly localMetric: number;
+  readonly prepend: number;
+  /** Seconds. */
+  readonly holdTime: number;
+  readonly protocol: number;
+  readonly learnProtocol: number;
+  readonly learnMetric: number;
+  readonly onStop: 'keep' | 'flush';
+  readonly communities: readonly number[];
+  readonly largeCommunities: readonly LargeCommunity[];
+}
+
+export interface OvnRouteTableConfig {
+  /** The router's name, or `table N`: what logs, `show` and the sink's name say. */
+  readonly name: string;
+  readonly router: string | undefined;
+  readonly table: number | undefined;
+  /** Policy names; empty: nothing is written into the table. */
+  readonly learn: readonly string[];
+}
+
+export type TablePreference = (typeof TABLE_PREFERENCES)[number];
 
 export interface SpeakerConfig {
   readonly name: string;

@@ -53,11 +53,13 @@ import {
   text,
 } from './decoders.js';
 import { ovnFields } from './sections-ovn.js';
+import { ovnRouteTablesFields } from './sections-ovn-tables.js';
 import { policySections } from './sections-policy.js';
 import { sinksFields } from './sections-sinks.js';
 import { asn, community, extCommunityText, largeCommunity, name } from './values.js';
 
 export type { RawOvn, RawOvnRoutes } from './sections-ovn.js';
+export type { RawOvnRouteTables } from './sections-ovn-tables.js';
 export type { RawPolicy, RawPrefixList, RawPrefixListEntry, RawStatement } from './sections-policy.js';
 export type { RawSinks } from './sections-sinks.js';
 
@@ -359,6 +361,10 @@ const topFields = {
   ovn: optional(
     object('a mapping with nb and sb', ovnFields),
     'OVN databases and what is advertised from them; absent: no OVN.',
+  ),
+  ovn_route_tables: optional(
+    object('a mapping with tables', ovnRouteTablesFields),
+    "OVN 25.03+ on a chassis: the routing tables ovn-controller fills, advertised, and learned routes written back (FRR's place in OVN's dynamic routing); absent: none.",
   ),
   sinks: optional(
     object('a mapping of sinks', sinksFields),

@@ -7,7 +7,7 @@ export { LOCAL_SOURCE_NAME, UNSPECIFIED_NEXT_HOP } from './constants.js';
 export { findNeighbor } from './find-neighbor.js';
 export { type MessageObserver, tapMessageStats } from './message-tap.js';
 export { neighborDetail, neighborSummary, ribCounts } from './neighbor-view.js';
-export { ovnPaths, ovnStats, ovnView } from './ovn-view.js';
+export { ovnPaths, ovnStats, ovnView, type RouteTableState, routeTablesView } from './ovn-view.js';
 export { attributesView } from './path-view.js';
 export { advertisedView, type OvnPaths, receivedView, ribView } from './rib-view.js';
 export { type WatchedSession, WatchHub } from './watch-hub.js';

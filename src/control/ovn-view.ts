@@ -1,7 +1,8 @@
-import type { OvnPathView, OvnStatsView, OvnView } from '../api/index.js';
+import type { OvnPathView, OvnStatsView, OvnTableView, OvnView } from '../api/index.js';
 import type { OvsdbRemote } from '../config/index.js';
+import type { TableReaderStatus } from '../fib/kernel/index.js';
 import type { Advertisement } from '../ovn/index.js';
-import type { OvnPublishing } from '../routing/index.js';
+import { MS_PER_SECOND, type OvnPublishing, type TableRouteView } from '../routing/index.js';
 
 /* What `show ovn`, `show rib` and the metrics say of the OVN origin. */
 
@@ -75,5 +76,58 @@ export function ovnStats(o: OvnPublishing): OvnStatsView {
     problems,
     lastDerivationMs: s.lastDerivationMs,
     ...(s.lastChangeMs !== undefined && { lastChangeMs: s.lastChangeMs }),
+  };
+}
+
+/** One followed OVN route table, as the part that follows it reports it. */
+export interface RouteTableState {
+  readonly name: string;
+  readonly table: number | undefined;
+  readonly reader: TableReaderStatus | undefined;
+  readonly routes: readonly TableRouteView[];
+  readonly sink: string | undefined;
+}
+
+/** `show ovn` of the route tables alone (no `ovn` section: nothing is derived). */
+export function routeTablesView(
+  tables: readonly RouteTableState[],
+  southbound: string | undefined,
+  now: number,
+): OvnView {
+  const counts: Record<string, number> = {};
+  for (const t of tables) for (const r of t.routes) counts[r.state] = (counts[r.state] ?? 0) + 1;
+  return {
+    mode: 'route tables (OVN 25.03+, per chassis)',
+    nb: 'not used',
+    sb: southbound ?? 'not used (tables given by number)',
+    routes: [],
+    problems: [],
+    counts,
+    tables: tables.map((t) => tableView(t, now)),
+  };
+}
+
+function tableView(t: RouteTableState, now: number): OvnTableView {
+  const r = t.reader;
+  const last = r?.lastSync;
+  const state =
+    t.table === undefined
+      ? 'router not in the Southbound'
+      : !r?.open
+        ? `not readable${r?.lastError ? `: ${r.lastError}` : ''}`
+        : `following, last read ${Math.round((last?.ageMs ?? 0) / MS_PER_SECOND)} s ago (${last?.reason ?? 'start'})`;
+  return {
+    name: t.name,
+    ...(t.table !== undefined && { table: t.table }),
+    state,
+    routes: t.routes.map((x) => ({
+      prefix: x.prefix,
+      metrics: x.metrics,
+      state: x.state,
+      ...(x.med !== undefined && { med: x.med }),
+      ...(x.prepend !== undefined && { prepend: x.prepend }),
+      ...(x.until !== undefined && { heldFor: Math.max(0, Math.ceil((x.until - now) / MS_PER_SECOND)) }),
+    })),
+    ...(t.sink !== undefined && { learnSink: t.sink }),
   };
 }

@@ -22,6 +22,12 @@ export interface SinkDriverInit {
   readonly install?: RouteFilter;
   /** Changes handed to the target in one apply, at most. */
   readonly maxBatch?: number;
+  /**
+   * Only paths learned from BGP peers are installed; a prefix whose best path is one of our own
+   * origins (static, api, ovn, ovn-table) is not. What OVN's route table gets: our own routes
+   * there would come back to OVN as routes it learned.
+   */
+  readonly learnedOnly?: boolean;
 }
 
 export type SinkState = 'starting' | 'syncing' | 'in-sync' | 'retrying' | 'closed';
@@ -51,6 +57,7 @@ export class SinkDriver implements RouteConsumer {
   readonly #target: FibTarget;
   readonly #c: SinkDriverComponents;
   readonly #install: RouteFilter | undefined;
+  readonly #learnedOnly: boolean;
   readonly #maxBatch: number;
   /** Newest wanted change per prefix, in arrival order. */
   #pending = new Map<number | string, FibChange>();
@@ -73,6 +80,7 @@ export class SinkDriver implements RouteConsumer {
     this.#target = target;
     this.#c = components;
     this.#install = init.install;
+    this.#learnedOnly = init.learnedOnly === true;
     this.#maxBatch = init.maxBatch ?? 65_536;
   }
 
@@ -118,8 +126,10 @@ export class SinkDriver implements RouteConsumer {
 
   #fib(batch: ChangeBatch, i: number): FibChange {
     const change = fibChangeAt(batch, i, this.#memo);
-    if (change.kind === 'withdraw' || !this.#install) return change;
+    if (change.kind === 'withdraw') return change;
     const p = change.route.prefix;
+    if (this.#learnedOnly && batch.sources[i]?.kind === 'local') return { kind: 'withdraw', prefix: p };
+    if (!this.#install) return change;
     const verdict = this.#install.evaluate(p.afi, p.words(), 0, p.len, batch.attrs[i]!);
     return verdict.accept ? change : { kind: 'withdraw', prefix: p };
   }

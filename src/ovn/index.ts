@@ -7,6 +7,12 @@
 export type { ApplyStats, DerivationResult, OvnRowChange, OvnSnapshot } from './derive.js';
 export { compareClaims, deriveOvnRoutes, OvnDeriver } from './derive.js';
 export { NEXTHOP_KEY, SELF_NEXT_HOP } from './derive-nexthop.js';
+export {
+  RouterTables,
+  type RouterTablesComponents,
+  type RouterTablesInit,
+  SB_DATAPATHS,
+} from './router-tables.js';
 export { DEFAULT_OVS_REMOTE, localSystemId } from './system-id.js';
 export { NB_DATABASE, NB_MONITOR, SB_DATABASE, SB_MONITOR } from './tables.js';
 export type {

@@ -2,6 +2,9 @@ import type { Clock, TimerHandle } from '../components/index.js';
 import { NEXT_HOP_SELF } from '../config/index.js';
 import type { LocalOrigin, LocalRoute } from './local-origin.js';
 
+/** How long a route that left a table still holding others waits before it is withdrawn. */
+export const ROUTE_TABLE_CONFIRM_MS = 1000;
+
 /** The worst MED (RFC 4271 5.1.4: lower is better): a route on its way out loses to any other. */
 export const MED_LEAVING = 0xffff_ffff;
 
@@ -23,8 +26,17 @@ export interface RouteTableOriginInit {
   readonly localMetric: number;
   /** AS_PATH prepends on remote routes in `prepend` mode. */
   readonly prepend: number;
-  /** How long a route that left the table stays advertised (as MED_LEAVING): 0 withdraws at once. */
+  /**
+   * How long a route that left the table stays advertised (as MED_LEAVING) while the table is
+   * empty (ovn-controller restarting, the gateway moved away): 0 withdraws at once.
+   */
   readonly holdTimeMs: number;
+  /**
+   * After this long, a route that left a table still holding others (ovn-controller is there
+   * and removed just this one: a NAT deleted) is withdrawn; default 1000. A restarting
+   * ovn-controller empties the whole table within it.
+   */
+  readonly confirmMs?: number;
   readonly communities?: readonly number[];
   readonly largeCommunities?: readonly (readonly [number, number, number])[];
 }
@@ -51,10 +63,14 @@ interface Held {
  * A kernel routing table as an origin of routes, the job FRR's `ip import-table N` +
  * `redistribute table N` does on an OVN 25.03 chassis: every route of the table (the reader
  * passes only ovn-controller's protocol) is advertised with us as next hop and its metric made
- * into something the fabric acts on. A route that leaves the table (ovn-controller restarting
- * flushes and refills it; a gateway moving to another chassis empties it here) stays
- * advertised for `holdTimeMs` with the worst MED, so the fabric moves to a better path as soon
- * as one exists and never sees a withdrawal while the route comes back.
+ * into something the fabric acts on.
+ *
+ * A route that leaves the table is at once advertised with the worst MED, so the fabric moves
+ * to a better path as soon as one exists. If the table still holds other routes `confirmMs`
+ * later, ovn-controller removed just this one and it is withdrawn. If the table is empty then
+ * (ovn-controller restarting flushes and refills it; a gateway moving to another chassis
+ * empties it here), the route stays until `holdTimeMs` has passed or it is back: the fabric
+ * never sees a withdrawal while ovn-controller restarts.
  */
 export class RouteTableOrigin {
   readonly #init: RouteTableOriginInit;
@@ -66,7 +82,10 @@ export class RouteTableOrigin {
   readonly #held = new Map<string, Held>();
   /** What the origin holds for us, by prefix (to withdraw only ours, and for `show`). */
   readonly #advertised = new Map<string, LocalRoute>();
+  /** Held prefixes not yet confirmed gone for good, with when to look, in that order. */
+  readonly #unconfirmed = new Map<string, number>();
   #timer: TimerHandle | undefined;
+  #confirmTimer: TimerHandle | undefined;
 
   constructor(init: RouteTableOriginInit, origin: LocalOrigin, clock: Clock) {
     this.#init = init;
@@ -80,55 +99,50 @@ export class RouteTableOrigin {
 
   /** A route of the table appeared (or another metric for a prefix it had). */
   add(tablePrefix: string, metric: number): void {
-    const prefix = hostRoute(tablePrefix);
-    const metrics = this.#table.get(prefix);
-    if (metrics?.includes(metric)) return;
-    if (metrics) metrics.push(metric);
-    else this.#table.set(prefix, [metric]);
-    this.#held.delete(prefix);
-    this.#publish(prefix);
+    const metrics = this.#table.get(hostRoute(tablePrefix)) ?? [];
+    if (!metrics.includes(metric)) this.set(tablePrefix, [...metrics, metric]);
   }
 
   /** A route of the table went. */
   remove(tablePrefix: string, metric: number): void {
+    const metrics = this.#table.get(hostRoute(tablePrefix));
+    if (metrics?.includes(metric))
+      this.set(
+        tablePrefix,
+        metrics.filter((m) => m !== metric),
+      );
+  }
+
+  /** The metrics the table holds a prefix at now; none: it left the table. */
+  set(tablePrefix: string, metrics: readonly number[]): void {
     const prefix = hostRoute(tablePrefix);
-    const metrics = this.#table.get(prefix);
-    const i = metrics?.indexOf(metric) ?? -1;
-    if (!metrics || i < 0) return;
-    metrics.splice(i, 1);
-    if (metrics.length > 0) {
-      this.#publish(prefix);
+    const before = this.#table.get(prefix);
+    if (metrics.length === 0) {
+      if (!before) return;
+      this.#table.delete(prefix);
+      this.#leave(prefix);
       return;
     }
-    this.#table.delete(prefix);
-    this.#leave(prefix);
+    this.#table.set(prefix, [...metrics]);
+    this.#unconfirmed.delete(prefix);
+    if (this.#held.delete(prefix) || !before || !sameSet(before, metrics)) this.#publish(prefix);
   }
 
   /** The table as a whole (a first read, a new table, a read after lost notifications). */
-  replaceAll(entries: Iterable<{ readonly prefix: string; readonly metric: number }>): void {
-    const next = new Map<string, number[]>();
-    for (const e of entries) {
-      const prefix = hostRoute(e.prefix);
-      const m = next.get(prefix);
-      if (!m) next.set(prefix, [e.metric]);
-      else if (!m.includes(e.metric)) m.push(e.metric);
-    }
-    const gone = [...this.#table.keys()].filter((p) => !next.has(p));
-    for (const [prefix, metrics] of next) {
-      const before = this.#table.get(prefix);
-      this.#table.set(prefix, metrics);
-      if (this.#held.delete(prefix) || !before || !sameSet(before, metrics)) this.#publish(prefix);
-    }
-    for (const prefix of gone) {
-      this.#table.delete(prefix);
-      this.#leave(prefix);
-    }
+  replaceAll(routes: Iterable<{ readonly prefix: string; readonly metrics: readonly number[] }>): void {
+    const next = new Map<string, readonly number[]>();
+    for (const r of routes) next.set(hostRoute(r.prefix), r.metrics);
+    for (const prefix of [...this.#table.keys()]) if (!next.has(prefix)) this.set(prefix, []);
+    for (const [prefix, metrics] of next) this.set(prefix, metrics);
   }
 
   /** Every route of this origin leaves now (the table is no longer followed). */
   withdrawAll(): void {
     this.#clock.clearTimeout(this.#timer);
+    this.#clock.clearTimeout(this.#confirmTimer);
     this.#timer = undefined;
+    this.#confirmTimer = undefined;
+    this.#unconfirmed.clear();
     for (const prefix of this.#advertised.keys()) this.#origin.withdraw(prefix);
     this.#advertised.clear();
     this.#held.clear();
@@ -198,8 +212,37 @@ export class RouteTableOrigin {
     }
     const leaving = { ...route, med: MED_LEAVING };
     this.#announce(leaving);
-    this.#held.set(prefix, { route: leaving, until: this.#clock.now() + this.#init.holdTimeMs });
+    const now = this.#clock.now();
+    this.#held.set(prefix, { route: leaving, until: now + this.#init.holdTimeMs });
+    this.#unconfirmed.set(prefix, now + (this.#init.confirmMs ?? ROUTE_TABLE_CONFIRM_MS));
     this.#arm();
+    this.#armConfirm();
+  }
+
+  #armConfirm(): void {
+    if (this.#confirmTimer !== undefined) return;
+    const first = this.#unconfirmed.values().next();
+    if (first.done) return;
+    this.#confirmTimer = this.#clock.setTimeout(
+      () => {
+        this.#confirmTimer = undefined;
+        this.#confirm();
+      },
+      Math.max(0, first.value - this.#clock.now()),
+    );
+  }
+
+  /** A table that kept other routes lost these ones for good: withdraw; an empty one: keep holding. */
+  #confirm(): void {
+    const now = this.#clock.now();
+    const emptied = this.#table.size === 0;
+    for (const [prefix, at] of this.#unconfirmed) {
+      if (at > now) break;
+      this.#unconfirmed.delete(prefix);
+      if (emptied || !this.#held.delete(prefix)) continue;
+      this.#withdraw(prefix);
+    }
+    this.#armConfirm();
   }
 
   #announce(route: LocalRoute): void {
@@ -231,6 +274,7 @@ export class RouteTableOrigin {
     for (const [prefix, h] of this.#held) {
       if (h.until > now) break;
       this.#held.delete(prefix);
+      this.#unconfirmed.delete(prefix);
       this.#withdraw(prefix);
     }
     this.#arm();

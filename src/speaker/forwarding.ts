@@ -2,7 +2,7 @@ import type { SinkView } from '../api/index.js';
 import type { AfiCode } from '../bgp/wire/index.js';
 import type { Clock, Logger } from '../components/index.js';
 import type { Config, SinksConfig } from '../config/index.js';
-import { type FibTarget, SinkDriver } from '../fib/index.js';
+import { type FibTarget, SinkDriver, type SinkDriverInit } from '../fib/index.js';
 import { PolicyChain } from '../policy/index.js';
 import type { RouteFlow } from '../routing/index.js';
 import type { CompiledPolicies } from './policies.js';
@@ -41,7 +41,8 @@ interface Installed {
  */
 export class Forwarding {
   readonly #c: ForwardingComponents;
-  readonly #sinks = new Map<SinkName, Installed>();
+  /** The configured sinks by SinkName, and those other parts add (an OVN route table's) by theirs. */
+  readonly #sinks = new Map<string, Installed>();
   /** Sinks are built but not started: our graceful restart defers them (RFC 4724 section 4.1). */
   #holding = false;
 
@@ -65,8 +66,8 @@ export class Forwarding {
   }
 
   /** Families each sink's plane still holds from before we started (only the kernel sink answers). */
-  async held(): Promise<Map<SinkName, readonly AfiCode[]>> {
-    const out = new Map<SinkName, readonly AfiCode[]>();
+  async held(): Promise<Map<string, readonly AfiCode[]>> {
+    const out = new Map<string, readonly AfiCode[]>();
     for (const [name, s] of this.#sinks) {
       if (!s.target.held) continue;
       try {
@@ -89,19 +90,11 @@ export class Forwarding {
       const have = this.#sinks.get(name);
       const stale = want?.install.some((p) => changedPolicies.has(p)) ?? false;
       if (have && !stale && JSON.stringify(have.config) === JSON.stringify(want)) continue;
-      if (have) {
-        this.#sinks.delete(name);
-        have.remove?.();
-        await have.driver
-          .close()
-          .catch((e: unknown) => this.#c.log.warn({ sink: name, error: String(e) }, 'closing a sink failed'));
-      }
+      if (have) await this.remove(name);
       if (!want) continue;
-      const { clock } = this.#c;
       let driver: SinkDriver | undefined;
-      let target: FibTarget;
       try {
-        target = this.#c.target(name, config, () => driver?.resync());
+        const target = this.#c.target(name, config, () => driver?.resync());
         const install =
           want.install.length > 0
             ? new PolicyChain(
@@ -109,26 +102,42 @@ export class Forwarding {
                 want.install.map((n) => policies.get(n)!),
               )
             : undefined;
-        driver = new SinkDriver(
-          target,
-          { install },
-          {
-            log: this.#c.log,
-            replay: (into) => this.#c.flow.replay(into),
-            setTimer: (fn, ms) => clock.setTimeout(fn, ms),
-            clearTimer: (h) => clock.clearTimeout(h),
-            now: () => clock.now(),
-          },
-        );
+        driver = this.add(name, target, { install }, want);
       } catch (error) {
         this.#c.log.error({ sink: name, error: String(error) }, 'sink not started');
-        continue;
       }
-      const installed: Installed = { driver, target, remove: null, config: want };
-      this.#sinks.set(name, installed);
-      if (this.#holding) this.#c.log.info({ sink: driver.name }, 'route sink held until our restart is done');
-      else this.#startSink(installed);
     }
+  }
+
+  /**
+   * Adds a sink under `name` with a target the caller built (an OVN route table's): started
+   * now, or held with the others during our restart. `config` tells reloads whether it changed.
+   */
+  add(name: string, target: FibTarget, init: SinkDriverInit, config: unknown = null): SinkDriver {
+    const { clock } = this.#c;
+    const driver = new SinkDriver(target, init, {
+      log: this.#c.log,
+      replay: (into) => this.#c.flow.replay(into),
+      setTimer: (fn, ms) => clock.setTimeout(fn, ms),
+      clearTimer: (h) => clock.clearTimeout(h),
+      now: () => clock.now(),
+    });
+    const installed: Installed = { driver, target, remove: null, config };
+    this.#sinks.set(name, installed);
+    if (this.#holding) this.#c.log.info({ sink: driver.name }, 'route sink held until our restart is done');
+    else this.#startSink(installed);
+    return driver;
+  }
+
+  /** Stops and closes the sink of `name` (its target removes its routes as configured). */
+  async remove(name: string): Promise<void> {
+    const have = this.#sinks.get(name);
+    if (!have) return;
+    this.#sinks.delete(name);
+    have.remove?.();
+    await have.driver
+      .close()
+      .catch((e: unknown) => this.#c.log.warn({ sink: name, error: String(e) }, 'closing a sink failed'));
   }
 
   #startSink(s: Installed): void {

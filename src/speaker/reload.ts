@@ -26,6 +26,7 @@ export interface ReloadHost {
   setSinks(config: Config, changedPolicies: ReadonlySet<string>): Promise<void>;
   /** The OVN settings changed: reconnect and derive again, routes that stay kept. */
   setOvn(config: Config): Promise<void>;
+  setRouteTables(config: Config): Promise<void>;
 }
 
 /** A change that only a new session object carries (the session layer resolves its settings once). */
@@ -103,4 +104,5 @@ export async function applyReloadPlan(host: ReloadHost, plan: ReloadPlan, config
   const changedPolicies = new Set([...plan.policies.changed, ...plan.policies.removed]);
   await host.setSinks(config, changedPolicies);
   if (plan.ovn.length > 0) await host.setOvn(config);
+  if (plan.ovnRouteTables.length > 0) await host.setRouteTables(config);
 }

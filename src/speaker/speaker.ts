@@ -46,6 +46,7 @@ import {
   receivedView,
   ribCounts,
   ribView,
+  routeTablesView,
   tapMessageStats,
   WatchHub,
 } from '../control/index.js';
@@ -64,6 +65,7 @@ import {
   SessionExports,
 } from '../routing/index.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
+import { OvnRouteTables } from './ovn-route-tables.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
 import { sessionPeerInit } from './session-init.js';
@@ -115,6 +117,9 @@ export class Speaker implements SpeakerControl {
   /** The `ovn` origin's routes; they outlive a reload's new watcher. */
   #ovnRoutes: LocalOrigin | undefined;
   #ovn: OvnPublishing | undefined;
+  /** The `ovn-table` origin's routes (OVN 25.03 on a chassis); they outlive a reload's new tables. */
+  #tableRoutes: LocalOrigin | undefined;
+  #tables: OvnRouteTables | undefined;
   readonly #tapped = new WeakSet<MessageStats>();
   /** Peers whose settings for the next session wait for the current one to end. */
   readonly #pendingRebuild = new Set<string>();
@@ -219,6 +224,7 @@ export class Speaker implements SpeakerControl {
       speaker.#flow.schedule();
       if (!speaker.#restart) await speaker.#forwarding.configure(config, speaker.#policies);
       await speaker.#setOvn(config);
+      await speaker.#setRouteTables(config);
     } catch (error) {
       await speaker.close();
       throw error;
@@ -288,6 +294,7 @@ export class Speaker implements SpeakerControl {
       await this.#sessions.close(message, { forRestart });
       for (const b of this.#neighbors.values()) b.detach();
       await this.#ovn?.close();
+      await this.#tables?.close({ keepRoutes: true });
       await this.#forwarding.close();
       this.#log.info({}, forRestart ? 'speaker stopped for a restart' : 'speaker stopped');
     })();
@@ -347,7 +354,11 @@ export class Speaker implements SpeakerControl {
   }
 
   ovn(): OvnView | null {
-    return this.#ovn ? ovnView(this.#ovn) : null;
+    const now = this.#components.clock.now();
+    const tables = this.#tables && routeTablesView(this.#tables.status(), this.#tables.southbound, now);
+    if (!this.#ovn) return tables ?? null;
+    const view = ovnView(this.#ovn);
+    return tables ? { ...view, tables: tables.tables } : view;
   }
 
   announceRoute(route: unknown): RouteActionResult {
@@ -383,6 +394,29 @@ export class Speaker implements SpeakerControl {
 
   watch(topics: readonly WatchTopic[], sink: WatchSink): () => void {
     return this.#watch.subscribe(topics, sink);
+  }
+
+  /**
+   * Follows OVN's route tables per the configuration (anew after a change: what stays in a
+   * table is not withdrawn in between); without ovn_route_tables, their routes go.
+   */
+  async #setRouteTables(config: Config): Promise<void> {
+    await this.#tables?.close({ keepRoutes: true });
+    this.#tables = undefined;
+    const c = config.ovnRouteTables;
+    if (!c) {
+      this.#tableRoutes?.withdrawAll();
+      return;
+    }
+    this.#tableRoutes ??= OvnRouteTables.origin(this.#rib, this.#flow);
+    this.#tables = new OvnRouteTables(c, this.#policies, this.#tableRoutes, {
+      rib: this.#rib,
+      flow: this.#flow,
+      forwarding: this.#forwarding,
+      clock: this.#components.clock,
+      log: this.#log,
+    });
+    this.#tables.start();
   }
 
   /** Watches OVN per the configuration (a new watcher after a change); without ovn, its routes go. */
@@ -556,6 +590,7 @@ export class Speaker implements SpeakerControl {
       setMetrics: (m) => this.#setMetrics(m),
       setSinks: (config, changed) => this.#forwarding.configure(config, this.#policies, changed),
       setOvn: (config) => this.#setOvn(config),
+      setRouteTables: (config) => this.#setRouteTables(config),
     };
   }
 

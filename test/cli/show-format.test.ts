@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NeighborSummary, PathView, RibEntryView, SummaryView } from '../../src/api/index.js';
+import type { NeighborSummary, OvnView, PathView, RibEntryView, SummaryView } from '../../src/api/index.js';
 import { formatNeighbors } from '../../src/cli/format-neighbor.js';
 import { formatOvn, formatOvnProblems, formatSinks } from '../../src/cli/format-ovn.js';
 import {
@@ -359,7 +359,43 @@ describe('show ovn, show ovn problems, show sinks', () => {
       /^198\.18\.64\.100\/32 +198\.18\.1\.12 +floating-ip +NAT router1 198\.18\.64\.100 +chassis hv1 \(Port_Binding vm1\), Encap ip$/,
     );
     expect(out.at(-1)).toBe('Not advertised: 1 (show ovn problems)');
-    expect(formatOvn(null)).toBe('OVN is not configured (no ovn section)');
+    expect(formatOvn(null)).toBe('OVN is not configured (no ovn or ovn_route_tables section)');
+  });
+
+  it('OVN route tables: each table, then its routes with their metrics, state, MED and prepends', () => {
+    const view: OvnView = {
+      mode: 'route tables (OVN 25.03+, per chassis)',
+      nb: 'not used',
+      sb: 'synced (unix:/run/ovn/ovnsb_db.sock)',
+      routes: [],
+      problems: [],
+      counts: { advertised: 2, held: 1 },
+      tables: [
+        {
+          name: 'lr0',
+          table: 2,
+          state: 'following, last read 3 s ago (start)',
+          learnSink: 'ovn-table lr0',
+          routes: [
+            { prefix: '198.18.171.0/24', metrics: [1000], state: 'advertised', med: 1000 },
+            { prefix: '198.18.171.10/32', metrics: [100, 1000], state: 'advertised', med: 100 },
+            { prefix: '198.18.171.20/32', metrics: [], state: 'held', med: 4294967295, heldFor: 12 },
+          ],
+        },
+        { name: 'lr9', state: 'router not in the Southbound', routes: [] },
+      ],
+    };
+    const out = formatOvn(view).split('\n');
+    expect(out).toContain(
+      'Route table lr0 (table 2): following, last read 3 s ago (start); learned routes written by sink ovn-table lr0',
+    );
+    expect(out.find((l) => l.startsWith('198.18.171.10/32'))).toMatch(
+      /^198\.18\.171\.10\/32 +100,1000 +advertised +100 *$/,
+    );
+    expect(out.find((l) => l.startsWith('198.18.171.20/32'))).toMatch(
+      /^198\.18\.171\.20\/32 +- +held 12 s +4294967295 *$/,
+    );
+    expect(out).toContain('Route table lr9: router not in the Southbound');
   });
 
   it('problems name the row, its uuid and the reason', () => {

@@ -507,6 +507,24 @@ community_lists:
       'config.yaml:8:12 sinks.zebra.instance: expected an integer 1..65535, got 0',
     ],
   },
+  {
+    name: 'ovn_route_tables: a router without sb, an entry with both router and table, one listed twice, an unknown learn policy, a bad preference',
+    text: `${SPEAKER}ovn_route_tables:
+  tables:
+    - { router: lr0, learn: [nope] }
+    - { router: lr1, table: 7 }
+    - { table: 7 }
+    - { table: 7 }
+  preference: closest
+`,
+    want: [
+      'config.yaml:7:9 ovn_route_tables.tables[0].router: needs ovn_route_tables.sb to find the router’s table',
+      'config.yaml:7:30 ovn_route_tables.tables[0].learn[0]: no policy named "nope"',
+      'config.yaml:8:7 ovn_route_tables.tables[1]: needs exactly one of router and table',
+      'config.yaml:10:7 ovn_route_tables.tables[3]: table 7 is listed twice',
+      'config.yaml:11:3 ovn_route_tables.preference: expected one of med, prepend, local-only, got "closest"',
+    ],
+  },
   // --- YAML itself ---
   {
     name: 'a duplicate key is a syntax error (which value was meant?)',

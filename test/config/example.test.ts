@@ -278,6 +278,7 @@ const expected: Config = {
       serviceVips: { enabled: false, communities: [], largeCommunities: [] },
     },
   },
+  ovnRouteTables: undefined,
   sinks: {
     kernel: { table: 200, metric: 20, protocol: 186, onStop: 'keep', install: [] },
     zebra: { socket: '/run/frr/zserv.api', instance: 1, distance: 20, metric: 0, install: [] },

@@ -52,7 +52,7 @@ class MemoryTarget implements FibTarget {
   async close(): Promise<void> {}
 }
 
-function setup(decision = {}, init: { maxBatch?: number } = {}) {
+function setup(decision = {}, init: { maxBatch?: number; learnedOnly?: boolean } = {}) {
   const rib = new Rib({ localAs: LOCAL_AS, routerId: ROUTER_ID, decision });
   const flow = new RouteFlow(rib, (fn) => setImmediate(fn));
   const target = new MemoryTarget();
@@ -94,6 +94,28 @@ describe('SinkDriver', () => {
     await settle();
     expect(target.routes.size).toBe(0);
     expect(driver.status().state).toBe('in-sync');
+  });
+
+  it('learnedOnly: a prefix whose best path is one of our own origins is not installed, a learned one is', async () => {
+    const { rib, flow, target, driver } = setup({}, { learnedOnly: true });
+    const own = rib.origin('ovn-table');
+    rib.originate(parsePrefix('198.18.171.10/32'), attrs([], {}), 0, own);
+    const a = rib.addPeer(EBGP_A);
+    rib.announce(a, v4('198.18.180.0/24'), attrs([65001], {}, '198.18.171.254'));
+    flow.flush();
+    driver.start();
+    await settle();
+    expect(Object.fromEntries(target.routes)).toEqual({ '198.18.180.0/24': ['198.18.171.254'] });
+    // The peer's path to our own prefix loses to the local one: still nothing installed there.
+    rib.announce(a, v4('198.18.171.10/32'), attrs([65001], {}, '198.18.171.254'));
+    flow.flush();
+    await settle();
+    expect([...target.routes.keys()]).toEqual(['198.18.180.0/24']);
+    // Once ours leaves, the learned path is best and goes in.
+    rib.unoriginate(parsePrefix('198.18.171.10/32'), 0, own);
+    flow.flush();
+    await settle();
+    expect(target.routes.get('198.18.171.10/32')).toEqual(['198.18.171.254']);
   });
 
   it('coalesces changes to one prefix while the target is busy: only the newest is sent', async () => {

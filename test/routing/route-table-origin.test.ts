@@ -100,11 +100,26 @@ describe('RouteTableOrigin', () => {
     expect(table.view()).toEqual([]);
   });
 
+  it('a route that leaves a table that keeps others (a NAT deleted) goes at once to the worst MED, then is withdrawn', async () => {
+    const { table, clock, best, flush } = setup({ holdTimeMs: 30_000, confirmMs: 1000 });
+    table.add('198.18.171.10', 100);
+    table.add('198.18.171.0/24', 1000);
+    flush();
+    table.remove('198.18.171.10', 100);
+    expect(flush()).toEqual(['+198.18.171.10/32 ovn-table']);
+    expect(best('198.18.171.10/32')!.attrs.med).toBe(MED_LEAVING);
+    await clock.advance(999);
+    expect(flush()).toEqual([]);
+    await clock.advance(1);
+    expect(flush()).toEqual(['-198.18.171.10/32 ovn-table']);
+    expect(table.counts()).toEqual({ table: 1, advertised: 1, held: 0 });
+  });
+
   it('ovn-controller restarting (the table emptied, then refilled) is no withdrawal', async () => {
     const { table, clock, best, flush } = setup({ holdTimeMs: 30_000 });
     const full = [
-      { prefix: '198.18.171.10', metric: 100 },
-      { prefix: '198.18.171.0/24', metric: 1000 },
+      { prefix: '198.18.171.10', metrics: [100] },
+      { prefix: '198.18.171.0/24', metrics: [1000] },
     ];
     table.replaceAll(full);
     flush();
@@ -119,11 +134,11 @@ describe('RouteTableOrigin', () => {
 
   it('replaceAll changes nothing for routes that stayed', () => {
     const { table, flush } = setup();
-    table.replaceAll([{ prefix: '198.18.171.10', metric: 100 }]);
+    table.replaceAll([{ prefix: '198.18.171.10', metrics: [100] }]);
     flush();
     table.replaceAll([
-      { prefix: '198.18.171.10', metric: 100 },
-      { prefix: '198.18.171.11', metric: 100 },
+      { prefix: '198.18.171.10', metrics: [100] },
+      { prefix: '198.18.171.11', metrics: [100] },
     ]);
     expect(flush()).toEqual(['+198.18.171.11/32 ovn-table']);
   });
@@ -179,10 +194,10 @@ describe('RouteTableOrigin', () => {
     );
   });
 
-  it('property: a route back within the hold time is never withdrawn', async () => {
+  it('property: a route back within the confirm time is never withdrawn', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
-        const { table, clock, flush } = setup({ holdTimeMs: 10_000 });
+        const { table, clock, flush } = setup({ holdTimeMs: 10_000, confirmMs: 5000 });
         const withdrawn: string[] = [];
         for (const o of ops) {
           const p = `198.18.171.${o.host}`;
@@ -191,8 +206,32 @@ describe('RouteTableOrigin', () => {
           await clock.advance(100);
           withdrawn.push(...flush().filter((c) => c.startsWith('-')));
         }
-        // 40 steps of 100 ms stay inside one hold time.
+        // 40 steps of 100 ms stay inside one confirm time.
         expect(withdrawn).toEqual([]);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('property: a table emptied keeps every route until the hold time, then none', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
+        const { table, clock, flush, best } = setup({ holdTimeMs: 10_000, confirmMs: 1000 });
+        for (const o of ops) {
+          if (o.add) table.add(`198.18.171.${o.host}`, o.metric);
+          else table.remove(`198.18.171.${o.host}`, o.metric);
+        }
+        await clock.advance(2000);
+        flush();
+        const before = table.counts().advertised;
+        table.replaceAll([]);
+        await clock.advance(9_999);
+        expect(flush().filter((c) => c.startsWith('-'))).toEqual([]);
+        expect(table.counts().advertised).toBe(before);
+        await clock.advance(1);
+        flush();
+        expect(table.counts()).toEqual({ table: 0, advertised: 0, held: 0 });
+        for (let host = 1; host <= 6; host++) expect(best(`198.18.171.${host}/32`)).toBeUndefined();
       }),
       { numRuns: 50 },
     );

@@ -39,8 +39,8 @@ import type { KernelComponents, KernelStatus, KernelTargetInit } from './types.j
  * owned.ts, what to write plan.ts, the guard of our routes repair.ts, status report.ts.
  */
 export class KernelTarget implements FibTarget {
-  readonly name = 'kernel';
-  readonly #init: Required<KernelTargetInit>;
+  readonly name: string;
+  readonly #init: Required<Omit<KernelTargetInit, 'name'>>;
   readonly #log: Logger;
   readonly #openSocket: RtnlSocketFactory;
   readonly #clock: Clock;
@@ -59,6 +59,7 @@ export class KernelTarget implements FibTarget {
   #lastError: string | undefined;
 
   constructor(init: KernelTargetInit, components: KernelComponents = {}) {
+    this.name = init.name ?? 'kernel';
     this.#init = {
       batch: KERNEL_DEFAULTS.batch,
       maxInFlight: KERNEL_DEFAULTS.maxInFlight,

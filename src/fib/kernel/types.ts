@@ -13,6 +13,8 @@ export interface KernelTargetInit {
   readonly protocol: number;
   /** On close: delete every route of ours (flush) or leave them for the next start (keep). */
   readonly onStop: 'flush' | 'keep';
+  /** What `show sinks` and the logs call it; default `kernel`. */
+  readonly name?: string;
   readonly batch?: number;
   readonly maxInFlight?: number;
   readonly recvBuffer?: number;

@@ -35,6 +35,7 @@ import {
   stopProcesses,
 } from '../../../frr-interop/lab/index.js';
 import { eventually } from '../../speaker/lab-speaker.js';
+import { SpeakerProcess } from './ovn-speaker.js';
 
 export const FABRIC_AS = 65001;
 export const CHASSIS_AS = 65171;
@@ -205,11 +206,24 @@ export class OvnDrLab {
     return [...new Set(doc.data.map(([p]) => p))].sort();
   }
 
-  /** Stops ovn-controller of a chassis (SIGTERM, as a package upgrade does). */
+  /**
+   * Stops ovn-controller of a chassis as `ovn-appctl exit` does (what stopping the service
+   * does): it releases its ports and removes the routes it installed in the kernel before it
+   * exits. (A SIGTERM or a crash leaves them in the table.)
+   */
   async stopController(i: number): Promise<void> {
-    const rec = this.#procs.get(this.#pidOf(join(this.chassisDir(i), 'ovn-controller.pid')) ?? -1);
+    const h = this.chassisDir(i);
+    const rec = this.#procs.get(this.#pidOf(join(h, 'ovn-controller.pid')) ?? -1);
     if (!rec) throw new Error(`no ovn-controller on hv${i}`);
-    await stopProcesses([rec]);
+    await run(this.root.argv(['ovn-appctl', '-t', `${h}/ovn-controller.ctl`, 'exit']), {
+      timeoutMs: OVN_COMMAND_MS,
+    });
+    await eventually(
+      async () => (isRunning(rec) ? undefined : true),
+      `ovn-controller of hv${i} exited`,
+      START_MS,
+      100,
+    );
     this.#procs.delete(rec.pid);
   }
 
@@ -225,6 +239,7 @@ export class OvnDrLab {
           '--no-chdir',
           `--pidfile=${h}/ovn-controller.pid`,
           `--log-file=${h}/ovn-controller.log`,
+          `--unixctl=${h}/ovn-controller.ctl`,
           `unix:${h}/db.sock`,
         ],
         this.chassisNs(i),
@@ -422,6 +437,40 @@ export class OvnDrLab {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Starts one of our speakers (`ovn-bgp-speaker run`) on chassis `where` (or the central
+   * namespace) with these top-level sections, peering with the fabric over IPv4 and taking
+   * every route it offers; waits until the session is Established.
+   */
+  async startSpeaker(where: number | 'central', sections: Record<string, unknown>): Promise<SpeakerProcess> {
+    const index = where === 'central' ? 9 : where;
+    const s = SpeakerProcess.spawn(
+      {
+        index,
+        ns: where === 'central' ? this.centralNs : this.chassisNs(where),
+        dir: this.dir,
+        address: where === 'central' ? CENTRAL : chassisAddress(where),
+        routerAddress: FABRIC.ipv4,
+        localAs: CHASSIS_AS,
+        routerAs: FABRIC_AS,
+        learn: true,
+        sections,
+      },
+      (r) => this.#procs.set(r.pid, r),
+    );
+    await eventually(
+      async () => {
+        if (!s.running) throw new Error(`speaker s${index} exited: ${s.logTail()}`);
+        const sum = await s.summary().catch(() => undefined);
+        return sum?.neighbors.every((n) => n.state === 'Established') ? true : undefined;
+      },
+      `speaker s${index} Established with the fabric`,
+      START_MS,
+      200,
+    );
+    return s;
   }
 
   /** Records a process the caller started in this lab (a speaker), so teardown stops it. */

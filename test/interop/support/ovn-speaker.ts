@@ -29,8 +29,15 @@ export interface SpeakerPlan {
   readonly dir: string;
   readonly address: { readonly ipv4: string; readonly ipv6: string };
   readonly routerAddress: string;
-  /** The `ovn` section, nb and sb included. */
-  readonly ovn: Record<string, unknown>;
+  /** The `ovn` section, nb and sb included (absent: none). */
+  readonly ovn?: Record<string, unknown>;
+  /** Other top-level sections (ovn_route_tables, sinks). */
+  readonly sections?: Record<string, unknown>;
+  /** Our AS and the router's, when not SPEAKER_AS and ROUTER_AS. */
+  readonly localAs?: number;
+  readonly routerAs?: number;
+  /** What we take from the router: nothing (default) or everything. */
+  readonly learn?: boolean;
 }
 
 /** The configuration file, as an operator writes it. */
@@ -38,7 +45,7 @@ function configDoc(p: SpeakerPlan, socket: string): Record<string, unknown> {
   return {
     speaker: {
       name: `s${p.index}`,
-      local_as: SPEAKER_AS,
+      local_as: p.localAs ?? SPEAKER_AS,
       router_id: p.address.ipv4,
       listen: { address: '::', port: 179 },
       hold_time: 9,
@@ -50,10 +57,10 @@ function configDoc(p: SpeakerPlan, socket: string): Record<string, unknown> {
       {
         name: 'router',
         peer_ip: p.routerAddress,
-        remote_as: ROUTER_AS,
+        remote_as: p.routerAs ?? ROUTER_AS,
         families: ['ipv4-unicast', 'ipv6-unicast'],
-        // We learn nothing from the router; everything we have goes to it (RFC 8212).
-        import: ['none'],
+        // By default we learn nothing from the router; everything we have goes to it (RFC 8212).
+        import: [p.learn ? 'all' : 'none'],
         export: ['all'],
       },
     ],
@@ -61,7 +68,8 @@ function configDoc(p: SpeakerPlan, socket: string): Record<string, unknown> {
       all: { statements: [{ action: 'accept' }] },
       none: { statements: [{ action: 'reject' }] },
     },
-    ovn: p.ovn,
+    ...(p.ovn && { ovn: p.ovn }),
+    ...p.sections,
   };
 }
 
