@@ -46,6 +46,7 @@ export {
   type TableRouteView,
 } from './route-table-origin.js';
 export {
+  connectedNetworks,
   type InterfaceTable,
   peerOnLink,
   type SessionAddresses,

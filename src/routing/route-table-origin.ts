@@ -39,6 +39,12 @@ export interface RouteTableOriginInit {
   readonly confirmMs?: number;
   readonly communities?: readonly number[];
   readonly largeCommunities?: readonly (readonly [number, number, number])[];
+  /**
+   * Whether a prefix is a network connected on this host (the provider network the gateway
+   * port shares with us): not advertised, as zebra's connected route wins over the table's and
+   * FRR never redistributes it, and the fabric holds it connected anyway.
+   */
+  readonly connected?: (prefix: string) => boolean;
 }
 
 /** One prefix as the table and the origin see it. */
@@ -46,7 +52,7 @@ export interface TableRouteView {
   readonly prefix: string;
   /** The metrics of the table's routes for the prefix (several while ovn-controller moves one). */
   readonly metrics: readonly number[];
-  /** advertised; held: gone from the table, still advertised until `until`; skipped: local-only. */
+  /** advertised; held: gone from the table, still advertised until `until`; skipped: local-only, or connected here. */
   readonly state: 'advertised' | 'held' | 'skipped';
   readonly med?: number;
   readonly prepend?: number;
@@ -192,6 +198,7 @@ export class RouteTableOrigin {
     const i = this.#init;
     const local = metric <= i.localMetric;
     if (i.preference === 'local-only' && !local) return null;
+    if (i.connected?.(prefix)) return null;
     return {
       prefix,
       nextHop: NEXT_HOP_SELF,

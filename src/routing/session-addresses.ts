@@ -85,3 +85,22 @@ function normalizeSafe(text: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The networks of this host's addresses (link-local ones left out), as the RIB writes
+ * prefixes: what the kernel holds as connected routes, which a routing table's route for the
+ * same prefix never wins against in zebra (so FRR never redistributes it).
+ */
+export function connectedNetworks(interfaces: InterfaceTable): Set<string> {
+  const out = new Set<string>();
+  for (const list of Object.values(interfaces))
+    for (const a of list ?? []) {
+      if (a.cidr === null || (a.family === 'IPv6' && LINK_LOCAL.test(a.address))) continue;
+      try {
+        out.add(parsePrefix(a.cidr).toString());
+      } catch {
+        // not a prefix the RIB reads: not one a table route could name either
+      }
+    }
+  return out;
+}

@@ -5,7 +5,13 @@ import { KernelTableReader, KernelTarget } from '../fib/kernel/index.js';
 import { RouterTables } from '../ovn/index.js';
 import { PolicyChain } from '../policy/index.js';
 import type { Rib } from '../rib/index.js';
-import { LocalOrigin, type RouteFlow, RouteTableOrigin } from '../routing/index.js';
+import {
+  connectedNetworks,
+  type InterfaceTable,
+  LocalOrigin,
+  type RouteFlow,
+  RouteTableOrigin,
+} from '../routing/index.js';
 import type { Forwarding } from './forwarding.js';
 import type { CompiledPolicies } from './policies.js';
 
@@ -17,6 +23,8 @@ export interface OvnRouteTablesComponents {
   readonly forwarding: Forwarding;
   readonly clock: Clock;
   readonly log: Logger;
+  /** Our interfaces' addresses (os.networkInterfaces). */
+  readonly interfaces: () => InterfaceTable;
 }
 
 /** The parts that follow one table while its number is known. */
@@ -43,6 +51,8 @@ export class OvnRouteTables {
   readonly #running = new Map<string, Running>();
   readonly #lookup: RouterTables | undefined;
   #closed = false;
+  /** This host's connected networks, read at most once a second (a burst of routes asks many times). */
+  #networks: { readonly at: number; readonly set: ReadonlySet<string> } | undefined;
 
   constructor(
     config: OvnRouteTablesConfig,
@@ -66,6 +76,7 @@ export class OvnRouteTables {
             holdTimeMs: config.holdTime * MS_PER_SECOND,
             communities: config.communities,
             largeCommunities: config.largeCommunities,
+            connected: (prefix) => this.#connected().has(prefix),
           },
           origin,
           components.clock,
@@ -84,6 +95,13 @@ export class OvnRouteTables {
             { clock: components.clock, logger: components.log },
           )
         : undefined;
+  }
+
+  #connected(): ReadonlySet<string> {
+    const now = this.#c.clock.now();
+    if (!this.#networks || now - this.#networks.at > MS_PER_SECOND)
+      this.#networks = { at: now, set: connectedNetworks(this.#c.interfaces()) };
+    return this.#networks.set;
   }
 
   /** The routes of every table are one LocalOrigin's: `ovn-table` in the RIB. */

@@ -415,6 +415,7 @@ export class Speaker implements SpeakerControl {
       forwarding: this.#forwarding,
       clock: this.#components.clock,
       log: this.#log,
+      interfaces: this.#components.interfaces,
     });
     this.#tables.start();
   }

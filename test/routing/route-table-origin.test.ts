@@ -72,6 +72,15 @@ describe('RouteTableOrigin', () => {
     expect(best('198.18.171.0/24')!.attrs.asPath).toEqual([{ type: 2, asns: [LOCAL_AS, LOCAL_AS] }]);
   });
 
+  it('a network connected on this host (the provider network) is not advertised', () => {
+    const { table, best, flush } = setup({ connected: (p) => p === '198.18.171.0/24' });
+    table.add('198.18.171.0/24', 1000);
+    table.add('198.18.171.10', 100);
+    expect(flush()).toEqual(['+198.18.171.10/32 ovn-table']);
+    expect(best('198.18.171.0/24')).toBeUndefined();
+    expect(table.view().find((r) => r.prefix === '198.18.171.0/24')?.state).toBe('skipped');
+  });
+
   it('local-only: a route the chassis does not host is not advertised until it is', () => {
     const { table, best, flush } = setup({ preference: 'local-only' });
     table.add('198.18.171.10', 1000);
@@ -221,7 +230,9 @@ describe('RouteTableOrigin', () => {
           if (o.add) table.add(`198.18.171.${o.host}`, o.metric);
           else table.remove(`198.18.171.${o.host}`, o.metric);
         }
-        await clock.advance(2000);
+        // A route that stays keeps the table from being empty; past every hold from the steps.
+        table.add('198.18.171.99', 100);
+        await clock.advance(11_000);
         flush();
         const before = table.counts().advertised;
         table.replaceAll([]);
