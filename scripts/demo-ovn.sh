@@ -7,6 +7,11 @@
 #   bash scripts/demo-ovn.sh --once   the same, then remove everything (CI=true implies --once)
 #   bash scripts/demo-ovn.sh down     remove everything a run left: its processes (by recorded
 #                                     PID), its namespaces, its files
+#   bash scripts/demo-ovn.sh --ovn25  the same story on OVN 25.03's own dynamic routing: OVN
+#                                     computes what it advertises, ovn-controller fills each
+#                                     chassis' routing table, our speaker on each chassis takes
+#                                     FRR's seat (FRR 10.3 as the fabric; from a Debian trixie
+#                                     root built once); --once and down work with it too
 #
 # Needs root (network namespaces). Files in /tmp/obs-ovn-demo, namespaces obs-ovn-*; OVN is
 # reached over unix sockets only, so no TCP port on the host is taken. Every wait is bounded.
@@ -53,9 +58,11 @@ say() { printf '\n== %s ==\n' "$*"; }
 
 once=0
 command=up
+ovn25=0
 for arg in "$@"; do
   case "$arg" in
     --once) once=1 ;;
+    --ovn25) ovn25=1 ;;
     down) command=down ;;
     up) command=up ;;
     -h | --help)
@@ -71,6 +78,17 @@ for arg in "$@"; do
 done
 case "${CI:-}" in true | 1) once=1 ;; esac
 [ "$(id -u)" = 0 ] || die "run as root: the demo creates network namespaces and starts daemons in them"
+
+if [ "$ovn25" = 1 ]; then
+  [ -d node_modules ] || npm ci
+  if [ "$command" = down ]; then exec npx tsx frr-interop/ovn-demo/dr.ts down; fi
+  bash scripts/deps.sh
+  bash scripts/trixie-root.sh ensure >/dev/null
+  npm run build >/dev/null
+  args=()
+  [ "$once" = 1 ] && args+=(--once)
+  exec npx tsx frr-interop/ovn-demo/dr.ts "${args[@]}"
+fi
 
 # --- processes: recorded when started, stopped by PID ------------------------------------------
 

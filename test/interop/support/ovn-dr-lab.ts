@@ -137,6 +137,11 @@ export class OvnDrLab {
     return lab;
   }
 
+  /** Removes what a lab of this id left when its process died before its teardown. */
+  static async removeLeftovers(id: string): Promise<void> {
+    await removeLeftovers(`dr-${id}-`, await DaemonRoot.trixie());
+  }
+
   get fabricNs(): string {
     return `${this.prefix}f`;
   }
