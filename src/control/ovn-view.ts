@@ -13,6 +13,10 @@ const KIND_NAMES: Readonly<Record<Advertisement['kind'], string>> = {
   providerPorts: 'provider-port',
   podSubnets: 'pod-subnet',
   serviceVips: 'service-vip',
+  nat: 'nat',
+  lb: 'lb',
+  connected: 'connected',
+  static: 'static',
 };
 
 const remoteList = (list: readonly OvsdbRemote[]) => list.map((r) => r.text).join(',');

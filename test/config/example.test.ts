@@ -258,6 +258,7 @@ const expected: Config = {
       caCert: '/etc/ovn-bgp-speaker/cacert.pem',
     },
     mode: 'central',
+    source: 'auto',
     chassis: undefined,
     ovs: 'unix:/var/run/openvswitch/db.sock',
     localNextHop: {},
@@ -276,6 +277,11 @@ const expected: Config = {
       providerPorts: { enabled: true, communities: [], largeCommunities: [] },
       podSubnets: { enabled: true, communities: [], largeCommunities: [] },
       serviceVips: { enabled: false, communities: [], largeCommunities: [] },
+      // As floating_ips and load_balancer_vips, which they are when the speaker derives them.
+      nat: { enabled: true, communities: [65000 * 65536 + 101], largeCommunities: [] },
+      lb: { enabled: true, communities: [], largeCommunities: [] },
+      connected: { enabled: true, communities: [65000 * 65536 + 103], largeCommunities: [] },
+      static: { enabled: true, communities: [], largeCommunities: [] },
     },
   },
   sinks: {
