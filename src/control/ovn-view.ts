@@ -33,6 +33,15 @@ function waiting(o: OvnPublishing): Pick<OvnView, 'mode' | 'nb' | 'sb'> {
   };
 }
 
+/** `ovn.source` and whether the SB serves it (undefined: the SB has not answered yet). */
+function sourceText(source: OvnPublishing['config']['source'], inSb: boolean | undefined): string {
+  if (source === 'derive' || inSb === undefined) return source;
+  if (inSb) return `${source} (Advertised_Route in SB)`;
+  return source === 'auto'
+    ? 'auto (no Advertised_Route in SB: OVN before 25.03, every router derived)'
+    : 'advertised_routes (no Advertised_Route in SB: OVN before 25.03, nothing to advertise)';
+}
+
 /** `show ovn`: the watcher's connections, the routes it derived and the problems it met. */
 export function ovnView(o: OvnPublishing): OvnView {
   const s = o.status;
@@ -42,6 +51,7 @@ export function ovnView(o: OvnPublishing): OvnView {
   for (const [k, n] of Object.entries(s.counts)) counts[KIND_NAMES[k as Advertisement['kind']]] = n;
   return {
     mode: `${c.mode} (${s.state})`,
+    source: sourceText(c.source, s.advertisedRoutes),
     nb: `${s.nb.state} (${'remote' in s.nb ? s.nb.remote : remoteList(c.nb)})`,
     sb: `${s.sb.state} (${'remote' in s.sb ? s.sb.remote : remoteList(c.sb)})`,
     routes: s.advertisements.map((a) => ({
