@@ -29,6 +29,9 @@ export interface SpeakerPlan {
   readonly dir: string;
   readonly address: { readonly ipv4: string; readonly ipv6: string };
   readonly routerAddress: string;
+  /** Our AS and the router's, when not SPEAKER_AS and ROUTER_AS. */
+  readonly localAs?: number;
+  readonly routerAs?: number;
   /** The `ovn` section, nb and sb included. */
   readonly ovn: Record<string, unknown>;
 }
@@ -38,7 +41,7 @@ function configDoc(p: SpeakerPlan, socket: string): Record<string, unknown> {
   return {
     speaker: {
       name: `s${p.index}`,
-      local_as: SPEAKER_AS,
+      local_as: p.localAs ?? SPEAKER_AS,
       router_id: p.address.ipv4,
       listen: { address: '::', port: 179 },
       hold_time: 9,
@@ -50,7 +53,7 @@ function configDoc(p: SpeakerPlan, socket: string): Record<string, unknown> {
       {
         name: 'router',
         peer_ip: p.routerAddress,
-        remote_as: ROUTER_AS,
+        remote_as: p.routerAs ?? ROUTER_AS,
         families: ['ipv4-unicast', 'ipv6-unicast'],
         // We learn nothing from the router; everything we have goes to it (RFC 8212).
         import: ['none'],
