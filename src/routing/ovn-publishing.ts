@@ -124,7 +124,13 @@ export class OvnPublishing {
     );
     this.#watcher.start();
     this.#log.info(
-      { nb: remotes(c.nb), sb: remotes(c.sb), mode: c.mode, ...(chassis !== undefined && { chassis }) },
+      {
+        nb: remotes(c.nb),
+        sb: remotes(c.sb),
+        mode: c.mode,
+        source: c.source,
+        ...(chassis !== undefined && { chassis }),
+      },
       'watching OVN',
     );
   }
