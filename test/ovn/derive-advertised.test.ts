@@ -128,6 +128,30 @@ describe('Advertised_Route rows (source auto, router1 with dynamic routing on)',
   });
 });
 
+describe('Advertised_Route rows in local mode', () => {
+  it('give what lives on our chassis, next hop ourselves: tracked routes where the port is bound, the rest where the gateway is', () => {
+    const { m } = drModel();
+    const local = (chassis: string) =>
+      table(
+        deriveOvnRoutes(m.snapshot(), cfg('auto', { mode: 'local', localChassis: chassis })).advertisements,
+      );
+    // gw1 holds cr-lrp-public: the gateway's routes, and the networks behind it via the gateway address.
+    expect(sorted(local('gw1'))).toEqual(
+      sorted([
+        'nat 198.18.64.101/32 via self',
+        'lb 198.18.64.200/32 via self',
+        'connected 198.18.64.0/24 via 198.18.64.1',
+        'static 198.18.90.0/24 via 198.18.64.1',
+        'connected 198.19.1.0/24 via 198.18.64.1',
+        'connected 2001:db8:64::/64 via 2001:db8:64::1',
+        'static 2001:db8:90::/64 via 2001:db8:64::1',
+      ]),
+    );
+    // hv1 hosts vm1: its distributed FIP only.
+    expect(local('hv1')).toEqual(['nat 198.18.64.100/32 via self']);
+  });
+});
+
 describe('the sources', () => {
   it('auto derives a router with dynamic routing off, whatever rows SB still holds', () => {
     const { m, ids } = drModel();
