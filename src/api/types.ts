@@ -205,7 +205,7 @@ export interface OvnOriginView {
 export interface OvnRouteView {
   readonly prefix: string;
   readonly nextHop: string;
-  /** floating-ip, tenant-network, lb-vip, provider-port, pod-subnet, service-vip. */
+  /** floating-ip, tenant-network, lb-vip, provider-port, pod-subnet, service-vip; OVN's own: nat, lb, connected, static. */
   readonly kind: string;
   readonly origin: OvnOriginView;
   /** How the next hop was chosen. */
@@ -222,6 +222,11 @@ export interface OvnProblemView {
 /** `show ovn`: the connection, every advertised route with its OVN row, what could not be. */
 export interface OvnView {
   readonly mode: string;
+  /**
+   * Where routes come from (`ovn.source`) and whether the SB has OVN's own Advertised_Route,
+   * e.g. "auto (Advertised_Route in SB)".
+   */
+  readonly source?: string;
   readonly nb: string;
   readonly sb: string;
   readonly routes: readonly OvnRouteView[];

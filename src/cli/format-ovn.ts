@@ -1,5 +1,10 @@
-import type { OvnTableView, OvnView, SinkView } from '../api/index.js';
+import type { OvnOriginView, OvnTableView, OvnView, SinkView } from '../api/index.js';
 import { renderTable } from './table.js';
+
+/** An SB Advertised_Route row has no name of its own: its uuid goes with the router and port. */
+function fromText(o: OvnOriginView): string {
+  return o.db === 'sb' ? `${o.table} ${o.name} ${o.uuid}` : `${o.table} ${o.name}`;
+}
 
 /** `show ovn`: connection, then every advertised route with the OVN row it came from. */
 export function formatOvn(v: OvnView | null): string {
@@ -9,18 +14,13 @@ export function formatOvn(v: OvnView | null): string {
     .join(', ');
   const lines = [
     `OVN mode ${v.mode}`,
+    ...(v.source === undefined ? [] : [`Source: ${v.source}`]),
     `Northbound: ${v.nb}`,
     `Southbound: ${v.sb}`,
     `Routes: ${v.routes.length}${counts ? ` (${counts})` : ''}${v.lastDerivationMs === undefined ? '' : `, last derivation ${v.lastDerivationMs.toFixed(1)} ms`}`,
     '',
   ];
-  const rows = v.routes.map((r) => [
-    r.prefix,
-    r.nextHop,
-    r.kind,
-    `${r.origin.table} ${r.origin.name}`,
-    r.why,
-  ]);
+  const rows = v.routes.map((r) => [r.prefix, r.nextHop, r.kind, fromText(r.origin), r.why]);
   lines.push(
     ...renderTable(
       [

@@ -8,6 +8,7 @@ import {
   KEEPALIVE_HOLD_TIME_RATIO,
   Safi,
 } from '../bgp/wire/index.js';
+import { OVN_SOURCES } from '../ovn/index.js';
 import { PolicyDefaults } from '../policy/index.js';
 import { RibDefaults } from '../rib/index.js';
 
@@ -162,7 +163,9 @@ export const SUGGESTION_MAX_DISTANCE = 2;
 
 /** `ovn.mode`: one speaker (or several for HA) advertising everything, or one per chassis. */
 export const OVN_MODES = ['central', 'local'] as const;
-/** `ovn.routes` keys, one per kind of OVN-derived route. */
+/** `ovn.source`: derive routes, take OVN's own Advertised_Route (OVN 25.03+), or each where it fits. */
+export { OVN_SOURCES };
+/** `ovn.routes` keys, one per kind of OVN route: six derived, four of OVN's Advertised_Route. */
 export const OVN_ROUTE_KINDS = [
   'floating_ips',
   'tenant_networks',
@@ -170,9 +173,14 @@ export const OVN_ROUTE_KINDS = [
   'provider_ports',
   'pod_subnets',
   'service_vips',
+  'nat',
+  'lb',
+  'connected',
+  'static',
 ] as const;
 export const OvnDefaults = {
   mode: 'central',
+  source: 'auto',
   /** A burst of OVN changes (one ovn-nbctl transaction's notifications) is gathered this long. */
   coalesceMs: 20,
   /** Routes stay this long when OVN goes away: a database failover must not drop traffic. */

@@ -62,11 +62,14 @@ export function resolveOvn(raw: RawOvn, ctx: Context): OvnConfig | undefined {
   const mode = raw.mode ?? OvnDefaults.mode;
   const r = raw.routes ?? {};
   const tenant = r.tenantNetworks;
+  const floatingIps = kind(r.floatingIps, true);
+  const loadBalancerVips = kind(r.loadBalancerVips, true);
   return {
     nb: raw.nb,
     sb: raw.sb,
     ssl: ssl && { privateKey: ssl.privateKey!, certificate: ssl.certificate!, caCert: ssl.caCert! },
     mode,
+    source: raw.source ?? OvnDefaults.source,
     chassis: raw.chassis,
     ovs: raw.ovs?.map((r) => r.text).join(',') ?? OvnDefaults.ovs,
     localNextHop: raw.localNextHop ?? {},
@@ -74,12 +77,18 @@ export function resolveOvn(raw: RawOvn, ctx: Context): OvnConfig | undefined {
     coalesceMs: raw.coalesceMs ?? OvnDefaults.coalesceMs,
     holdTime: raw.holdTime ?? OvnDefaults.holdTime,
     routes: {
-      floatingIps: kind(r.floatingIps, true),
+      floatingIps,
       tenantNetworks: { ...kind(tenant, false), select: tenantSelect(tenant?.select, ctx) },
-      loadBalancerVips: kind(r.loadBalancerVips, true),
+      loadBalancerVips,
       providerPorts: kind(r.providerPorts, true),
       podSubnets: kind(r.podSubnets, true),
       serviceVips: kind(r.serviceVips, true),
+      // OVN's NAT and VIP routes are what floating_ips and load_balancer_vips mean when the
+      // speaker derives them: a router switching to dynamic routing keeps its communities.
+      nat: r.nat ? kind(r.nat, true) : floatingIps,
+      lb: r.lb ? kind(r.lb, true) : loadBalancerVips,
+      connected: kind(r.connected, true),
+      static: kind(r.static, true),
     },
   };
 }

@@ -6,6 +6,7 @@ import type {
   LOG_LEVELS,
   ORIGINS,
   OVN_MODES,
+  OVN_SOURCES,
   TABLE_PREFERENCES,
 } from './constants.js';
 
@@ -216,6 +217,8 @@ export interface OvnConfig {
     | { readonly privateKey: string; readonly certificate: string; readonly caCert: string }
     | undefined;
   readonly mode: OvnMode;
+  /** Where routes come from: derived, OVN's Advertised_Route, or each where it fits. */
+  readonly source: OvnSource;
   /** Our chassis name (local mode); undefined: read from the local Open_vSwitch row. */
   readonly chassis: string | undefined;
   /** The local Open_vSwitch database (local mode without chassis). */
@@ -230,6 +233,7 @@ export interface OvnConfig {
 }
 
 export type OvnMode = (typeof OVN_MODES)[number];
+export type OvnSource = (typeof OVN_SOURCES)[number];
 
 export interface NextHopPair {
   readonly ipv4?: string;
@@ -254,6 +258,11 @@ export interface OvnRoutesConfig {
   readonly providerPorts: OvnKindConfig;
   readonly podSubnets: OvnKindConfig;
   readonly serviceVips: OvnKindConfig;
+  /** Advertised_Route kinds (OVN 25.03+); nat and lb default to floatingIps and loadBalancerVips. */
+  readonly nat: OvnKindConfig;
+  readonly lb: OvnKindConfig;
+  readonly connected: OvnKindConfig;
+  readonly static: OvnKindConfig;
 }
 
 export interface SinksConfig {

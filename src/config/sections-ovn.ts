@@ -1,5 +1,5 @@
 import { filePath, formatPrefix, ipAddress, ovsdbRemotes, prefix } from './addresses.js';
-import { OVN_MODES, OVN_ROUTE_KINDS, OvnDefaults } from './constants.js';
+import { OVN_MODES, OVN_ROUTE_KINDS, OVN_SOURCES, OvnDefaults } from './constants.js';
 import {
   boolean,
   type Decoded,
@@ -78,6 +78,24 @@ const routesFields = {
   provider_ports: optional(kind, 'IPs of ports on provider (localnet) switches, via their chassis.'),
   pod_subnets: optional(kind, "ovn-kubernetes node subnets, via the node's address."),
   service_vips: optional(kind, 'ovn-kubernetes service VIPs on GR_<node> routers, via that node.'),
+  nat: optional(
+    kind,
+    "Advertised_Route rows of NAT external IPs (OVN 25.03+), via the tracked port's chassis; default: as floating_ips.",
+    'floating_ips',
+  ),
+  lb: optional(
+    kind,
+    "Advertised_Route rows of load-balancer VIPs (OVN 25.03+), via the tracked port's chassis; default: as load_balancer_vips.",
+    'load_balancer_vips',
+  ),
+  connected: optional(
+    kind,
+    "Advertised_Route rows of the router's port networks (OVN 25.03+), via its gateway port address.",
+  ),
+  static: optional(
+    kind,
+    'Advertised_Route rows of static routes, and any other row OVN advertises (OVN 25.03+), via the gateway port address.',
+  ),
 } as const;
 export type RawOvnRoutes = Decoded<typeof routesFields>;
 export const OVN_KIND_KEYS = OVN_ROUTE_KINDS;
@@ -97,6 +115,11 @@ export const ovnFields = {
     oneOf(OVN_MODES),
     'central: advertise every route with the chassis as next hop; local: only what is bound to our chassis, next hop ourselves.',
     OvnDefaults.mode,
+  ),
+  source: optional(
+    oneOf(OVN_SOURCES),
+    "derive: the speaker derives every route from NB and SB; advertised_routes: only OVN's own SB Advertised_Route (OVN 25.03+); auto: Advertised_Route for routers with options:dynamic-routing=true, derivation for the others and for OVN before 25.03.",
+    OvnDefaults.source,
   ),
   chassis: optional(
     name,

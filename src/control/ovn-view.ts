@@ -14,6 +14,10 @@ const KIND_NAMES: Readonly<Record<Advertisement['kind'], string>> = {
   providerPorts: 'provider-port',
   podSubnets: 'pod-subnet',
   serviceVips: 'service-vip',
+  nat: 'nat',
+  lb: 'lb',
+  connected: 'connected',
+  static: 'static',
 };
 
 const remoteList = (list: readonly OvsdbRemote[]) => list.map((r) => r.text).join(',');
@@ -30,6 +34,15 @@ function waiting(o: OvnPublishing): Pick<OvnView, 'mode' | 'nb' | 'sb'> {
   };
 }
 
+/** `ovn.source` and whether the SB serves it (undefined: the SB has not answered yet). */
+function sourceText(source: OvnPublishing['config']['source'], inSb: boolean | undefined): string {
+  if (source === 'derive' || inSb === undefined) return source;
+  if (inSb) return `${source} (Advertised_Route in SB)`;
+  return source === 'auto'
+    ? 'auto (no Advertised_Route in SB: OVN before 25.03, every router derived)'
+    : 'advertised_routes (no Advertised_Route in SB: OVN before 25.03, nothing to advertise)';
+}
+
 /** `show ovn`: the watcher's connections, the routes it derived and the problems it met. */
 export function ovnView(o: OvnPublishing): OvnView {
   const s = o.status;
@@ -39,6 +52,7 @@ export function ovnView(o: OvnPublishing): OvnView {
   for (const [k, n] of Object.entries(s.counts)) counts[KIND_NAMES[k as Advertisement['kind']]] = n;
   return {
     mode: `${c.mode} (${s.state})`,
+    source: sourceText(c.source, s.advertisedRoutes),
     nb: `${s.nb.state} (${'remote' in s.nb ? s.nb.remote : remoteList(c.nb)})`,
     sb: `${s.sb.state} (${'remote' in s.sb ? s.sb.remote : remoteList(c.sb)})`,
     routes: s.advertisements.map((a) => ({

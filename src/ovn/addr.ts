@@ -1,8 +1,10 @@
 import {
   addressBits,
   formatIp,
+  formatIpPrefix,
   type IpAddress,
   type IpPrefix,
+  networkOf,
   type PrefixRules,
   tryParseIp,
   tryParseIpPrefix,
@@ -31,4 +33,26 @@ export function ovnPrefix(text: string): IpPrefix | null {
 /** The host route of an address: `198.18.64.100/32`, `2001:db8::5/128`. */
 export function hostPrefix(ip: IpAddress): string {
   return `${formatIp(ip)}/${addressBits(ip.family)}`;
+}
+
+/** `198.18.64.200:80`, `[2001:db8::1]:80` or a bare address (a VIP key): the address. */
+export function vipAddress(key: string): string {
+  if (key.startsWith('[')) return key.slice(0, key.indexOf(']') + 1);
+  const colons = key.split(':').length - 1;
+  return colons === 1 ? key.slice(0, key.indexOf(':')) : key;
+}
+
+/** The host route of an address as OVN writes it, or null. */
+export function hostRouteOf(text: string): string | null {
+  const ip = ovnIp(text);
+  return ip ? hostPrefix(ip) : null;
+}
+
+/**
+ * An SB Advertised_Route ip_prefix as the RIB keys it: a host route comes without a length
+ * (`"198.18.171.10"`, OVN 25.03) and becomes /32 or /128; host bits are cleared. null: not a prefix.
+ */
+export function advertisedPrefix(text: string): string | null {
+  const p = ovnPrefix(text);
+  return p ? formatIpPrefix(networkOf(p)) : null;
 }

@@ -7,8 +7,10 @@ import {
   prefixContains,
 } from '../address/index.js';
 import type { Row } from '../ovsdb/index.js';
-import { hostPrefix, ovnIp, ovnPrefix } from './addr.js';
+import { hostPrefix, ovnIp, ovnPrefix, vipAddress } from './addr.js';
+import { advertisedRoutesServe } from './derive-dynamic.js';
 import { boundChassis, chassisHop, chassisNamed, type HopResult } from './derive-nexthop.js';
+import { Out, type UnitResult } from './derive-out.js';
 import {
   gatewayRouterChassisName,
   isDistributedGatewayPort,
@@ -21,7 +23,7 @@ import {
 } from './derive-topology.js';
 import { mapGet, opt, set, str } from './rows.js';
 import type { Reader, TableRef } from './store.js';
-import type { Advertisement, OvnDeriveConfig, OvnOrigin, OvnProblem, OvnRouteKind } from './types.js';
+import type { OvnDeriveConfig, OvnOrigin, OvnRouteKind } from './types.js';
 
 /*
  * One unit of derivation per root row: a NAT row (floating IP), a router (tenant networks, LB
@@ -29,50 +31,8 @@ import type { Advertisement, OvnDeriveConfig, OvnOrigin, OvnProblem, OvnRouteKin
  * subnet). Each reads only through its Reader, so its dependencies are known exactly.
  */
 
-export interface UnitResult {
-  readonly ads: readonly Advertisement[];
-  readonly problems: readonly OvnProblem[];
-}
-
 /** ovn-kubernetes names each node's gateway router `GR_<node>`. */
 export const OVNK_GATEWAY_ROUTER_PREFIX = 'GR_';
-
-class Out {
-  readonly ads: Advertisement[] = [];
-  readonly problems: OvnProblem[] = [];
-  /** Prefixes given, once there are many (a load balancer of 1,000 VIPs); a few are searched. */
-  #seen: Set<string> | undefined;
-  readonly #cfg: OvnDeriveConfig;
-
-  constructor(cfg: OvnDeriveConfig) {
-    this.#cfg = cfg;
-  }
-
-  route(kind: OvnRouteKind, prefix: string, hop: HopResult, origin: OvnOrigin): void {
-    if (!hop.ok) {
-      if (hop.problem) this.problem(hop.problem, origin, `${prefix}: ${hop.message}`);
-      return;
-    }
-    // The same prefix twice from one object (a VIP on the router and on its switch) is one route.
-    if (this.#seen ? this.#seen.has(prefix) : this.ads.some((a) => a.prefix === prefix)) return;
-    if (this.#seen) this.#seen.add(prefix);
-    else if (this.ads.length >= 16) this.#seen = new Set([...this.ads.map((a) => a.prefix), prefix]);
-    const k = this.#cfg.kinds[kind];
-    this.ads.push({
-      prefix,
-      nextHop: hop.nextHop,
-      kind,
-      origin,
-      why: hop.why,
-      communities: k.communities,
-      largeCommunities: k.largeCommunities,
-    });
-  }
-
-  problem(kind: string, origin: OvnOrigin, message: string): void {
-    this.problems.push({ kind, origin, message });
-  }
-}
 
 const nb = (table: string, row: Row, name: string): OvnOrigin => ({ db: 'nb', table, uuid: row._uuid, name });
 
@@ -111,7 +71,7 @@ function floatingIp(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
   if (!nat || !cfg.kinds.floatingIps.enabled || str(nat, 'type') !== 'dnat_and_snat') return out;
   // Not the router's `nat`: every other NAT of the router changes it.
   const router = r.firstColumns('routerNat', uuid, ROUTER_COLUMNS_OF_FIP);
-  if (!router) return out;
+  if (!router || advertisedRoutesServe(r, cfg, router._uuid)) return out;
   const external = str(nat, 'external_ip');
   const origin = nb('NAT', nat, `${str(router, 'name')}/${external}`);
   const ip = ovnIp(external);
@@ -184,7 +144,7 @@ function tenantNetworks(r: Reader, cfg: OvnDeriveConfig, router: Row, gw: Router
 }
 
 /** Tenant networks go via the router's own gateway address on the provider network. */
-function tenantHop(
+export function tenantHop(
   r: Reader,
   cfg: OvnDeriveConfig,
   gw: RouterGateway,
@@ -237,13 +197,6 @@ function routerLoadBalancers(r: Reader, router: Row, gw: RouterGateway): Row[] {
   return out;
 }
 
-/** `198.18.64.200:80`, `[2001:db8::1]:80` or a bare address: the address. */
-export function vipAddress(key: string): string {
-  if (key.startsWith('[')) return key.slice(0, key.indexOf(']') + 1);
-  const colons = key.split(':').length - 1;
-  return colons === 1 ? key.slice(0, key.indexOf(':')) : key;
-}
-
 function vips(r: Reader, cfg: OvnDeriveConfig, router: Row, gw: RouterGateway, out: Out): void {
   const name = str(router, 'name');
   const ovnk = name.startsWith(OVNK_GATEWAY_ROUTER_PREFIX);
@@ -270,7 +223,7 @@ function vips(r: Reader, cfg: OvnDeriveConfig, router: Row, gw: RouterGateway, o
 function router(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
   const out = new Out(cfg);
   const row = r.row('nb.Logical_Router', uuid);
-  if (!row) return out;
+  if (!row || advertisedRoutesServe(r, cfg, uuid)) return out;
   const k = cfg.kinds;
   if (!k.tenantNetworks.enabled && !k.loadBalancerVips.enabled && !k.serviceVips.enabled) return out;
   const gw = routerGateway(r, row);
@@ -363,11 +316,20 @@ function podSubnets(r: Reader, cfg: OvnDeriveConfig, uuid: string): UnitResult {
   return out;
 }
 
-/** Root tables: each of their rows is one unit of derivation. */
-export const UNITS: Readonly<Record<string, (r: Reader, cfg: OvnDeriveConfig, uuid: string) => UnitResult>> =
-  {
-    'nb.NAT': floatingIp,
-    'nb.Logical_Router': router,
-    'nb.Logical_Switch_Port': providerPort,
-    'nb.Logical_Switch': podSubnets,
-  } satisfies Partial<Record<TableRef, unknown>>;
+export type UnitFn = (r: Reader, cfg: OvnDeriveConfig, uuid: string) => UnitResult;
+
+const NOTHING: UnitResult = { ads: [], problems: [] };
+
+/** With source advertised_routes only OVN's Advertised_Route gives routes: no unit derives. */
+const derived =
+  (unit: UnitFn): UnitFn =>
+  (r, cfg, uuid) =>
+    cfg.source === 'advertised_routes' ? NOTHING : unit(r, cfg, uuid);
+
+/** Root tables of derivation: each of their rows is one unit. */
+export const DERIVED_UNITS: Readonly<Record<string, UnitFn>> = {
+  'nb.NAT': derived(floatingIp),
+  'nb.Logical_Router': derived(router),
+  'nb.Logical_Switch_Port': derived(providerPort),
+  'nb.Logical_Switch': derived(podSubnets),
+} satisfies Partial<Record<TableRef, unknown>>;

@@ -1,5 +1,6 @@
 import type { Row } from '../ovsdb/index.js';
-import { UNITS } from './derive-kinds.js';
+import { ADVERTISED_UNITS } from './derive-advertised.js';
+import { DERIVED_UNITS, type UnitFn } from './derive-kinds.js';
 import { Key, type Listener, OvnStore, Reader, type SharedName, type TableRef } from './store.js';
 import {
   type Advertisement,
@@ -12,7 +13,7 @@ import {
 
 /*
  * Incremental derivation. Each root row (NAT, Logical_Router, Logical_Switch_Port,
- * Logical_Switch) is a unit whose result and read keys are kept; a row change touches keys,
+ * Logical_Switch, and SB Advertised_Route) is a unit whose result and read keys are kept; a row change touches keys,
  * touched keys name the units to compute again, and only the prefixes those units gave or give
  * are settled again. From scratch is the same thing starting from an empty store.
  *
@@ -20,6 +21,9 @@ import {
  *                                                                               │ per prefix
  *                                              diff {announce, withdraw} ◄── winner
  */
+
+/** Root tables: each of their rows is one unit. */
+const UNITS: Readonly<Record<string, UnitFn>> = { ...DERIVED_UNITS, ...ADVERTISED_UNITS };
 
 /** One row change, as OvsdbClient batches carry them, with the database it came from. */
 export interface OvnRowChange {

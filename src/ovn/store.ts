@@ -1,5 +1,6 @@
 import type { Row } from '../ovsdb/index.js';
-import { mapGet, set, str } from './rows.js';
+import { advertisedPrefix, hostRouteOf, vipAddress } from './addr.js';
+import { mapGet, opt, set, str } from './rows.js';
 import type { OvnDb } from './types.js';
 
 /*
@@ -10,7 +11,7 @@ import type { OvnDb } from './types.js';
  * proportion to the change rather than to the size of the cloud.
  *
  *   keys of a row:          its content (any column), whether it exists, one column
- *   keys of an index value: which rows the index holds under it
+ *   keys of an index value: which rows the index holds under it, whether it holds any
  *   key of a shared value:  the value many units compute alike (Reader.shared)
  *
  * A key is an object, made when first read and kept with what it is the key of (a Slot for
@@ -52,11 +53,49 @@ export const INDEXES = {
       return p === undefined ? [] : [p];
     },
   },
+  /** LRP by name: the router port behind an SB Port_Binding of a router. */
+  lrpName: { table: 'nb.Logical_Router_Port', keys: (r) => [str(r, 'name')] },
+  /** NAT rows by the host route of their external_ip: is an advertised address a NAT's? */
+  natExternal: { table: 'nb.NAT', keys: (r) => orNone(hostRouteOf(str(r, 'external_ip'))) },
+  /** Load balancers by the host route of each VIP: is an advertised address a VIP? */
+  lbVip: {
+    table: 'nb.Load_Balancer',
+    keys: (r) => {
+      const vips = r.vips;
+      if (!(vips instanceof Map)) return NO_UUIDS;
+      const out = new Set<string>();
+      for (const k of vips.keys()) {
+        const p = hostRouteOf(vipAddress(String(k)));
+        if (p) out.add(p);
+      }
+      return [...out];
+    },
+  },
+  /** SB datapaths by the NB router they stand for (external_ids:logical-router). */
+  dpRouter: {
+    table: 'sb.Datapath_Binding',
+    keys: (r) => orNone(mapGet(r, 'external_ids', 'logical-router')),
+  },
+  /** Advertised_Route rows of a datapath: has OVN filled the table for a router yet? */
+  arDatapath: { table: 'sb.Advertised_Route', keys: (r) => orNone(opt(r, 'datapath')) },
+  /** Advertised_Route rows by `<datapath> <prefix>`: OVN writes a NAT once per router port. */
+  arPrefix: {
+    table: 'sb.Advertised_Route',
+    keys: (r) => {
+      const p = advertisedPrefix(str(r, 'ip_prefix'));
+      return [`${opt(r, 'datapath') ?? ''} ${p ?? str(r, 'ip_prefix')}`];
+    },
+  },
 } as const satisfies Record<string, IndexDef>;
+
+/** The `datapath prefix` key of arPrefix. */
+export const arPrefixKey = (datapath: string, prefix: string): string => `${datapath} ${prefix}`;
 
 export type IndexName = keyof typeof INDEXES;
 
 const NO_UUIDS: readonly string[] = Object.freeze([]);
+const orNone = (v: string | null | undefined): readonly string[] =>
+  v === null || v === undefined || v === '' ? NO_UUIDS : [v];
 
 /** What reads keys: a unit of derivation or a shared value (derive.ts). */
 export interface Listener {
@@ -155,6 +194,8 @@ class Slot implements KeyOwner {
 class Entry implements KeyOwner {
   readonly uuids = new Set<string>();
   key: Key | undefined;
+  /** Read by those who ask only whether the entry holds any row: touched on 0 <-> 1. */
+  anyKey: Key | undefined;
   /** `uuids` sorted, until the next change. */
   sorted: readonly string[] | undefined;
   readonly #index: Map<string, Entry>;
@@ -170,6 +211,11 @@ class Entry implements KeyOwner {
     return this.key;
   }
 
+  readAnyKey(): Key {
+    this.anyKey ??= new Key(this);
+    return this.anyKey;
+  }
+
   find(): readonly string[] {
     if (this.uuids.size === 0) return NO_UUIDS;
     this.sorted ??= this.uuids.size === 1 ? [...this.uuids] : [...this.uuids].sort();
@@ -177,7 +223,12 @@ class Entry implements KeyOwner {
   }
 
   release(): void {
-    if (this.uuids.size === 0 && !this.key?.readers && this.#index.get(this.#value) === this)
+    if (
+      this.uuids.size === 0 &&
+      !this.key?.readers &&
+      !this.anyKey?.readers &&
+      this.#index.get(this.#value) === this
+    )
       this.#index.delete(this.#value);
   }
 }
@@ -276,6 +327,7 @@ export class OvnStore {
         e.uuids.delete(uuid);
         e.sorted = undefined;
         if (e.key?.readers) touched.add(e.key);
+        if (e.uuids.size === 0 && e.anyKey?.readers) touched.add(e.anyKey);
         e.release();
       }
       for (const k of after) {
@@ -284,6 +336,7 @@ export class OvnStore {
         e.uuids.add(uuid);
         e.sorted = undefined;
         if (e.key?.readers) touched.add(e.key);
+        if (e.uuids.size === 1 && e.anyKey?.readers) touched.add(e.anyKey);
       }
     }
     if (!next) slot.release();
@@ -364,6 +417,16 @@ export class Reader {
     const e = this.#store.entry(index, value);
     this.#dep(e.readKey());
     return e.find();
+  }
+
+  /**
+   * Whether the index holds any row under `value`: a change that adds a second row or takes
+   * away one of two does not compute the reader again (a router's 10,000th advertised route).
+   */
+  any(index: IndexName, value: string): boolean {
+    const e = this.#store.entry(index, value);
+    this.#dep(e.readAnyKey());
+    return e.uuids.size > 0;
   }
 
   /** The first (lowest uuid) row under `value`, read with its content. */

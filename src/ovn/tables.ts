@@ -1,4 +1,5 @@
 import type { MonitorSpec } from '../ovsdb/index.js';
+import type { OvnSource } from './types.js';
 
 /* Exactly the tables and columns derivation reads (monitor_cond column lists): nothing else crosses the wire. */
 
@@ -21,6 +22,22 @@ export const SB_MONITOR = {
   Chassis: { columns: ['name', 'hostname', 'encaps', 'other_config', 'external_ids'] },
   Encap: { columns: ['type', 'ip', 'chassis_name'] },
 } as const satisfies MonitorSpec;
+
+/** OVN's own routes (OVN 25.03+) and what they are read with: which router, where a port lives. */
+export const SB_MONITOR_ADVERTISED = {
+  ...SB_MONITOR,
+  Port_Binding: { columns: ['logical_port', 'type', 'chassis', 'options'] },
+  Datapath_Binding: { columns: ['external_ids'] },
+  Advertised_Route: { columns: ['datapath', 'logical_port', 'ip_prefix', 'tracked_port'] },
+} as const satisfies MonitorSpec;
+
+/** The SB tables a source reads (an SB without Advertised_Route serves the others). */
+export function sbMonitor(source: OvnSource): MonitorSpec {
+  return source === 'derive' ? SB_MONITOR : SB_MONITOR_ADVERTISED;
+}
+
+/** The SB table of OVN's own routes. */
+export const ADVERTISED_ROUTE_TABLE = 'Advertised_Route';
 
 export const NB_DATABASE = 'OVN_Northbound';
 export const SB_DATABASE = 'OVN_Southbound';

@@ -1,6 +1,10 @@
 /* The contract of OVN route derivation: what goes in (config), what comes out (advertisements, problems). */
 
-/** Route kinds, in the order a prefix claimed twice is settled (the earlier kind wins). */
+/**
+ * Route kinds, in the order a prefix claimed twice is settled (the earlier kind wins). The
+ * first six are derived from NB and SB by the speaker; the last four are OVN's own
+ * (SB Advertised_Route, OVN 25.03+), told apart by what NB holds for the prefix.
+ */
 export const OVN_ROUTE_KINDS = [
   'floatingIps',
   'providerPorts',
@@ -8,8 +12,25 @@ export const OVN_ROUTE_KINDS = [
   'loadBalancerVips',
   'podSubnets',
   'tenantNetworks',
+  'nat',
+  'lb',
+  'connected',
+  'static',
 ] as const;
 export type OvnRouteKind = (typeof OVN_ROUTE_KINDS)[number];
+
+/** The kinds of SB Advertised_Route rows (what `dynamic-routing-redistribute` names). */
+export const ADVERTISED_ROUTE_KINDS = ['nat', 'lb', 'connected', 'static'] as const;
+export type AdvertisedRouteKind = (typeof ADVERTISED_ROUTE_KINDS)[number];
+
+/**
+ * Where routes come from. derive: the speaker derives them from NB and SB (any OVN version);
+ * advertised_routes: only OVN's own SB Advertised_Route rows (OVN 25.03+); auto: Advertised_Route
+ * for routers with options:dynamic-routing=true once OVN has filled it for them, derivation for
+ * every other router (and for an OVN without the table).
+ */
+export const OVN_SOURCES = ['derive', 'advertised_routes', 'auto'] as const;
+export type OvnSource = (typeof OVN_SOURCES)[number];
 
 export type OvnDb = 'nb' | 'sb';
 
@@ -70,6 +91,7 @@ export type TenantSelect =
   | { readonly marker: string };
 
 export interface OvnDeriveConfig {
+  readonly source: OvnSource;
   /** central: every route, next hops of third parties; local: only what our chassis hosts. */
   readonly mode: 'central' | 'local';
   /** Our chassis name (Chassis.name, the system-id), required in local mode. */
@@ -85,13 +107,18 @@ export interface OvnDeriveConfig {
     readonly providerPorts: OvnKindConfig;
     readonly podSubnets: OvnKindConfig;
     readonly serviceVips: OvnKindConfig;
+    readonly nat: OvnKindConfig;
+    readonly lb: OvnKindConfig;
+    readonly connected: OvnKindConfig;
+    readonly static: OvnKindConfig;
   };
 }
 
 const on: OvnKindConfig = { enabled: true, communities: [], largeCommunities: [] };
 
-/** Every kind on, no communities, central mode: a base to spread overrides onto. */
+/** Every kind on, no communities, central mode, source auto: a base to spread overrides onto. */
 export const DEFAULT_OVN_DERIVE_CONFIG: OvnDeriveConfig = {
+  source: 'auto',
   mode: 'central',
   chassisNextHops: {},
   kinds: {
@@ -101,5 +128,9 @@ export const DEFAULT_OVN_DERIVE_CONFIG: OvnDeriveConfig = {
     providerPorts: on,
     podSubnets: on,
     serviceVips: on,
+    nat: on,
+    lb: on,
+    connected: on,
+    static: on,
   },
 };

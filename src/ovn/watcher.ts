@@ -8,7 +8,7 @@ import {
   type TlsFiles,
 } from '../ovsdb/index.js';
 import { type ApplyStats, OvnDeriver, type OvnRowChange } from './derive.js';
-import { NB_DATABASE, NB_MONITOR, SB_DATABASE, SB_MONITOR } from './tables.js';
+import { ADVERTISED_ROUTE_TABLE, NB_DATABASE, NB_MONITOR, SB_DATABASE, sbMonitor } from './tables.js';
 import {
   type Advertisement,
   type AdvertisementDiff,
@@ -38,7 +38,7 @@ export interface OvnWatcherInit {
   readonly config: OvnDeriveConfig;
   /** A client monitoring NB_MONITOR (or remotes to make one with). */
   readonly nb: AnyClient | { readonly remotes: OvsdbClientInit['remotes']; readonly tls?: TlsFiles };
-  /** A client monitoring SB_MONITOR (or remotes to make one with). */
+  /** A client monitoring sbMonitor(config.source) (or remotes to make one with). */
   readonly sb: AnyClient | { readonly remotes: OvsdbClientInit['remotes']; readonly tls?: TlsFiles };
   readonly coalesceMs?: number;
   /** How long routes stay after OVN is lost before they are withdrawn. */
@@ -75,6 +75,8 @@ export interface OvnWatcherStatus {
   readonly lastApply: ApplyStats;
   /** When routes will be withdrawn (clock ms) while holding. */
   readonly holdUntil: number | null;
+  /** Whether the SB schema has Advertised_Route (OVN 25.03+); undefined before the SB answered. */
+  readonly advertisedRoutes: boolean | undefined;
 }
 
 export class OvnWatcher {
@@ -105,7 +107,7 @@ export class OvnWatcher {
     this.#log = components.logger;
     this.#deriver = new OvnDeriver(init.config);
     this.#nb = this.#client(init.nb, NB_DATABASE, NB_MONITOR);
-    this.#sb = this.#client(init.sb, SB_DATABASE, SB_MONITOR);
+    this.#sb = this.#client(init.sb, SB_DATABASE, sbMonitor(init.config.source));
   }
 
   #client(given: OvnWatcherInit['nb'], database: string, tables: OvsdbClientInit['tables']): AnyClient {
@@ -128,7 +130,10 @@ export class OvnWatcher {
       if (client.synced) {
         // Already filled before we listened: take its tables as they are.
         this.#everSynced[db] = true;
-        for (const table of client.schema ? Object.keys(db === 'nb' ? NB_MONITOR : SB_MONITOR) : [])
+        const monitor = db === 'nb' ? NB_MONITOR : sbMonitor(this.#init.config.source);
+        for (const table of client.schema
+          ? Object.keys(monitor).filter((t) => client.schema?.tables.has(t))
+          : [])
           for (const [uuid, row] of client.table(table))
             this.#queue.push({ db, table, uuid, old: null, new: row });
       }
@@ -162,6 +167,7 @@ export class OvnWatcher {
       lastChangeMs: this.#lastChangeMs,
       lastApply: this.#deriver.lastApply,
       holdUntil: this.#holdUntil,
+      advertisedRoutes: this.#sb.schema?.tables.has(ADVERTISED_ROUTE_TABLE),
     };
   }
 

@@ -25,6 +25,7 @@ export function deriveConfig(c: OvnConfig, chassis: string | undefined = c.chass
   const r = c.routes;
   const select = r.tenantNetworks.select;
   return {
+    source: c.source,
     mode: c.mode,
     ...(chassis !== undefined && { localChassis: chassis }),
     localNextHop: c.localNextHop,
@@ -44,6 +45,10 @@ export function deriveConfig(c: OvnConfig, chassis: string | undefined = c.chass
       providerPorts: r.providerPorts,
       podSubnets: r.podSubnets,
       serviceVips: r.serviceVips,
+      nat: r.nat,
+      lb: r.lb,
+      connected: r.connected,
+      static: r.static,
     },
   };
 }
@@ -119,7 +124,13 @@ export class OvnPublishing {
     );
     this.#watcher.start();
     this.#log.info(
-      { nb: remotes(c.nb), sb: remotes(c.sb), mode: c.mode, ...(chassis !== undefined && { chassis }) },
+      {
+        nb: remotes(c.nb),
+        sb: remotes(c.sb),
+        mode: c.mode,
+        source: c.source,
+        ...(chassis !== undefined && { chassis }),
+      },
       'watching OVN',
     );
   }

@@ -398,6 +398,31 @@ describe('show ovn, show ovn problems, show sinks', () => {
     expect(out).toContain('Route table lr9: router not in the Southbound');
   });
 
+  it('names an Advertised_Route row by router, port and uuid, and says the source', () => {
+    const out = formatOvn({
+      ...OVN,
+      source: 'auto (Advertised_Route in SB)',
+      routes: [
+        {
+          prefix: '198.18.171.10/32',
+          nextHop: '198.18.171.11',
+          kind: 'nat',
+          origin: {
+            db: 'sb',
+            table: 'Advertised_Route',
+            uuid: '65a44c6b-e44a-4ab5-9a33-5ddee65391d7',
+            name: 'lr0/lr0-ext',
+          },
+          why: 'chassis hv1 (tracked port lr0-ext via cr-lr0-ext), Encap ip',
+        },
+      ],
+    }).split('\n');
+    expect(out[1]).toBe('Source: auto (Advertised_Route in SB)');
+    expect(out[7]).toMatch(
+      /^198\.18\.171\.10\/32 +198\.18\.171\.11 +nat +Advertised_Route lr0\/lr0-ext 65a44c6b-e44a-4ab5-9a33-5ddee65391d7 +chassis hv1/,
+    );
+  });
+
   it('problems name the row, its uuid and the reason', () => {
     const out = formatOvnProblems(OVN).split('\n');
     expect(out[1]).toMatch(

@@ -71,4 +71,35 @@ describe('OVN views', () => {
       lastChangeMs: 12,
     });
   });
+
+  it('says where routes come from and whether the SB has Advertised_Route; OVN’s own kinds by their names', () => {
+    const ar = {
+      prefix: '198.18.171.10/32',
+      nextHop: '198.18.171.11',
+      kind: 'nat',
+      origin: { db: 'sb', table: 'Advertised_Route', uuid: 'u4', name: 'lr0/lr0-ext' },
+      why: 'chassis hv1 (tracked port lr0-ext via cr-lr0-ext), Encap ip',
+    };
+    const dr = (source: string, advertisedRoutes: boolean | undefined) =>
+      ({
+        config: { ...config, mode: 'central', source },
+        status: { ...status, advertisements: [ar], counts: { nat: 1, lb: 0 }, advertisedRoutes },
+      }) as unknown as OvnPublishing;
+    expect(ovnView(dr('auto', true)).source).toBe('auto (Advertised_Route in SB)');
+    expect(ovnView(dr('auto', false)).source).toBe(
+      'auto (no Advertised_Route in SB: OVN before 25.03, every router derived)',
+    );
+    expect(ovnView(dr('advertised_routes', false)).source).toMatch(
+      /^advertised_routes \(no Advertised_Route in SB/,
+    );
+    expect(ovnView(dr('derive', true)).source).toBe('derive');
+    expect(ovnView(dr('auto', undefined)).source).toBe('auto');
+    expect(ovnView(dr('auto', true)).routes[0]).toMatchObject({ kind: 'nat', origin: ar.origin });
+    expect(ovnPaths(dr('auto', true)).get(ar.prefix)).toEqual({
+      kind: 'nat',
+      origin: ar.origin,
+      why: ar.why,
+    });
+    expect(ovnStats(dr('auto', true)).routes).toEqual({ nat: 1, lb: 0 });
+  });
 });

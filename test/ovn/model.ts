@@ -149,3 +149,44 @@ export function labModel(): { m: Model; ids: Record<string, string> } {
   ids.pbCr = m.binding('cr-lrp-public', ids.gw1, 'chassisredirect');
   return { m, ids };
 }
+
+/**
+ * The lab topology with OVN 25.03's dynamic routing on router1, as ovn-northd writes it: a
+ * Datapath_Binding for router1, patch Port_Bindings for its ports (lrp-public's pointing at
+ * cr-lrp-public), and Advertised_Route rows for connected networks (no tracked port), both
+ * FIPs (once per router port, host routes without a length, the centralized one tracking the
+ * gateway port, the distributed one vm1), the LB VIP, and a static route of each family.
+ */
+export function drModel(): { m: Model; ids: Record<string, string> } {
+  const { m, ids } = labModel();
+  m.update('nb', 'Logical_Router', ids.router1, {
+    options: { 'dynamic-routing': 'true', 'dynamic-routing-redistribute': 'connected,nat,lb,static' },
+  });
+  ids.dp1 = m.put('sb', 'Datapath_Binding', {
+    external_ids: { 'logical-router': ids.router1, name: 'router1' },
+  });
+  ids.pbPublic = m.put('sb', 'Port_Binding', {
+    logical_port: 'lrp-public',
+    type: 'patch',
+    chassis: null,
+    options: { 'chassis-redirect-port': 'cr-lrp-public', peer: 'public-router1' },
+  });
+  ids.pbT1 = m.put('sb', 'Port_Binding', { logical_port: 'lrp-t1', type: 'patch', chassis: null });
+  const ar = (prefix: string, port: string, tracked: string | null = null) =>
+    m.put('sb', 'Advertised_Route', {
+      datapath: ids.dp1,
+      logical_port: port,
+      ip_prefix: prefix,
+      tracked_port: tracked,
+    });
+  ids.arNet = ar('198.18.64.0/24', ids.pbPublic);
+  ids.arNet6 = ar('2001:db8:64::/64', ids.pbPublic);
+  ids.arT1 = ar('198.19.1.0/24', ids.pbT1);
+  ids.arFipC1 = ar('198.18.64.101', ids.pbPublic, ids.pbPublic);
+  ids.arFipC2 = ar('198.18.64.101', ids.pbT1, ids.pbPublic);
+  ids.arFipD = ar('198.18.64.100', ids.pbT1, ids.pbVm1);
+  ids.arLb = ar('198.18.64.200', ids.pbPublic, ids.pbPublic);
+  ids.arStatic = ar('198.18.90.0/24', ids.pbT1);
+  ids.arStatic6 = ar('2001:db8:90::/64', ids.pbT1);
+  return { m, ids };
+}
