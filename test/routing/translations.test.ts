@@ -2,42 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { parseIpv4 } from '../../src/address/index.js';
 import { Origin } from '../../src/bgp/wire/constants.js';
 import { maxPrefixConfig, peerOnLink, sessionAddresses, staticAttributes } from '../../src/routing/index.js';
-import { configFrom } from '../speaker/support.js';
+import { sampleConfig } from '../speaker/support.js';
 
 // The small translations routing makes: configured routes to attributes, interfaces to our
 // addresses on a session, max_prefixes to the guard's settings.
 
-const config = configFrom({
-  speaker: { name: 's', local_as: 65000, router_id: '198.18.0.1' },
-  peers: [
-    {
-      name: 'tor',
-      peer_ip: '198.18.1.2',
-      remote_as: 65001,
-      auth_type: 'md5',
-      password: 'secret',
-      ttl_security: 1,
-      hold_time: 9,
-      passive: true,
-      add_path: { receive: true },
-      families: ['ipv4-unicast', 'ipv6-unicast'],
-      max_prefixes: { limit: 10, warning_threshold: 50, restart_after: 30 },
-    },
-    { name: 'multi', peer_ip: '2001:db8::2', remote_as: 65002, ebgp_multihop: 3, shutdown: true },
-  ],
-  routes: [
-    {
-      prefix: '198.18.100.0/24',
-      communities: ['65000:100', 'no-export'],
-      large_communities: ['65000:1:2'],
-      extended_communities: ['rt:65000:1', 'soo 198.18.0.1:7'],
-      med: 10,
-    },
-    { prefix: '2001:db8:100::/48', next_hop: '2001:db8:1::1', origin: 'incomplete', local_pref: 200 },
-    { prefix: '198.18.101.0/24', next_hop: '198.18.1.9' },
-  ],
-  networks: ['2001:db8:10::/48'],
-});
+const config = sampleConfig();
 
 describe('staticAttributes', () => {
   it('next hop self leaves the next hop out; a given one is NEXT_HOP or MP_REACH_NLRI', () => {

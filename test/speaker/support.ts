@@ -274,3 +274,38 @@ export async function startSpeaker(
 
 /** Policy sections that accept everything (to satisfy RFC 8212 on eBGP peers). */
 export const ACCEPT_ALL = { statements: [{ action: 'accept' }] };
+
+/** A configuration with one of each kind of peer and route, for the tests of what the speaker and routing make of them. */
+export function sampleConfig(): Config {
+  return configFrom({
+    speaker: { name: 's', local_as: 65000, router_id: '198.18.0.1' },
+    peers: [
+      {
+        name: 'tor',
+        peer_ip: '198.18.1.2',
+        remote_as: 65001,
+        auth_type: 'md5',
+        password: 'secret',
+        ttl_security: 1,
+        hold_time: 9,
+        passive: true,
+        add_path: { receive: true },
+        families: ['ipv4-unicast', 'ipv6-unicast'],
+        max_prefixes: { limit: 10, warning_threshold: 50, restart_after: 30 },
+      },
+      { name: 'multi', peer_ip: '2001:db8::2', remote_as: 65002, ebgp_multihop: 3, shutdown: true },
+    ],
+    routes: [
+      {
+        prefix: '198.18.100.0/24',
+        communities: ['65000:100', 'no-export'],
+        large_communities: ['65000:1:2'],
+        extended_communities: ['rt:65000:1', 'soo 198.18.0.1:7'],
+        med: 10,
+      },
+      { prefix: '2001:db8:100::/48', next_hop: '2001:db8:1::1', origin: 'incomplete', local_pref: 200 },
+      { prefix: '198.18.101.0/24', next_hop: '198.18.1.9' },
+    ],
+    networks: ['2001:db8:10::/48'],
+  });
+}

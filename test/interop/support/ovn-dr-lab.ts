@@ -16,7 +16,7 @@
  * into the root and unmounted at teardown, also after a failed start.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -26,8 +26,6 @@ import {
   deleteNamespace,
   FrrDaemon,
   isRunning,
-  listNamespaces,
-  namespacePids,
   type ProcessRecord,
   recordOf,
   run,
@@ -35,6 +33,7 @@ import {
   stopProcesses,
 } from '../../../frr-interop/lab/index.js';
 import { eventually } from '../../speaker/lab-speaker.js';
+import { removeLabLeftovers } from './leftovers.js';
 import { SpeakerProcess } from './ovn-speaker.js';
 
 export const FABRIC_AS = 65001;
@@ -120,7 +119,7 @@ export class OvnDrLab {
   /** Builds the namespaces, OVN with the topology, a controller per chassis and FRR. Nothing is left on failure. */
   static async create(opts: OvnDrLabOptions): Promise<OvnDrLab> {
     const root = await DaemonRoot.trixie();
-    await removeLeftovers(`dr-${opts.id}-`, root);
+    await removeLabLeftovers(`dr-${opts.id}-`, root);
     const lab = new OvnDrLab(opts, root);
     try {
       await root.mount(lab.dir);
@@ -139,7 +138,7 @@ export class OvnDrLab {
 
   /** Removes what a lab of this id left when its process died before its teardown. */
   static async removeLeftovers(id: string): Promise<void> {
-    await removeLeftovers(`dr-${id}-`, await DaemonRoot.trixie());
+    await removeLabLeftovers(`dr-${id}-`, await DaemonRoot.trixie());
   }
 
   get fabricNs(): string {
@@ -611,44 +610,4 @@ export async function buildDrTopology(nbctl: (...args: string[]) => Promise<stri
     ['lr-route-add', 'lr0', '2001:db8:190::/64', '2001:db8:71::10'],
   ];
   for (const s of steps) await nbctl(...s);
-}
-
-/**
- * A crashed earlier run of the same lab id may have left namespaces with processes in them,
- * OVN daemons (which run in no namespace) with their temp dirs, and bind mounts in the root.
- */
-async function removeLeftovers(prefix: string, root: DaemonRoot): Promise<void> {
-  for (const ns of await listNamespaces(prefix)) {
-    const pids = (await namespacePids(ns)).filter((p) => p !== process.pid);
-    await stopProcesses(pids.flatMap((pid) => recordOf(pid, `left in ${ns}`) ?? []));
-    await deleteNamespace(ns);
-  }
-  const dirs = readdirSync(tmpdir())
-    .filter((d) => d.startsWith(prefix))
-    .map((d) => join(tmpdir(), d));
-  const daemons: ProcessRecord[] = [];
-  for (const dir of dirs)
-    for (const f of readdirSync(dir, { recursive: true })
-      .map(String)
-      .filter((n) => n.endsWith('.pid'))) {
-      const pid = Number.parseInt(readFileSync(join(dir, f), 'utf8'), 10);
-      const cmdline = Number.isInteger(pid) ? readCmdline(pid) : '';
-      const rec = cmdline.includes(dir) ? recordOf(pid, `left by ${dir}`) : undefined;
-      if (rec) daemons.push(rec);
-    }
-  await stopProcesses(daemons);
-  for (const line of readFileSync('/proc/mounts', 'utf8').split('\n')) {
-    const target = line.split(' ')[1] ?? '';
-    if (target.startsWith(join(root.path, tmpdir(), prefix)))
-      await run(['umount', '-l', target]).catch(() => undefined);
-  }
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-}
-
-function readCmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-  } catch {
-    return '';
-  }
 }

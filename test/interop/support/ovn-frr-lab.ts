@@ -15,7 +15,7 @@
  * deletes the namespaces, also after a failed start.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildTopology } from '../../../frr-interop/capture/ovn-snapshot.js';
@@ -26,11 +26,8 @@ import {
   FrrDaemon,
   GobgpDaemon,
   isRunning,
-  listNamespaces,
-  namespacePids,
   type ProcessRecord,
   type ReceivedRoute,
-  recordOf,
   run,
   stopProcesses,
 } from '../../../frr-interop/lab/index.js';
@@ -45,6 +42,7 @@ import {
   sbctl,
 } from '../../support/ovsdb-lab.js';
 import { Capture, type CapturedUpdate } from './bgp-capture.js';
+import { removeLabLeftovers } from './leftovers.js';
 import { ROUTER_AS, SPEAKER_AS, SpeakerProcess } from './ovn-speaker.js';
 
 export { SpeakerProcess } from './ovn-speaker.js';
@@ -170,7 +168,7 @@ export class OvnFrrLab {
 
   /** Builds namespaces, the bridge, OVN with the sample topology, and the router. Nothing on failure. */
   static async create(opts: OvnFrrLabOptions): Promise<OvnFrrLab> {
-    await removeLeftovers(`ol-${opts.id}-`);
+    await removeLabLeftovers(`ol-${opts.id}-`);
     const lab = new OvnFrrLab(opts);
     // Both halves run to their end either way, so that nothing starts after the teardown.
     const results = await Promise.allSettled([
@@ -429,41 +427,5 @@ export class OvnFrrLab {
     this.ovsdb.killNow();
     rmSync(this.dir, { recursive: true, force: true });
     liveLabs.delete(this);
-  }
-}
-
-/**
- * A crashed earlier run of the same lab id may have left namespaces with processes in them,
- * and OVN daemons (which run outside the namespaces) with their temp dirs. Those names are
- * ours alone (`ol-<id>-`): whatever lives in the namespaces is stopped and they go; a daemon
- * is stopped only if its pidfile is in one of our dirs and its command line names that dir.
- */
-async function removeLeftovers(prefix: string): Promise<void> {
-  for (const ns of await listNamespaces(prefix)) {
-    const pids = (await namespacePids(ns)).filter((p) => p !== process.pid);
-    await stopProcesses(pids.flatMap((pid) => recordOf(pid, `left in ${ns}`) ?? []));
-    await deleteNamespace(ns);
-  }
-  const dirs = readdirSync(tmpdir())
-    .filter((d) => d.startsWith(prefix))
-    .map((d) => join(tmpdir(), d));
-  const daemons: ProcessRecord[] = [];
-  for (const dir of dirs) {
-    for (const f of readdirSync(dir).filter((n) => n.endsWith('.pid'))) {
-      const pid = Number.parseInt(readFileSync(join(dir, f), 'utf8'), 10);
-      const cmdline = Number.isInteger(pid) ? readCmdline(pid) : '';
-      const rec = cmdline.includes(dir) ? recordOf(pid, `left by ${dir}`) : undefined;
-      if (rec) daemons.push(rec);
-    }
-  }
-  await stopProcesses(daemons);
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-}
-
-function readCmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-  } catch {
-    return '';
   }
 }
