@@ -21,7 +21,7 @@ import {
   OURS_LINK,
   STATUS_TIMEOUT,
 } from './constants.js';
-import type { Held, Target } from './targets.js';
+import type { Held, Target } from './target.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const EXT = extname(SELF);

@@ -16,27 +16,9 @@ import {
 } from './constants.js';
 import { RealSpeakerTarget, realSpeakerAvailable } from './real-speaker.js';
 import type { SpeakerConfig } from './speaker.js';
+import type { Held, Target } from './target.js';
 
-export interface Held {
-  readonly count: number;
-  /** RFC 4271 state name as the implementation reports it. */
-  readonly state: string;
-}
-
-export interface Target {
-  readonly impl: Impl;
-  readonly label: string;
-  readonly link: BenchLink;
-  /** A fresh process (the previous one, if any, is stopped first). */
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  /** The process whose CPU and memory are measured (FRR: bgpd, not zebra). */
-  pid(): number;
-  /** Prefixes accepted from the neighbor at `address`. */
-  held(address: string): Promise<Held>;
-  /** Extra lines for a failure report (logs). */
-  diagnostics(): string;
-}
+export type { Held, Target } from './target.js';
 
 const PROCESS_NAME: Record<DaemonImpl, string> = {
   frr: 'frr/bgpd',
