@@ -218,8 +218,17 @@ describe('KernelTableReader on the Linux kernel', () => {
         .map((c) => `${c.kind} ${c.prefix}`)
         .sort(),
     ).toEqual(['add 198.18.190.0/24', 'add 2001:db8:7::/64']);
+    // Each of the two deletes may ask for its own check: wait until no dump is due or running
+    // (the count stays put for longer than the reader's pacing), then none more may come.
+    let last = -1;
+    const syncs = await waitUntil('the checking dumps done', async () => {
+      const now = r.status().syncs;
+      const settled = now === last && r.status().pending === 0;
+      last = now;
+      await new Promise((done) => setTimeout(done, 300));
+      return settled ? now : undefined;
+    });
     // One route left at each key: its delete is told at once.
-    const syncs = r.status().syncs;
     await lab.ip(['-6', 'route', 'del', '2001:db8:7::/64', ...t]);
     await lab.ip(['route', 'del', '198.18.190.0/24', ...t]);
     await inStep(seen, T, 'both keys gone');
