@@ -2,7 +2,7 @@ import net from 'node:net';
 import { formatIp, unmapV4 } from '../../address/index.js';
 import { type Clock, systemScheduler } from '../../components/index.js';
 import { BGP_PORT } from '../wire/index.js';
-import { parseTransportAddress } from './address.js';
+import { parseScopedAddress, parseTransportAddress } from './address.js';
 import { TransportDefaults } from './constants.js';
 import { checkPort, type Endpoint, endpointOf } from './endpoint.js';
 import { TransportError } from './errors.js';
@@ -10,7 +10,10 @@ import { bindFd, withNewFd } from './raw-socket.js';
 import { setMd5Key, setTtlOptions, type TtlOptions } from './socket-options.js';
 
 export interface ConnectInit {
-  /** The peer's IPv4 or IPv6 address (a literal: no name resolution here). */
+  /**
+   * The peer's IPv4 or IPv6 address (a literal: no name resolution here); a link-local one
+   * with its interface, fe80::1%eth1 (BGP unnumbered).
+   */
   readonly host: string;
   /** Default 179. */
   readonly port?: number;
@@ -49,8 +52,11 @@ export async function connectToPeer(
   components: ConnectComponents = {},
 ): Promise<OutgoingConnection> {
   // ::ffff:a.b.c.d is an IPv4 peer: connect over AF_INET, key it as IPv4.
-  const remote = unmapV4(parseTransportAddress(init.host));
+  const scoped = parseScopedAddress(init.host);
+  const remote = unmapV4(scoped.ip);
   const host = formatIp(remote);
+  // node resolves the zone to the interface's index (sin6_scope_id) itself.
+  const target = scoped.zone === undefined ? host : `${host}%${scoped.zone}`;
   const port = init.port ?? BGP_PORT;
   checkPort(port, 'port');
   const timeoutMs = init.timeoutMs ?? TransportDefaults.CONNECT_TIMEOUT_MS;
@@ -79,7 +85,7 @@ export async function connectToPeer(
     }
     return new net.Socket({ fd, readable: true, writable: true });
   });
-  return waitConnected(socket, host, port, timeoutMs, init.signal, components.clock ?? systemScheduler);
+  return waitConnected(socket, target, port, timeoutMs, init.signal, components.clock ?? systemScheduler);
 }
 
 function waitConnected(

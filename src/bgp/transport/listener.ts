@@ -1,9 +1,9 @@
 import net from 'node:net';
 import { formatIp, type IpAddress, unmapV4 } from '../../address/index.js';
 import { BGP_PORT } from '../wire/index.js';
-import { parseTransportAddress } from './address.js';
+import { parseScopedAddress, parseTransportAddress } from './address.js';
 import { SocketLevel, SocketOption, TransportDefaults } from './constants.js';
-import { checkPort, type Endpoint, endpointOf } from './endpoint.js';
+import { checkPort, type Endpoint, endpointOf, scopedText } from './endpoint.js';
 import { TransportError } from './errors.js';
 import { bindFd, withNewFd } from './raw-socket.js';
 import { setIntOption, setMd5Key, setTtlOptions, type TtlOptions } from './socket-options.js';
@@ -16,6 +16,7 @@ export interface IncomingConnection {
 }
 
 export interface PeerEntry {
+  /** A link-local peer goes with its interface (fe80::1%eth1): only that link's connections match. */
   readonly address: string;
   /** TCP-MD5 password; absent or null for a peer without one. */
   readonly password?: string | null;
@@ -198,7 +199,7 @@ export class BgpListener {
       socket.destroy(); // reset before we could look at it
       return;
     }
-    if (!this.#known(peer.address)) {
+    if (!this.#known(scopedText(peer))) {
       // RST instead of FIN: nothing to say to a stranger, and no TIME_WAIT left behind.
       socket.resetAndDestroy();
       this.#components.onRefused?.(peer);
@@ -208,19 +209,25 @@ export class BgpListener {
   }
 }
 
-/** The spelling used as key in the peer set; an IPv6 peer cannot reach an IPv4 listener. */
+/**
+ * The spelling used as key in the peer set (a link-local peer keeps its zone); an IPv6 peer
+ * cannot reach an IPv4 listener.
+ */
 function normalizePeer(address: string, listenerFamily: 4 | 6): string {
-  const ip: IpAddress = unmapV4(parseTransportAddress(address));
+  const scoped = parseScopedAddress(address);
+  const ip: IpAddress = unmapV4(scoped.ip);
   if (ip.family === 6 && listenerFamily === 4) {
     throw new TransportError('family-mismatch', `IPv6 peer ${address} cannot connect to an IPv4 listener`, {
       address,
     });
   }
-  return formatIp(ip);
+  return scoped.zone === undefined ? formatIp(ip) : `${formatIp(ip)}%${scoped.zone}`;
 }
 
+/** The kernel keys an address, not an interface: a link-local peer's key holds on every link. */
 function keySpec(address: string, password: string | null, listenerFamily: 4 | 6) {
-  return { address, password, v4mapped: listenerFamily === 6 && parseTransportAddress(address).family === 4 };
+  const ip = parseScopedAddress(address).ip;
+  return { address: formatIp(ip), password, v4mapped: listenerFamily === 6 && ip.family === 4 };
 }
 
 /** Factory form of BgpListener.create. */
