@@ -16,8 +16,17 @@ const ADD_PATH_SETTINGS: readonly AddPathSetting[] = ['receive', 'send', 'both']
  * FRR and GoBGP do: hold 90 s, keepalive 30 s, connect retry 120 s, active.
  */
 export interface SessionPeerInit extends Partial<FsmConfig> {
-  /** The peer's address: where we connect, and how its incoming connections are recognised. */
-  readonly address: string;
+  /**
+   * The peer's address: where we connect, and how its incoming connections are recognised.
+   * Left out for a peer found on `interface`.
+   */
+  readonly address?: string;
+  /**
+   * BGP unnumbered: the peer is whoever sits at the other end of this link, at the IPv6
+   * link-local address neighbour discovery finds (`Peer.setNeighbor`), as FRR's `neighbor
+   * eth1 interface`. The peer is then known by the interface's name.
+   */
+  readonly interface?: string;
   readonly remoteAs: number;
   readonly localAs: number;
   /** Our BGP Identifier, a dotted quad (RFC 6286: any non-zero 32-bit value). */
@@ -63,8 +72,10 @@ export interface SessionPeerInit extends Partial<FsmConfig> {
 
 /** A checked SessionPeerInit with every default filled in. */
 export interface SessionPeerConfig {
-  /** Normalized (RFC 5952, IPv4 never v4-mapped). */
+  /** Normalized (RFC 5952, IPv4 never v4-mapped); for an interface peer, the interface's name. */
   readonly address: string;
+  /** The link of an unnumbered peer; undefined for a peer with an address. */
+  readonly interface: string | undefined;
   readonly name: string;
   readonly remoteAs: number;
   readonly localAs: number;
@@ -130,6 +141,19 @@ function flag(field: string, v: unknown, fallback: boolean): boolean {
   return v;
 }
 
+const IFNAME = /^[^/\s\0%]{1,15}$/;
+
+/** Linux interface names: 1..15 bytes, no '/', no white space (and no '%', which zones use). */
+function interfaceName(v: unknown): string {
+  if (typeof v !== 'string' || !IFNAME.test(v) || v === '.' || v === '..' || Buffer.byteLength(v) > 15) {
+    throw new SessionConfigError(
+      'interface',
+      `must be an interface name (1..15 bytes), got ${JSON.stringify(v)}`,
+    );
+  }
+  return v;
+}
+
 function families(v: unknown, peerAddress: string): FamilyName[] {
   if (v === undefined) return [peerAddress.includes(':') ? 'ipv6-unicast' : 'ipv4-unicast'];
   if (!Array.isArray(v) || v.length === 0) {
@@ -168,7 +192,16 @@ function addPath(v: unknown, configured: readonly FamilyName[]): Partial<Record<
 /** Fills defaults and checks every field; throws SessionConfigError naming the first bad one. */
 export function resolvePeerConfig(init: SessionPeerInit): SessionPeerConfig {
   if (typeof init !== 'object' || init === null) throw new SessionConfigError('peer', 'must be an object');
-  const addr = address('address', init.address);
+  const iface = init.interface === undefined ? undefined : interfaceName(init.interface);
+  if (iface !== undefined && init.address !== undefined) {
+    throw new SessionConfigError(
+      'address',
+      `must be left out for a peer on interface ${iface}, got ${init.address}`,
+    );
+  }
+  // An interface peer runs over IPv6 link-local addresses: IPv6 is its session's family.
+  const addr = iface ?? address('address', init.address);
+  const sessionAddress = iface === undefined ? addr : 'fe80::';
   const remoteAs = asNumber('remoteAs', init.remoteAs);
   const localAs = asNumber('localAs', init.localAs);
   const bgpId = routerId(init.routerId);
@@ -182,6 +215,12 @@ export function resolvePeerConfig(init: SessionPeerInit): SessionPeerConfig {
   }
   const localAddress =
     init.localAddress === undefined ? undefined : address('localAddress', init.localAddress);
+  if (localAddress !== undefined && iface !== undefined) {
+    throw new SessionConfigError(
+      'localAddress',
+      `must be left out for a peer on interface ${iface}, got ${localAddress}`,
+    );
+  }
   if (localAddress !== undefined && localAddress.includes(':') !== addr.includes(':')) {
     throw new SessionConfigError('localAddress', `${localAddress} is not of the family of ${addr}`);
   }
@@ -189,13 +228,14 @@ export function resolvePeerConfig(init: SessionPeerInit): SessionPeerConfig {
   if (password !== null && (typeof password !== 'string' || password.length === 0)) {
     throw new SessionConfigError('password', 'must be a non-empty string or null');
   }
-  const fams = families(init.families, addr);
+  const fams = families(init.families, sessionAddress);
   const extendedNextHop = flag('extendedNextHop', init.extendedNextHop, false);
   if (extendedNextHop && !fams.includes('ipv4-unicast')) {
     throw new SessionConfigError('extendedNextHop', 'needs ipv4-unicast among the families (RFC 8950)');
   }
   return {
     address: addr,
+    interface: iface,
     name: typeof init.name === 'string' && init.name !== '' ? init.name : addr,
     remoteAs,
     localAs,

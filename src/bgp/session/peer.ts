@@ -98,6 +98,8 @@ export class Peer {
   #establishedOn: Session | null = null;
   /** Why the last connection changed state, for the peer-level state event. */
   #lastReason = '';
+  /** An interface peer's link-local address, once neighbour discovery found it. */
+  #neighbor: string | undefined;
 
   constructor(init: SessionPeerInit, components: PeerComponents = {}) {
     this.config = resolvePeerConfig(init);
@@ -116,6 +118,29 @@ export class Peer {
 
   get address(): string {
     return this.config.address;
+  }
+
+  /** An interface peer's link-local address as found on its link; undefined until then. */
+  get neighbor(): string | undefined {
+    return this.#neighbor;
+  }
+
+  /**
+   * Where an interface peer is now (its link-local address, no zone), or undefined when it is
+   * gone. A new address is dialled at once when no connection is up or being made, rather
+   * than after the connect retry time; a session up with the old address is left to end by
+   * itself (its link went away, or the neighbour restarted).
+   */
+  setNeighbor(address: string | undefined): void {
+    if (this.config.interface === undefined) {
+      throw new SessionError('invalid-message', `peer ${this.config.name} has an address, not an interface`);
+    }
+    if (address === this.#neighbor) return;
+    this.#neighbor = address;
+    const p = this.#primary;
+    if (address === undefined || !this.#enabled || !p || p.connection || this.config.fsm.passive) return;
+    if (p.state === 'Active') p.handle({ type: 'ConnectRetryTimer_Expires' }, `neighbour ${address} found`);
+    else if (p.state === 'Connect' && !this.#dial) this.#dialFor(p);
   }
 
   /** RFC 4271 state of the peer's most advanced connection. */
@@ -351,12 +376,22 @@ export class Peer {
 
   #dialFor(session: Session): void {
     this.#abortDial();
+    const c = this.config;
+    let host = c.address;
+    if (c.interface !== undefined) {
+      if (this.#neighbor === undefined) {
+        // Nothing to dial yet: the FSM stays in Connect (retrying on its timer, as for a peer
+        // that does not answer) until setNeighbor names the address.
+        this.#log.debug({ interface: c.interface }, 'no neighbour found on the link yet');
+        return;
+      }
+      host = `${this.#neighbor}%${c.interface}`;
+    }
     const controller = new AbortController();
     const dial = { controller, session };
     this.#dial = dial;
-    const c = this.config;
     this.#connect({
-      host: c.address,
+      host,
       port: c.port,
       localAddress: c.localAddress,
       password: c.password,

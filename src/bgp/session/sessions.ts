@@ -51,6 +51,8 @@ export class Sessions {
   readonly localAs: number;
   readonly routerId: string;
   readonly #peers = new Map<string, Peer>();
+  /** Interface peers by the link-local address and interface they were found at (fe80::1%eth1). */
+  readonly #linkPeers = new Map<string, Peer>();
   readonly #listener: BgpListener | null;
   readonly #components: SessionsComponents;
   readonly #log: Logger;
@@ -105,12 +107,39 @@ export class Sessions {
     return [...this.#peers.values()];
   }
 
+  /** A peer by its address, or an interface peer by its interface's name. */
   peer(address: string): Peer | undefined {
+    const byName = this.#peers.get(address);
+    if (byName) return byName;
     try {
       return this.#peers.get(normalizeAddress(address));
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * An interface peer's neighbour was found (its link-local address) or lost (undefined): the
+   * listener accepts that address on that link only, and the peer dials it.
+   */
+  setNeighbor(interfaceName: string, address: string | undefined): void {
+    const peer = this.#peers.get(interfaceName);
+    if (peer?.config.interface === undefined) {
+      throw new SessionError('unknown-peer', `no peer on interface ${interfaceName}`);
+    }
+    const before = peer.neighbor;
+    if (before === address) return;
+    if (before !== undefined) {
+      const key = `${before}%${interfaceName}`;
+      this.#linkPeers.delete(key);
+      this.#listener?.removePeer(key);
+    }
+    if (address !== undefined) {
+      const key = `${address}%${interfaceName}`;
+      this.#listener?.addPeer(key, peer.config.password);
+      this.#linkPeers.set(key, peer);
+    }
+    peer.setNeighbor(address);
   }
 
   /** Adds a peer (its TCP-MD5 key goes on the listener first) and starts it unless `enabled: false`. */
@@ -124,10 +153,12 @@ export class Sessions {
     if (this.#peers.has(peer.address)) {
       throw new SessionError('duplicate-peer', `peer ${peer.address} is configured already`);
     }
-    if (this.#listener && peer.address.includes(':') && this.#listener.address.address.includes('.')) {
+    const v6 = peer.config.interface !== undefined || peer.address.includes(':');
+    if (this.#listener && v6 && this.#listener.address.address.includes('.')) {
       throw new SessionConfigError('address', `IPv6 peer ${peer.address} cannot reach an IPv4-only listener`);
     }
-    this.#listener?.addPeer(peer.address, peer.config.password);
+    // An interface peer is accepted once its neighbour is found (setNeighbor).
+    if (peer.config.interface === undefined) this.#listener?.addPeer(peer.address, peer.config.password);
     this.#peers.set(peer.address, peer);
     this.#components.onPeer?.(peer);
     if (enabled ?? true) peer.start();
@@ -142,7 +173,8 @@ export class Sessions {
     const peer = this.peer(address);
     if (!peer) throw new SessionError('unknown-peer', `no peer ${address}`);
     this.#peers.delete(peer.address);
-    this.#listener?.removePeer(peer.address);
+    if (peer.config.interface === undefined) this.#listener?.removePeer(peer.address);
+    else this.#forgetNeighbor(peer);
     await peer.close(CeaseSubcode.PEER_DE_CONFIGURED, message);
   }
 
@@ -155,11 +187,23 @@ export class Sessions {
     await this.#listener?.close();
     const peers = [...this.#peers.values()];
     this.#peers.clear();
+    this.#linkPeers.clear();
     await Promise.all(peers.map((p) => p.close(CeaseSubcode.ADMINISTRATIVE_SHUTDOWN, message, opts)));
   }
 
+  /** Lets go of a removed interface peer's neighbour entry. */
+  #forgetNeighbor(peer: Peer): void {
+    if (peer.neighbor === undefined || peer.config.interface === undefined) return;
+    const key = `${peer.neighbor}%${peer.config.interface}`;
+    this.#linkPeers.delete(key);
+    this.#listener?.removePeer(key);
+  }
+
   #accept(c: IncomingConnection): void {
-    const peer = this.#peers.get(c.peer.address);
+    const peer =
+      c.peer.zone === undefined
+        ? this.#peers.get(c.peer.address)
+        : this.#linkPeers.get(`${c.peer.address}%${c.peer.zone}`);
     if (!peer) {
       // Known to the listener a moment ago (a peer being removed): nothing to hand it to.
       this.#log.info({ remote: c.peer }, 'connection from a removed peer refused');

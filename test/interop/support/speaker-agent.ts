@@ -236,7 +236,8 @@ async function main(): Promise<void> {
       case 'add-peer':
         return { address: add(c.config).address };
       case 'replace-peer': {
-        if (sessions.peer(c.config.address)) await sessions.removePeer(c.config.address);
+        const key = c.config.address ?? c.config.interface ?? '';
+        if (sessions.peer(key)) await sessions.removePeer(key);
         return { address: add(c.config).address };
       }
       case 'remove-peer':
