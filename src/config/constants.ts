@@ -221,3 +221,7 @@ export const ZebraSinkDefaults = {
 } as const;
 /** `sinks.ovn_nb`: Logical_Router_Static_Route rows marked with this external_ids key. */
 export const OvnNbSinkDefaults = { markKey: 'ovn-bgp-speaker' } as const;
+
+/** Linux interface names (IFNAMSIZ 16 with the NUL): no '/', white space or '%' (a zone's separator). */
+export const INTERFACE_NAME_PATTERN = /^(?!\.{1,2}$)[^/\s%]{1,15}$/;
+export const INTERFACE_NAME_RULE = "an interface name: 1 to 15 characters, no '/', '%' or white space";

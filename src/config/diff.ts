@@ -107,6 +107,7 @@ const PEER_EFFECTS: Readonly<Record<keyof PeerConfig, Effect>> = {
   name: 'none',
   description: 'none',
   peerIp: 'reset',
+  interface: 'reset',
   port: 'reset',
   remoteAs: 'reset',
   type: 'reset',

@@ -25,6 +25,11 @@ function familyOf(address: string): FamilyName {
 function resolveFamilies(raw: RawPeer, path: Path, scope: PeerScope): readonly FamilyName[] | undefined {
   const versions = `[${scope.ipVersions.join(', ')}]`;
   if (raw.families === undefined) {
+    if (raw.interface !== undefined && raw.peerIp === undefined) {
+      // An unnumbered link carries both families over its IPv6 session (RFC 8950 for IPv4).
+      const both: FamilyName[] = ['ipv4-unicast', 'ipv6-unicast'];
+      return both.filter((f) => scope.ipVersions.includes(FAMILIES[f].ipVersion));
+    }
     if (raw.peerIp === undefined) return undefined;
     const family = familyOf(raw.peerIp);
     if (!scope.ipVersions.includes(FAMILIES[family].ipVersion)) {
@@ -84,10 +89,51 @@ function checkPolicyNames(names: readonly string[] | undefined, path: Path, scop
   });
 }
 
+/** A peer is found by its address or by its link (BGP unnumbered): one of the two, never both. */
+function checkPeerAddress(raw: RawPeer, path: Path, ctx: Context): boolean {
+  if (raw.peerIp !== undefined && raw.interface !== undefined) {
+    ctx.problems.push(
+      problem(
+        [...path, 'interface'],
+        `cannot be combined with peer_ip ${raw.peerIp}: a peer is found by its address or on its link`,
+        raw.interface,
+      ),
+    );
+    return false;
+  }
+  if (raw.peerIp === undefined && raw.interface === undefined) {
+    // A bad peer_ip or interface has its own problem already.
+    const said = ctx.problems.some(
+      (p) =>
+        p.segments.length === 3 &&
+        p.segments[0] === path[0] &&
+        p.segments[1] === path[1] &&
+        (p.segments[2] === 'peer_ip' || p.segments[2] === 'interface'),
+    );
+    if (!said)
+      ctx.problems.push(
+        problem([...path, 'peer_ip'], 'is required (or interface, for a peer found on its link)'),
+      );
+    return false;
+  }
+  if (raw.interface !== undefined && raw.localAddress !== undefined) {
+    ctx.problems.push(
+      problem(
+        [...path, 'local_address'],
+        `${raw.localAddress} cannot be set for a peer on interface ${raw.interface}: the session runs between link-local addresses`,
+        raw.localAddress,
+      ),
+    );
+    return false;
+  }
+  return true;
+}
+
 export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): PeerConfig | undefined {
   const { ctx } = scope;
   const path = ['peers', index];
   const at = (key: string) => [...path, key];
+  const addressOk = checkPeerAddress(raw, path, ctx);
   const timers = resolveTimers(raw, scope.timers, path, ctx);
   const auth = resolveAuth(raw, path, ctx, scope.files);
   const families = resolveFamilies(raw, path, scope);
@@ -148,13 +194,17 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
       );
     }
   }
-  if (raw.name === undefined || raw.peerIp === undefined || raw.remoteAs === undefined) return undefined;
+  const peerIp = raw.peerIp ?? raw.interface;
+  if (raw.name === undefined || peerIp === undefined || raw.remoteAs === undefined || !addressOk)
+    return undefined;
   if (type === undefined || auth === undefined || families === undefined) return undefined;
   const mp = raw.maxPrefixes;
+  const unnumbered = raw.interface !== undefined;
   return {
     name: raw.name,
     description: raw.description,
-    peerIp: raw.peerIp,
+    peerIp,
+    interface: raw.interface,
     port: raw.port ?? ListenDefaults.port,
     remoteAs: raw.remoteAs,
     type,
@@ -171,7 +221,8 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
     nextHopSelf: raw.nextHopSelf ?? false,
     extendedMessage: raw.extendedMessage ?? false,
     longLivedStaleTime: raw.longLivedStaleTime,
-    extendedNextHop: raw.extendedNextHop ?? false,
+    // As FRR for `neighbor IF interface`: IPv4 routes need an IPv6 next hop on such a link.
+    extendedNextHop: raw.extendedNextHop ?? (unnumbered && families.includes('ipv4-unicast')),
     enhancedRouteRefresh: raw.enhancedRouteRefresh ?? false,
     maxPrefixes:
       mp?.limit === undefined
@@ -191,7 +242,20 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
 export function checkDuplicatePeers(raw: readonly RawPeer[], ctx: Context): void {
   const names = new Map<string, number>();
   const addresses = new Map<string, number>();
+  const links = new Map<string, number>();
   raw.forEach((p, i) => {
+    if (p.interface !== undefined) {
+      const first = links.get(p.interface);
+      if (first === undefined) links.set(p.interface, i);
+      else
+        ctx.problems.push(
+          problem(
+            ['peers', i, 'interface'],
+            `${p.interface} is already the interface of peers[${first}]`,
+            p.interface,
+          ),
+        );
+    }
     if (p.name !== undefined) {
       const first = names.get(p.name);
       if (first === undefined) names.set(p.name, i);

@@ -134,7 +134,13 @@ export type PeerAuth =
 export interface PeerConfig {
   readonly name: string;
   readonly description: string | undefined;
+  /**
+   * The peer's address; for a peer found on its link (`interface`), the interface's name, by
+   * which it is shown and addressed (as FRR names such a neighbour).
+   */
   readonly peerIp: string;
+  /** BGP unnumbered: the link the peer is found on; undefined for a peer with an address. */
+  readonly interface: string | undefined;
   /** The peer's TCP port. */
   readonly port: number;
   readonly remoteAs: number;

@@ -31,7 +31,7 @@ export function sessionPeerInit(p: PeerConfig): SessionsPeerInit {
   const ttl = ttlOf(p);
   return {
     name: p.name,
-    address: p.peerIp,
+    ...(p.interface === undefined ? { address: p.peerIp } : { interface: p.interface }),
     port: p.port,
     remoteAs: p.remoteAs,
     localAddress: p.localAddress,
