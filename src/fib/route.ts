@@ -13,6 +13,11 @@ export interface FibNextHop {
   /** Canonical text (RFC 5952 for IPv6). */
   readonly address: string;
   readonly afi: AfiCode;
+  /**
+   * The interface of a link-local next hop: the link of the unnumbered peer the route came
+   * from. Absent for every other next hop.
+   */
+  readonly interface?: string;
 }
 
 /** A route as a forwarding plane takes it: the prefix and its equal-cost next hops, best first. */
@@ -67,15 +72,23 @@ export function fibNextHops(change: RouteAdd): FibNextHop[] {
 
 function nextHopsOfPaths(paths: readonly RoutePath[], afi: AfiCode): FibNextHop[] {
   const out: FibNextHop[] = [];
-  for (const path of paths) addNextHop(out, path.attrs, afi);
+  for (const path of paths) addNextHop(out, path.attrs, afi, path.source.interface);
   return out;
 }
 
-/** Appends the next hop of one path, unless it has none usable or `out` holds it already. */
-function addNextHop(out: FibNextHop[], attrs: PathAttributes, afi: AfiCode): void {
+const LINK_LOCAL = /^fe[89ab][0-9a-f]?:/i;
+
+/**
+ * Appends the next hop of one path, unless it has none usable or `out` holds it already. A
+ * link-local one takes the interface of the unnumbered peer it came from (`link`).
+ */
+function addNextHop(out: FibNextHop[], attrs: PathAttributes, afi: AfiCode, link: string | undefined): void {
   const address = nextHopText(attrs, afi) ?? ipv4OverIpv6NextHop(attrs, afi);
-  if (address === undefined || out.some((h) => h.address === address)) return;
-  out.push({ address, afi: address.includes(':') ? Afi.IPV6 : Afi.IPV4 });
+  if (address === undefined) return;
+  const iface = link !== undefined && LINK_LOCAL.test(address) ? link : undefined;
+  if (out.some((h) => h.address === address && h.interface === iface)) return;
+  const afiOf = address.includes(':') ? Afi.IPV6 : Afi.IPV4;
+  out.push(iface === undefined ? { address, afi: afiOf } : { address, afi: afiOf, interface: iface });
 }
 
 /** RFC 8950: an IPv4 route whose MP_REACH_NLRI carries an IPv6 next hop. */
@@ -102,7 +115,9 @@ export function fibChangeAt(batch: ChangeBatch, i: number, memo: NextHopMemo): F
   const prefix = batch.prefix(i);
   if (!batch.isAdd(i)) return { kind: 'withdraw', prefix };
   const multipath = batch.multipaths[i];
-  const nextHops = multipath ? nextHopsOfPaths(multipath, prefix.afi) : memo.of(batch.attrs[i]!, prefix.afi);
+  const nextHops = multipath
+    ? nextHopsOfPaths(multipath, prefix.afi)
+    : memo.of(batch.attrs[i]!, prefix.afi, batch.sources[i]?.interface);
   if (nextHops.length === 0) return { kind: 'withdraw', prefix };
   return { kind: 'add', route: { prefix, nextHops } };
 }
@@ -115,15 +130,18 @@ export function fibChangeAt(batch: ChangeBatch, i: number, memo: NextHopMemo): F
 export class NextHopMemo {
   #attrs: PathAttributes | undefined;
   #afi: AfiCode = Afi.IPV4;
+  #link: string | undefined;
   #hops: readonly FibNextHop[] = [];
 
-  of(attrs: PathAttributes, afi: AfiCode): readonly FibNextHop[] {
-    if (attrs !== this.#attrs || afi !== this.#afi) {
+  /** `link`: the interface of the unnumbered peer the path came from, if it came from one. */
+  of(attrs: PathAttributes, afi: AfiCode, link?: string): readonly FibNextHop[] {
+    if (attrs !== this.#attrs || afi !== this.#afi || link !== this.#link) {
       const hops: FibNextHop[] = [];
-      addNextHop(hops, attrs, afi);
+      addNextHop(hops, attrs, afi, link);
       if (afi !== this.#afi || !sameAddresses(hops, this.#hops)) this.#hops = hops;
       this.#attrs = attrs;
       this.#afi = afi;
+      this.#link = link;
     }
     return this.#hops;
   }
@@ -137,6 +155,7 @@ export class NextHopMemo {
 
 function sameAddresses(a: readonly FibNextHop[], b: readonly FibNextHop[]): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i].address !== b[i].address) return false;
+  for (let i = 0; i < a.length; i++)
+    if (a[i].address !== b[i].address || a[i].interface !== b[i].interface) return false;
   return true;
 }

@@ -25,6 +25,11 @@ export interface RibPeerInit {
   readonly routerId: number;
   /** The peer's address on the session, IPv4 or IPv6 text: the last tie-break (RFC 4271 9.1.2.2 g). */
   readonly address: string;
+  /**
+   * The link of a peer found on it (BGP unnumbered): the interface a link-local next hop of
+   * its routes is reached over.
+   */
+  readonly interface?: string;
   /** FRR "neighbor weight": step 0 of the decision process. Default 0. */
   readonly weight?: number;
   /** Occurrences of our own AS tolerated in AS_PATH ("allowas-in"). Default 0. */
@@ -38,6 +43,8 @@ export interface RouteSource {
   readonly asn: number;
   readonly routerId: number;
   readonly address: string;
+  /** See RibPeerInit.interface. */
+  readonly interface?: string;
 }
 
 /** A peer as registered in the RIB: its index keys the RIB's per-peer data. */
@@ -65,6 +72,7 @@ export class RibPeer {
       asn: init.asn,
       routerId: init.routerId >>> 0,
       address: init.address,
+      ...(init.interface !== undefined && { interface: init.interface }),
     });
     this.weight = weight;
     this.allowasIn = allowasIn;

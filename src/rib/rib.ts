@@ -165,6 +165,7 @@ export class Rib {
       s.asn === init.asn &&
       s.routerId === init.routerId >>> 0 &&
       s.address === init.address &&
+      s.interface === init.interface &&
       peer.weight === (init.weight ?? RibDefaults.WEIGHT) &&
       peer.allowasIn === (init.allowasIn ?? RibDefaults.ALLOWAS_IN);
     if (same) return peer;

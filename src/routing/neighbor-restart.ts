@@ -20,6 +20,8 @@ export interface ReturningPeer {
   readonly name: string;
   readonly kind: PeerKind;
   readonly address: string;
+  /** The link of a peer found on it (BGP unnumbered). */
+  readonly interface?: string;
   readonly negotiated: Negotiated;
   /** Seconds it has to send its End-of-RIBs before what it did not announce again goes. */
   readonly staleRoutesTime: number;
@@ -65,6 +67,7 @@ export class NeighborRestart {
       asn: n.remoteAs,
       routerId: n.remoteBgpId,
       address: p.address,
+      ...(p.interface !== undefined && { interface: p.interface }),
     });
     stale.peer = ribPeer;
     stale.established(n.gracefulRestart, n.longLivedGracefulRestart, p.staleRoutesTime);

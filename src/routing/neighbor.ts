@@ -342,10 +342,14 @@ export class Neighbor {
     this.#establishedTransitions++;
     this.#maxPrefix.reset();
     const kind = peerKind(this.#config);
+    // A peer found on its link is at the link-local address the session runs to.
+    const unnumbered = this.#config.interface;
+    const address = unnumbered === undefined ? this.#config.peerIp : info.connection.remote.address;
     const ribPeer = this.#restart.established({
       name: this.name,
       kind,
-      address: this.#config.peerIp,
+      address,
+      ...(unnumbered !== undefined && { interface: unnumbered }),
       negotiated: info.negotiated,
       staleRoutesTime: this.#c.staleRoutesTime?.() ?? DEFAULT_STALE_ROUTES_TIME,
     });
@@ -355,7 +359,8 @@ export class Neighbor {
       {
         name: this.name,
         kind,
-        address: this.#config.peerIp,
+        address,
+        ...(unnumbered !== undefined && { interface: unnumbered }),
         nextHopSelf: this.#config.nextHopSelf,
         policies: this.#policies,
         ...(ribPeer && { ribPeer }),

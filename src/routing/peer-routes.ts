@@ -32,8 +32,10 @@ export interface PeerRoutesComponents {
 export interface PeerRoutesInit {
   readonly name: string;
   readonly kind: PeerKind;
-  /** Its configured address: the decision process's last tie-break. */
+  /** Its configured address (a found one for an unnumbered peer): the decision process's last tie-break. */
   readonly address: string;
+  /** The link of a peer found on it (BGP unnumbered): where its link-local next hops are. */
+  readonly interface?: string;
   readonly nextHopSelf: boolean;
   readonly policies: PeerPolicies;
   /** The peer as the RIB holds it already (its routes kept across a graceful restart). */
@@ -73,6 +75,7 @@ export class PeerRoutes {
         asn: n.remoteAs,
         routerId: n.remoteBgpId,
         address: init.address,
+        ...(init.interface !== undefined && { interface: init.interface }),
       });
     const addPathIn: [boolean, boolean] = [info.context.update.addPathIpv4, info.context.update.addPathIpv6];
     this.importer = new Importer(rib, this.ribPeer, init.policies.import, addPathIn);

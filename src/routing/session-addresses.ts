@@ -37,7 +37,9 @@ export function sessionAddresses(local: string, interfaces: InterfaceTable): Ses
   const sibling = (family: 'IPv4' | 'IPv6') =>
     iface?.find((a) => a.family === family && !(family === 'IPv6' && LINK_LOCAL.test(a.address)))?.address;
   const ipv4 = v6 ? sibling('IPv4') : address;
-  const ipv6 = v6 ? address : sibling('IPv6');
+  // A session between link-local addresses (BGP unnumbered): the interface's global address
+  // goes first in our IPv6 next hop when it has one, else the link-local one stands alone.
+  const ipv6 = v6 ? (LINK_LOCAL.test(address) ? (sibling('IPv6') ?? address) : address) : sibling('IPv6');
   const linkLocal = iface?.find((a) => a.family === 'IPv6' && LINK_LOCAL.test(a.address))?.address;
   const subnets: RibPrefix[] = [];
   for (const a of iface ?? []) {

@@ -65,6 +65,7 @@ import {
   SessionExports,
 } from '../routing/index.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
+import { UnnumberedLinks } from './links.js';
 import { OvnRouteTables } from './ovn-route-tables.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
@@ -107,6 +108,7 @@ export class Speaker implements SpeakerControl {
   readonly #flow: RouteFlow;
   readonly #exports: SessionExports;
   readonly #sessions: Sessions;
+  readonly #links: UnnumberedLinks;
   readonly #neighbors = new Map<string, Neighbor>();
   readonly #log: Logger;
   readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets' | 'peerEdits'>> &
@@ -144,6 +146,7 @@ export class Speaker implements SpeakerControl {
       peerEdits: components.peerEdits,
     };
     this.#log = this.#components.logger;
+    this.#links = new UnnumberedLinks(sessions, this.#log);
     this.#rib = new Rib({
       localAs: config.speaker.localAs,
       routerId: parseIpv4(config.speaker.routerId),
@@ -291,6 +294,7 @@ export class Speaker implements SpeakerControl {
       this.#watch.close();
       this.#flow.close();
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
+      this.#links.close();
       await this.#sessions.close(message, { forRestart });
       for (const b of this.#neighbors.values()) b.detach();
       await this.#ovn?.close();
@@ -529,6 +533,7 @@ export class Speaker implements SpeakerControl {
     peer.on('state', (change) => this.#watch.session(config.name, change));
     peer.on('established', (info) => this.#restart?.established(config.name, info.negotiated));
     peer.on('end-of-rib', (f) => this.#restart?.endOfRib(config.name, f.afi, f.safi));
+    if (config.interface !== undefined) this.#links.attach(config.interface);
     return peer;
   }
 
@@ -547,6 +552,7 @@ export class Speaker implements SpeakerControl {
     this.#pendingRebuild.delete(name);
     this.#restart?.removed(name);
     // RFC 4486 Cease / Peer De-configured.
+    if (b.config.interface !== undefined) this.#links.detach(b.config.interface);
     await this.#sessions.removePeer(b.peer.address);
     b.detach();
     this.#metrics?.forgetPeer(name);

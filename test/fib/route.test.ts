@@ -82,4 +82,31 @@ describe('fibChangeAt', () => {
     const c = fibChangeAt(batch, 0, memo);
     expect(c.kind === 'add' && c.route.nextHops).toEqual([{ address: '198.18.0.3', afi: Afi.IPV4 }]);
   });
+
+  it('gives a link-local next hop of an unnumbered peer its interface, and no other next hop', () => {
+    const rib = new Rib({ localAs: LOCAL_AS, routerId: ROUTER_ID });
+    const link = rib.addPeer({ ...EBGP_A, id: 'eth1', address: 'fe80::2', interface: 'eth1' });
+    const mp = (nextHop: string) => ({ afi: Afi.IPV6, safi: 1, nextHop: addressBytes(nextHop), reserved: 0 });
+    // RFC 8950: an IPv4 route with the peer's link-local address as next hop.
+    rib.announce(link, v4(V4[0]), {
+      origin: 0,
+      asPath: [{ type: 2, asns: [65001] }],
+      mpReach: mp('fe80::2'),
+    });
+    rib.announce(link, v6(V6[0]), {
+      origin: 0,
+      asPath: [{ type: 2, asns: [65001] }],
+      mpReach: mp('2001:db8::2'),
+    });
+    const batch = new ChangeBatch();
+    rib.flushInto(batch);
+    const memo = new NextHopMemo();
+    const hops = Array.from({ length: batch.count }, (_, i) => {
+      const c = fibChangeAt(batch, i, memo);
+      expect(c).toEqual(toFibChange(batch.change(i)));
+      return c.kind === 'add' ? c.route.nextHops : [];
+    });
+    expect(hops).toContainEqual([{ address: 'fe80::2', afi: Afi.IPV6, interface: 'eth1' }]);
+    expect(hops).toContainEqual([{ address: '2001:db8::2', afi: Afi.IPV6 }]);
+  });
 });

@@ -67,6 +67,19 @@ describe('sessionAddresses', () => {
     expect(peerOnLink('not an address', a)).toBe(false);
   });
 
+  it('a session between link-local addresses (unnumbered) puts the global address first when there is one', () => {
+    const a = sessionAddresses('fe80::1', interfaces);
+    expect(Buffer.from(a.ipv6!).toString('hex')).toBe('20010db8000100000000000000000001');
+    expect(Buffer.from(a.ipv6LinkLocal!).toString('hex')).toBe('fe800000000000000000000000000001');
+    expect(a.ipv4).toBe(parseIpv4('198.18.1.1'));
+    const bare = {
+      eth1: [{ address: 'fe80::1', family: 'IPv6', cidr: 'fe80::1/64' }],
+    } as unknown as Parameters<typeof sessionAddresses>[1];
+    const b = sessionAddresses('fe80::1', bare);
+    expect(Buffer.from(b.ipv6!).toString('hex')).toBe('fe800000000000000000000000000001');
+    expect(b.ipv4).toBeUndefined();
+  });
+
   it('an address on no listed interface is still ours for its own family, and not found', () => {
     const a = sessionAddresses('198.18.9.9', interfaces);
     expect(a).toEqual({

@@ -28,7 +28,16 @@ export {
   type Wanted,
 } from './plan.js';
 export { RepairBudget, type RepairVerdict } from './repair.js';
-export { classify, isLinkLocal, NextHopResolver, type Resolution } from './resolve.js';
+export {
+  classify,
+  type IfindexOf,
+  isLinkLocal,
+  linkLocalResolution,
+  NextHopResolver,
+  nextHopKey,
+  type Resolution,
+  sysfsIfindex,
+} from './resolve.js';
 export {
   decodeRoute,
   encodeNexthops,

@@ -5,6 +5,7 @@ import type { RibPrefix } from '../../rib/index.js';
 import type { FibChange, FibNextHop, FibRoute } from '../route.js';
 import { RtTable } from './constants.js';
 import type { Wanted } from './plan.js';
+import { nextHopKey } from './resolve.js';
 import type { KernelRoute } from './route-message.js';
 
 interface Watched {
@@ -81,7 +82,9 @@ export class NextHopWatch {
   }
 }
 
-function parse(address: string): Watched {
+function parse(key: string): Watched {
+  // A link-local next hop's key carries its interface (nextHopKey); the address is before '%'.
+  const address = key.split('%')[0];
   return address.includes(':')
     ? { afi: Afi.IPV6, words: parseIpv6(address) }
     : { afi: Afi.IPV4, words: Uint32Array.of(parseIpv4(address)) };
@@ -113,7 +116,7 @@ export function routesOver(
   const affected = (hops: readonly FibNextHop[]) => {
     const known = verdicts.get(hops);
     if (known !== undefined) return known;
-    const v = hops.some((h) => moved.has(h.address));
+    const v = hops.some((h) => moved.has(nextHopKey(h)));
     verdicts.set(hops, v);
     return v;
   };

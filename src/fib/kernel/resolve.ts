@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { AF } from '../../bgp/transport/index.js';
 import type { FibNextHop } from '../route.js';
 import type { RequestFailure } from './client.js';
-import { Rtn } from './constants.js';
+import { Rtn, RtTable } from './constants.js';
 import { rejectionText } from './errors.js';
 import { canonicalNexthops } from './nexthop-set.js';
 import { gatewayFamilyOf, type KernelNexthop, type KernelRoute } from './route-message.js';
@@ -34,6 +35,45 @@ export interface ResolverInit {
 /** IPv6 link-local (fe80::/10): only meaningful with an interface, which a BGP next hop does not name. */
 export function isLinkLocal(address: string): boolean {
   return /^fe[89ab][0-9a-f]?:/i.test(address);
+}
+
+/**
+ * How the resolver names a next hop: its address, and for a link-local one learned from an
+ * unnumbered peer the interface after '%' (fe80::1%eth1), so the same address on two links is
+ * two next hops.
+ */
+export function nextHopKey(h: FibNextHop): string {
+  return h.interface === undefined ? h.address : `${h.address}%${h.interface}`;
+}
+
+/** The kernel's index of an interface (the reader's network namespace); undefined: no such link. */
+export type IfindexOf = (name: string) => number | undefined;
+
+/** if_nametoindex(3) through sysfs. */
+export const sysfsIfindex: IfindexOf = (name) => {
+  if (!/^[^/\s\0%]{1,15}$/.test(name) || name === '.' || name === '..') return undefined;
+  try {
+    const n = Number.parseInt(readFileSync(`/sys/class/net/${name}/ifindex`, 'utf8'), 10);
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * A link-local next hop on a named interface: on that link by definition (RFC 4291 2.5.6), so
+ * installed as is on that device (`via inet6 fe80::1 dev eth1` under an IPv4 route, RFC 8950).
+ */
+export function linkLocalResolution(address: string, iface: string, ifindex: number | undefined): Resolution {
+  if (ifindex === undefined)
+    return { kind: 'unresolved', reason: `link-local next hop ${address}: no interface ${iface}` };
+  return {
+    kind: 'connected',
+    through: `${iface} (link-local)`,
+    // No route decides it; the main table is where a watch would see the link's own route.
+    table: RtTable.MAIN,
+    nexthops: [{ gateway: address, gatewayFamily: AF.INET6, ifindex, weight: 1, flags: 0 }],
+  };
 }
 
 /** What a FIB_MATCH answer means for a next hop (pure: unit-tested with hand-made answers). */
@@ -84,17 +124,20 @@ export function classify(address: string, hit: KernelRoute | RequestFailure, own
 export class NextHopResolver {
   readonly #lookup: FibLookup;
   readonly #own: ResolverInit;
+  readonly #ifindexOf: IfindexOf;
   readonly #cache = new Map<string, Resolution>();
 
-  constructor(lookup: FibLookup, own: ResolverInit) {
+  constructor(lookup: FibLookup, own: ResolverInit, ifindexOf: IfindexOf = sysfsIfindex) {
     this.#lookup = lookup;
     this.#own = own;
+    this.#ifindexOf = ifindexOf;
   }
 
   clear(): void {
     this.#cache.clear();
   }
 
+  /** By nextHopKey: the address, with '%interface' for a link-local next hop of an unnumbered peer. */
   get(address: string): Resolution | undefined {
     return this.#cache.get(address);
   }
@@ -132,6 +175,11 @@ export class NextHopResolver {
   #lookAll(addresses: readonly string[]): Promise<[string, Resolution][]> {
     return Promise.all(
       addresses.map(async (a): Promise<[string, Resolution]> => {
+        const zone = a.indexOf('%');
+        if (zone > 0) {
+          const iface = a.slice(zone + 1);
+          return [a, linkLocalResolution(a.slice(0, zone), iface, this.#ifindexOf(iface))];
+        }
         if (isLinkLocal(a))
           return [a, { kind: 'unresolved', reason: `link-local next hop ${a} needs an interface` }];
         return [a, classify(a, await this.#lookup(a), this.#own)];
@@ -156,9 +204,9 @@ export class NextHopResolver {
         reason ??= `an IPv6 route cannot have the IPv4 next hop ${h.address}`;
         continue;
       }
-      const r = this.#cache.get(h.address);
+      const r = this.#cache.get(nextHopKey(h));
       if (!r || r.kind === 'unresolved') {
-        reason ??= r?.reason ?? `${h.address} not resolved`;
+        reason ??= r?.reason ?? `${nextHopKey(h)} not resolved`;
         continue;
       }
       for (const nh of r.nexthops) {

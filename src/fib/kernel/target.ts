@@ -21,7 +21,7 @@ import { type Installed, OwnedRoutes, type Problem } from './owned.js';
 import { type Found, planChanges, planInSteps, type RouteOp, type Wanted, WantedRoutes } from './plan.js';
 import { RouteGuard } from './repair.js';
 import { CauseLog, kernelDetails, kernelStatus, notInstalled } from './report.js';
-import { describeResolution, NextHopResolver } from './resolve.js';
+import { describeResolution, NextHopResolver, nextHopKey } from './resolve.js';
 import type { KernelRoute } from './route-message.js';
 import { openRtnlSocket, type RtnlSocketFactory } from './rtnl-socket.js';
 import type { KernelComponents, KernelStatus, KernelTargetInit } from './types.js';
@@ -206,7 +206,7 @@ export class KernelTarget implements FibTarget {
       const addresses: string[] = [];
       for (const c of changes)
         if (c.kind === 'add')
-          for (const h of c.route.nextHops) if (!resolver.get(h.address)) addresses.push(h.address);
+          for (const h of c.route.nextHops) if (!resolver.get(nextHopKey(h))) addresses.push(nextHopKey(h));
       if ((await resolver.resolve(addresses)) > 0) this.#syncWatch();
       await this.#write(changes);
     });
@@ -225,7 +225,7 @@ export class KernelTarget implements FibTarget {
       this.#guard.clear();
       this.#causes.clear();
       const addresses = new Set<string>();
-      for (const r of all) for (const h of r.nextHops) addresses.add(h.address);
+      for (const r of all) for (const h of r.nextHops) addresses.add(nextHopKey(h));
       await resolver.resolve(addresses);
       this.#syncWatch();
       // A full table is planned over many turns, as it is written (see #write).

@@ -6,7 +6,9 @@ import {
   Errno,
   isLinkLocal,
   type KernelRoute,
+  linkLocalResolution,
   NextHopResolver,
+  nextHopKey,
   RepairBudget,
   Rtn,
 } from '../../../src/fib/kernel/index.js';
@@ -115,6 +117,38 @@ describe('classify: what a fibmatch answer means for a next hop', () => {
     await r.resolve(['fe80::1']);
     expect(lookups).toBe(0);
     expect(r.get('fe80::1')).toMatchObject({ kind: 'unresolved', reason: /interface/ });
+  });
+});
+
+describe('link-local next hops of unnumbered peers', () => {
+  it('are connected on their interface without a lookup, keyed with the interface', async () => {
+    expect(nextHopKey({ address: 'fe80::2', afi: Afi.IPV6, interface: 'eth1' })).toBe('fe80::2%eth1');
+    expect(nextHopKey({ address: 'fe80::2', afi: Afi.IPV6 })).toBe('fe80::2');
+    let lookups = 0;
+    const r = new NextHopResolver(
+      async () => {
+        lookups++;
+        return hit('::/0');
+      },
+      OWN,
+      (name) => (name === 'eth1' ? 7 : undefined),
+    );
+    await r.resolve(['fe80::2%eth1', 'fe80::2%eth9']);
+    expect(lookups).toBe(0);
+    expect(r.get('fe80::2%eth1')).toMatchObject({
+      kind: 'connected',
+      nexthops: [{ gateway: 'fe80::2', gatewayFamily: AF.INET6, ifindex: 7 }],
+    });
+    expect(r.get('fe80::2%eth9')).toMatchObject({ kind: 'unresolved', reason: /no interface eth9/ });
+    // An IPv4 route through it (RFC 8950): via inet6 on the link.
+    const v4 = r.nexthopsFor(AF.INET, [{ address: 'fe80::2', afi: Afi.IPV6, interface: 'eth1' }]);
+    expect(v4).toEqual({
+      nexthops: [{ gateway: 'fe80::2', gatewayFamily: AF.INET6, ifindex: 7, weight: 1, flags: 0 }],
+    });
+    expect(linkLocalResolution('fe80::3', 'eth2', 3)).toMatchObject({
+      kind: 'connected',
+      through: 'eth2 (link-local)',
+    });
   });
 });
 
