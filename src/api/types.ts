@@ -47,6 +47,9 @@ export interface NeighborSummary {
 export interface NeighborDetail extends NeighborSummary {
   readonly localAs: number;
   readonly localAddress?: string;
+  /** BGP unnumbered: the link the peer is found on, and its link-local address once found. */
+  readonly interface?: string;
+  readonly linkNeighbor?: string;
   readonly ebgp: boolean;
   readonly remoteRouterId?: string;
   readonly holdTime?: number;

@@ -87,6 +87,7 @@ export function formatNeighbor(n: NeighborDetail): string {
     body.push(`Hold time is ${n.holdTime} seconds${keepalive}`);
   }
   if (n.localAddress) body.push(`Local host: ${n.localAddress}`);
+  if (n.interface) body.push(`Interface: ${n.interface}, neighbour ${n.linkNeighbor ?? 'not found yet'}`);
   if (n.families.length)
     body.push(`Address families: ${n.families.map((f) => FAMILY_TITLE[f] ?? f).join(', ')}`);
   if (n.capabilities.length) body.push(`Capabilities in use: ${n.capabilities.join(', ')}`);

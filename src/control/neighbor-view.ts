@@ -111,6 +111,8 @@ export function neighborDetail(b: Neighbor, now: number, localAs: number): Neigh
     ...neighborSummary(b, now),
     localAs,
     ...(localAddress !== undefined && { localAddress }),
+    ...(b.config.interface !== undefined && { interface: b.config.interface }),
+    ...(b.peer.neighbor !== undefined && { linkNeighbor: b.peer.neighbor }),
     ebgp: b.config.type === 'ebgp',
     ...(n && { remoteRouterId: formatIpv4(n.remoteBgpId) }),
     ...(s && { holdTime: s.info.holdTime, keepaliveTime: s.info.keepaliveTime }),

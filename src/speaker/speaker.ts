@@ -566,6 +566,9 @@ export class Speaker implements SpeakerControl {
     const b = this.#neighbors.get(name);
     if (!b || this.#closing) return;
     if (cease !== undefined) b.peer.stop(cease);
+    // A peer moved to another link (or to an address) stops discovery on the old one.
+    const oldLink = b.peer.config.interface;
+    if (oldLink !== undefined && oldLink !== b.config.interface) this.#links.detach(oldLink);
     await this.#sessions.removePeer(b.peer.address);
     if (this.#neighbors.get(name) !== b || this.#closing) return;
     b.rebind(b.config, this.#newPeer(b.config));

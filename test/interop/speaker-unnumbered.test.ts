@@ -159,6 +159,9 @@ describe.skipIf(!IS_ROOT)('BGP unnumbered with FRR (neighbor IF interface)', () 
       const theirs = await linkLocal(lab.peer(f.name).ns, theirIf(f));
       const ours = await linkLocal(lab.speakerNs, ourIf(f));
       expect(theirs).toMatch(/^fe80:/);
+      expect(n?.interface).toBe(ourIf(f));
+      expect(n?.linkNeighbor).toBe(theirs);
+      expect(n?.localAddress).toBe(ours);
       const frr = JSON.parse(await lab.frr(f.name).vtysh([`show bgp neighbors ${theirIf(f)} json`]));
       const detail = Object.values(frr)[0] as {
         bgpState?: string;
