@@ -139,6 +139,14 @@ describe('show neighbors', () => {
     );
   });
 
+  it('names the link of an unnumbered peer and the neighbour found on it, or that none is yet', () => {
+    const found = formatNeighbors([{ ...SPINE1, interface: 'eth1', linkNeighbor: 'fe80::2' }]).split('\n');
+    expect(found).toContain('  Interface: eth1, neighbour fe80::2');
+    const waiting = formatNeighbors([{ ...SPINE1, interface: 'eth1' }]).split('\n');
+    expect(waiting).toContain('  Interface: eth1, neighbour not found yet');
+    expect(formatNeighbors([SPINE1])).not.toContain('Interface:');
+  });
+
   it("tells our capabilities from the peer's: advertised, received, or both", () => {
     const n = {
       ...SPINE1,
