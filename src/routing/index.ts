@@ -30,6 +30,13 @@ export {
 export { PeerClearing } from './peer-clearing.js';
 export { PeerRoutes, type PeerRoutesComponents, type PeerRoutesInit } from './peer-routes.js';
 export {
+  RefreshStale,
+  type RefreshStaleComponents,
+  type RefreshStaleInit,
+  type RefreshStaleStore,
+  type RefreshStatus,
+} from './refresh-stale.js';
+export {
   RestartDeferral,
   type RestartDeferralComponents,
   type RestartDeferralInit,
