@@ -26,7 +26,7 @@ import type { Importer } from './importer.js';
 import { MaxPrefixWatch, maxPrefixConfig } from './max-prefix-watch.js';
 import { NeighborRestart } from './neighbor-restart.js';
 import { PeerRoutes } from './peer-routes.js';
-import { RefreshStale, type RefreshStatus } from './refresh-stale.js';
+import { RefreshStale } from './refresh-stale.js';
 import type { RouteFlow } from './route-flow.js';
 import type { InterfaceTable } from './session-addresses.js';
 import type { SessionExports } from './session-exports.js';
@@ -173,11 +173,6 @@ export class Neighbor {
   /** The peer's routes kept across its restart, while any are stale. */
   get staleRoutes(): StaleStatus | null {
     return this.#restart.status();
-  }
-
-  /** The peer's enhanced route refresh, while one is under way (RFC 7313). */
-  get refreshing(): RefreshStatus | null {
-    return this.#session?.refresh?.status() ?? null;
   }
 
   /** The Established session, if any. */
