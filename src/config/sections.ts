@@ -126,7 +126,7 @@ const gracefulRestartFields = object('a mapping of graceful restart settings', {
   ),
   stale_routes_time: optional(
     seconds(1, MAX_STALE_ROUTES_TIME),
-    'How long a restarted peer has to send End-of-RIB; its routes not announced again by then are withdrawn.',
+    'How long a restarted peer has to send End-of-RIB, and a refreshing peer (RFC 7313) its EoRR; its routes not announced again by then are withdrawn.',
     String(GracefulRestartDefaults.staleRoutesTime),
   ),
 });
