@@ -126,6 +126,7 @@ const PEER_EFFECTS: Readonly<Record<keyof PeerConfig, Effect>> = {
   addPath: 'reset',
   routeReflectorClient: 'reset',
   nextHopSelf: 'soft-out',
+  nextHopUnchanged: 'soft-out',
   extendedMessage: 'reset',
   longLivedStaleTime: 'next-session',
   extendedNextHop: 'reset',

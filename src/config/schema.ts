@@ -168,6 +168,8 @@ export interface PeerConfig {
   };
   readonly routeReflectorClient: boolean;
   readonly nextHopSelf: boolean;
+  /** Keep the routes' own next hops towards this peer, eBGP too (FRR's attribute-unchanged next-hop). */
+  readonly nextHopUnchanged: boolean;
   /** RFC 8654. */
   readonly extendedMessage: boolean;
   /** RFC 9494 Long-lived Stale Time in seconds; undefined: off. */

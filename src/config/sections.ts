@@ -294,6 +294,11 @@ const peerFields = {
   ),
   route_reflector_client: optional(boolean, 'Reflect iBGP routes to this iBGP peer (RFC 4456).', 'false'),
   next_hop_self: optional(boolean, 'Put our address as next hop on routes sent to this peer.', 'false'),
+  next_hop_unchanged: optional(
+    boolean,
+    "Send each route with its own next hop, to an eBGP peer too (FRR's attribute-unchanged next-hop): central OVN mode across a routed hop; a route without one gets ours.",
+    'false',
+  ),
   extended_message: optional(boolean, 'Offer RFC 8654 messages up to 65535 bytes.', 'false'),
   long_lived_stale_time: optional(
     seconds(1, LONG_LIVED_STALE_TIME_MAX),

@@ -9,7 +9,7 @@
  */
 export { ApiRoutes } from './api-routes.js';
 export { MS_PER_SECOND, RoutingDefaults, SINGLE_PATH_ID } from './constants.js';
-export { type AdvertisedRoutes, Exporter, type ExportSession } from './exporter.js';
+export { type AdvertisedRoutes, Exporter, type ExportSession, nextHopPlan } from './exporter.js';
 export { Importer } from './importer.js';
 export { LocalOrigin, type LocalRoute } from './local-origin.js';
 export { MaxPrefixWatch, type MaxPrefixWatchComponents, maxPrefixConfig } from './max-prefix-watch.js';

@@ -292,6 +292,8 @@ export class Neighbor {
       if (s) for (const afi of FAMILIES) this.#checkMaxPrefix(s, afi);
     }
     if (before.nextHopSelf !== config.nextHopSelf) this.#session?.routes.setNextHopSelf(config.nextHopSelf);
+    if (before.nextHopUnchanged !== config.nextHopUnchanged)
+      this.#session?.routes.setNextHopUnchanged(config.nextHopUnchanged);
   }
 
   /**
@@ -363,6 +365,7 @@ export class Neighbor {
         kind,
         address: this.#config.peerIp,
         nextHopSelf: this.#config.nextHopSelf,
+        nextHopUnchanged: this.#config.nextHopUnchanged,
         policies: this.#policies,
         ...(ribPeer && { ribPeer }),
         sendPaths: this.#config.addPath.sendPaths,
