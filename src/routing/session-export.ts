@@ -114,10 +114,10 @@ export class SessionExport {
 
   /**
    * Everything goes out again through a fresh Adj-RIB-Out (export policy, next_hop_self or
-   * next_hop_unchanged changed, or the peer asked for a refresh): the current best paths are offered anew and
-   * what the peer has from us that is not sent again is withdrawn at the end. Safer than
-   * marking the old Adj-RIB-Out for resending, which loses a withdrawal that arrives between
-   * the marking and the sending.
+   * next_hop_unchanged changed, or the peer asked for a refresh): the current best paths are
+   * offered anew and what the peer has from us that is not sent again is withdrawn at the end.
+   * Safer than marking the old Adj-RIB-Out for resending, which loses a withdrawal that
+   * arrives between the marking and the sending.
    */
   resync(
     changes: {
