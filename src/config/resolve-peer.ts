@@ -73,7 +73,7 @@ function checkExtendedNextHop(
   }
 }
 
-function checkPolicyNames(names: readonly string[] | undefined, path: Path, scope: PeerScope): void {
+export function checkPolicyNames(names: readonly string[] | undefined, path: Path, scope: PeerScope): void {
   names?.forEach((n, i) => {
     if (scope.policyNames.has(n)) return;
     const own = [...scope.policyNames].filter((p) => !BUILTIN_POLICY_NAMES.includes(p));

@@ -288,6 +288,8 @@ const expected: Config = {
     },
   },
   ovnRouteTables: undefined,
+  peerTemplates: [],
+  listenRanges: [],
   sinks: {
     kernel: { table: 200, metric: 20, protocol: 186, onStop: 'keep', install: [] },
     zebra: { socket: '/run/frr/zserv.api', instance: 1, distance: 20, metric: 0, install: [] },

@@ -295,7 +295,9 @@ function parseRange(text: string, listenerFamily: 4 | 6): IpPrefix {
   try {
     prefix = parseIpPrefix(text, { hostBits: 'refuse' });
   } catch (error) {
-    throw new TransportError('invalid-address', `range ${text}: ${(error as Error).message}`, { address: text });
+    throw new TransportError('invalid-address', `range ${text}: ${(error as Error).message}`, {
+      address: text,
+    });
   }
   if (prefix.family === 6 && listenerFamily === 4) {
     throw new TransportError('family-mismatch', `IPv6 range ${text} cannot connect to an IPv4 listener`, {
