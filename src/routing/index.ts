@@ -9,6 +9,14 @@
  */
 export { ApiRoutes } from './api-routes.js';
 export { MS_PER_SECOND, RoutingDefaults, SINGLE_PATH_ID } from './constants.js';
+export {
+  type Admission,
+  admission,
+  DynamicNeighbors,
+  type DynamicNeighborsComponents,
+  type DynamicSettings,
+  rangeOf,
+} from './dynamic-neighbors.js';
 export { type AdvertisedRoutes, Exporter, type ExportSession, nextHopPlan } from './exporter.js';
 export { Importer } from './importer.js';
 export { LocalOrigin, type LocalRoute } from './local-origin.js';
