@@ -3,6 +3,7 @@ import {
   type Config,
   dynamicPeerConfig,
   dynamicPeerName,
+  notActedOnWarnings,
   type PeerConfig,
   planPeerChange,
   planReload,
@@ -212,6 +213,18 @@ describe('problems', () => {
         'listen_ranges[0].prefix: 2001:db8::/64 is IPv6; speaker.listen.address 0.0.0.0 takes IPv4 connections only',
       ),
     ]);
+  });
+
+  it('long-lived graceful restart on a template is said not to keep a dynamic neighbour’s routes', () => {
+    const c = parse(
+      `${SPEAKER}peer_templates:\n  t: { remote_as: internal, long_lived_stale_time: 60 }\n`,
+    ).config;
+    expect(notActedOnWarnings(c)).toEqual([
+      expect.stringContaining('keeps no routes of a dynamic neighbour (templates t)'),
+    ]);
+    expect(
+      notActedOnWarnings(parse(`${SPEAKER}peer_templates:\n  t: { remote_as: internal }\n`).config),
+    ).toEqual([]);
   });
 
   it('RFC 8212: an external template without policies is warned about', () => {
