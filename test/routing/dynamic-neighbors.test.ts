@@ -258,6 +258,62 @@ describe('DynamicNeighbors', () => {
     expect(h.created[0]!.calls).toEqual(['setConfig', 'setPolicies true true']);
   });
 
+  it('property: whatever connects and goes down, no range exceeds its limit, nothing outside or configured is admitted', async () => {
+    const c = config({
+      peers: [{ name: 'p', peer_ip: '198.18.8.1', remote_as: 65001, import: ['all'], export: ['all'] }],
+    });
+    const pool = [
+      '198.18.7.1',
+      '198.18.7.2',
+      '198.18.8.1',
+      '198.18.8.2',
+      '198.18.8.3',
+      '198.18.9.4',
+      '203.0.113.1',
+      '2001:db8::1',
+      '2001:db8::2',
+    ];
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('connect' as const), at: fc.integer({ min: 0, max: pool.length - 1 }) }),
+      fc.record({ kind: fc.constant('down' as const), at: fc.integer({ min: 0, max: pool.length - 1 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
+        const h = harness(c);
+        const live = new Map<string, FakeNeighbor>();
+        for (const o of ops) {
+          const address = pool[o.at]!;
+          if (o.kind === 'connect') {
+            if (live.has(address)) continue; // the session layer hands it to the live peer
+            const range = rangeOf(c.listenRanges, address);
+            const before = range ? h.dyn.count(range.text) : 0;
+            const refusedBefore = h.refused.length;
+            const peer = h.dyn.admit(address);
+            if (peer) {
+              expect(range).toBeDefined();
+              expect(address).not.toBe('198.18.8.1');
+              expect(before).toBeLessThan(range!.limit);
+              live.set(address, h.created.at(-1)!);
+            } else if (range && address !== '198.18.8.1') {
+              expect(before).toBe(range.limit); // refused only at the limit, and counted
+              expect(h.refused).toHaveLength(refusedBefore + 1);
+            } else {
+              expect(h.refused).toHaveLength(refusedBefore);
+            }
+          } else {
+            const n = live.get(address);
+            if (!n) continue;
+            n.go('Idle');
+            h.runDeferred();
+            live.delete(address);
+          }
+          for (const r of c.listenRanges) expect(h.dyn.count(r.text)).toBeLessThanOrEqual(r.limit);
+          expect([...live.keys()].every((a) => h.dyn.has(`dyn-${a}`))).toBe(true);
+        }
+      }),
+    );
+  });
+
   it('after close nothing is admitted', () => {
     const h = harness(config());
     h.dyn.close();
