@@ -80,6 +80,15 @@ function checkTemplate(
       ),
     );
   }
+  if (raw.nextHopSelf === true && raw.nextHopUnchanged === true) {
+    ctx.problems.push(
+      problem(
+        at('next_hop_unchanged'),
+        "contradicts next_hop_self: true (our address, or the route's own next hop; choose one)",
+        true,
+      ),
+    );
+  }
   checkPolicyNames(raw.import, at('import'), scope);
   checkPolicyNames(raw.export, at('export'), scope);
   if (type === 'ebgp') {
@@ -134,6 +143,7 @@ export function resolveTemplate(
     },
     routeReflectorClient: raw.routeReflectorClient ?? false,
     nextHopSelf: raw.nextHopSelf ?? false,
+    nextHopUnchanged: raw.nextHopUnchanged ?? false,
     extendedMessage: raw.extendedMessage ?? false,
     longLivedStaleTime: raw.longLivedStaleTime,
     extendedNextHop: raw.extendedNextHop ?? false,
