@@ -49,6 +49,7 @@ interface Entry {
   txTimer: unknown;
   txDue: number;
   detectTimer: unknown;
+  detectDue: number;
   lastRxAt: number;
   transitions: number;
   lastChangeAt: number;
@@ -98,6 +99,7 @@ export class BfdEngine {
       txTimer: undefined,
       txDue: 0,
       detectTimer: undefined,
+      detectDue: 0,
       lastRxAt: 0,
       transitions: 0,
       lastChangeAt: this.#c.wallClock(),
@@ -136,9 +138,19 @@ export class BfdEngine {
     this.#armTx(entry, 0);
   }
 
-  /** Stops every timer and forgets every session at once (the speaker stops). */
+  /**
+   * Stops every timer and forgets every session at once (the speaker stops). Each session the
+   * peer knows sends one AdminDown first, so the peer's clients see no failure (RFC 5882 3.2):
+   * a peer helping our graceful restart keeps our routes.
+   */
   closeAll(): void {
-    for (const entry of [...this.#byId.values()]) this.#drop(entry);
+    for (const entry of [...this.#byId.values()]) {
+      if (entry.farewell === 0 && entry.session.remoteDiscr !== 0) {
+        entry.session = adminDown(entry.session).session;
+        this.#send(entry, controlPacket(entry.session));
+      }
+      this.#drop(entry);
+    }
   }
 
   /** A datagram from a receive socket. */
@@ -248,10 +260,17 @@ export class BfdEngine {
     this.#armTx(entry, jitteredIntervalUs(entry.session, this.#c.random()) / US_PER_MS);
   }
 
-  /** One timer per session; each packet only moves the deadline it checks when it fires. */
+  /**
+   * One timer per session; a packet only moves the deadline the timer checks when it fires,
+   * unless the Detection Time shrank below what the timer waits for (the peer went fast).
+   */
   #armDetect(entry: Entry): void {
     const detectMs = detectionTimeUs(entry.session) / US_PER_MS;
-    if (detectMs === 0 || entry.detectTimer !== undefined) return;
+    if (detectMs === 0) return;
+    const due = entry.lastRxAt + detectMs;
+    if (entry.detectTimer !== undefined && entry.detectDue <= due) return;
+    this.#clearTimer(entry, 'detect');
+    entry.detectDue = due;
     entry.detectTimer = this.#c.clock.setTimeout(() => this.#detectFired(entry), detectMs);
   }
 
@@ -262,6 +281,7 @@ export class BfdEngine {
     if (detectMs === 0) return;
     const left = entry.lastRxAt + detectMs - this.#c.clock.now();
     if (left > 0) {
+      entry.detectDue = this.#c.clock.now() + left;
       entry.detectTimer = this.#c.clock.setTimeout(() => this.#detectFired(entry), left);
       return;
     }

@@ -22,4 +22,5 @@ export {
   decodeControl,
   encodeControl,
 } from './packet.js';
+export { type BfdHandle, type BfdListener, BfdService, type BfdServiceInit } from './service.js';
 export type { BfdSessionSpec, BfdStatus, BfdTimersSpec, BfdTransition } from './types.js';
