@@ -145,7 +145,7 @@ export class BfdEngine {
    */
   closeAll(): void {
     for (const entry of [...this.#byId.values()]) {
-      if (entry.farewell === 0 && entry.session.remoteDiscr !== 0) {
+      if (entry.session.remoteDiscr !== 0) {
         entry.session = adminDown(entry.session).session;
         this.#send(entry, controlPacket(entry.session));
       }

@@ -68,32 +68,49 @@ export class BfdService {
   #nextId = 1;
   #ports: Ports | null = null;
   #closed: Promise<void> | null = null;
+  #exited = false;
 
-  private constructor(worker: Worker, log: Logger) {
-    this.#worker = worker;
+  readonly #ready: Promise<Ports>;
+
+  /**
+   * Starts the worker at once; sessions may be opened before it is ready (messages wait in
+   * its queue). A worker that fails is logged, and its sessions stay without news.
+   */
+  constructor(log: Logger, init: BfdServiceInit = {}) {
     this.#log = log;
-  }
-
-  /** Starts the worker and waits until its receive sockets are bound. */
-  static async start(log: Logger, init: BfdServiceInit = {}): Promise<BfdService> {
-    const worker = newWorker({
+    this.#worker = newWorker({
       ports: init.ports ?? { singleHop: BfdPort.SINGLE_HOP, multiHop: BfdPort.MULTI_HOP },
     });
-    const service = new BfdService(worker, log);
-    await new Promise<void>((resolve, reject) => {
-      const onError = (error: Error) => reject(error);
-      worker.once('error', onError);
-      worker.on('message', (m: FromWorker) => {
+    this.#worker.unref();
+    this.#worker.once('exit', () => {
+      this.#exited = true;
+    });
+    this.#ready = new Promise<Ports>((resolve, reject) => {
+      this.#worker.on('message', (m: FromWorker) => {
         if (m.type === 'ready') {
-          service.#ports = m.ports;
-          worker.off('error', onError);
-          worker.on('error', (error) => log.error({ error: String(error) }, 'BFD worker failed'));
-          resolve();
+          this.#ports = m.ports;
+          resolve(m.ports);
         }
-        service.#onMessage(m);
+        this.#onMessage(m);
+      });
+      this.#worker.on('error', (error) => {
+        log.error({ error: String(error) }, 'BFD worker failed');
+        reject(error);
       });
     });
+    this.#ready.catch(() => {});
+  }
+
+  /** A service whose receive sockets are bound. */
+  static async start(log: Logger, init: BfdServiceInit = {}): Promise<BfdService> {
+    const service = new BfdService(log, init);
+    await service.ready();
     return service;
+  }
+
+  /** Resolves with the bound ports once the worker listens. */
+  ready(): Promise<Ports> {
+    return this.#ready;
   }
 
   /** The ports the worker listens on. */
@@ -130,6 +147,10 @@ export class BfdService {
   /** Every session says AdminDown once, then the worker stops. */
   close(): Promise<void> {
     this.#closed ??= new Promise<void>((resolve) => {
+      if (this.#exited) {
+        resolve();
+        return;
+      }
       this.#worker.once('exit', () => resolve());
       this.#post({ type: 'close' });
     });

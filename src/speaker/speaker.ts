@@ -24,9 +24,11 @@ import {
   type WatchSink,
   type WatchTopic,
 } from '../api/index.js';
+import { BfdService } from '../bfd/index.js';
 import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
 import { AttrInterner } from '../bgp/wire/index.js';
 import {
+  childLogger,
   type Logger,
   type Scheduler,
   silentLogger,
@@ -55,6 +57,7 @@ import {
   ApiRoutes,
   advertisedGracefulRestart,
   DynamicNeighbors,
+  type BfdSessions,
   type InterfaceTable,
   LocalOrigin,
   Neighbor,
@@ -89,6 +92,8 @@ export interface SpeakerComponents {
    * without it, the control API cannot add, change or remove peers.
    */
   readonly peerEdits?: (edit: PeerEdit) => ReloadOutcome;
+  /** Where peers' BFD sessions run; default a BfdService (a worker thread) started on first use. */
+  readonly bfd?: BfdSessions;
 }
 
 /** `metrics.listen` as startMetricsServer takes it: HOST:PORT with IPv6 in brackets. */
@@ -112,7 +117,9 @@ export class Speaker implements SpeakerControl {
   /** The neighbours admitted from listen ranges (they are in #neighbors too while they live). */
   readonly #dynamic: DynamicNeighbors;
   readonly #log: Logger;
-  readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets' | 'peerEdits'>> &
+  readonly #components: Required<
+    Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets' | 'peerEdits' | 'bfd'>
+  > &
     Pick<SpeakerComponents, 'setLogLevel' | 'peerEdits'>;
   readonly #forwarding: Forwarding;
   readonly #apiRoutes: ApiRoutes;
@@ -135,6 +142,16 @@ export class Speaker implements SpeakerControl {
   #closing: Promise<void> | null = null;
   /** Our own graceful restart (RFC 4724 section 4.1), when it was configured at start. */
   #restart: OwnRestart | null = null;
+  /** BFD's worker, started with the first peer that has `bfd`. */
+  #bfd: BfdService | undefined;
+  readonly #bfdSessions: BfdSessions = {
+    open: (spec, listener) => {
+      if (this.#bfdInjected) return this.#bfdInjected.open(spec, listener);
+      this.#bfd ??= new BfdService(childLogger(this.#log, { part: 'bfd' }));
+      return this.#bfd.open(spec, listener);
+    },
+  };
+  #bfdInjected: BfdSessions | undefined;
 
   private constructor(config: Config, sessions: Sessions, components: SpeakerComponents) {
     this.#config = config;
@@ -146,6 +163,7 @@ export class Speaker implements SpeakerControl {
       setLogLevel: components.setLogLevel,
       peerEdits: components.peerEdits,
     };
+    this.#bfdInjected = components.bfd;
     this.#log = this.#components.logger;
     this.#rib = new Rib({
       localAs: config.speaker.localAs,
@@ -311,6 +329,7 @@ export class Speaker implements SpeakerControl {
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
       await this.#sessions.close(message, { forRestart });
       for (const b of this.#neighbors.values()) b.detach();
+      await this.#bfd?.close();
       await this.#ovn?.close();
       await this.#tables?.close({ keepRoutes: true });
       await this.#forwarding.close();
@@ -538,6 +557,7 @@ export class Speaker implements SpeakerControl {
         if (this.#pendingRebuild.delete(peer)) void this.#rebuild(peer, undefined);
       },
       staleRoutesTime: () => this.#config.speaker.gracefulRestart.staleRoutesTime,
+      bfd: this.#bfdSessions,
     };
   }
 
