@@ -199,6 +199,7 @@ describe('BFD tied to the BGP session', () => {
     const s = await setup();
     await established(s);
     s.bfd.up();
+    const before = s.probe.rec.states.length;
     s.bfd.down('detect');
     // At once: the neighbour left Established before anything else ran.
     expect(view(s.speaker).state).not.toBe('Established');
@@ -206,7 +207,16 @@ describe('BFD tied to the BGP session', () => {
     expect(view(s.speaker).lastError).toBe('BFD down: control detection time expired');
     // The probe saw the connection close; no NOTIFICATION came to it.
     expect(s.probe.rec.notifications.filter((n) => n.direction === 'received')).toEqual([]);
-    expect(s.probe.rec.states.at(-1)?.reason).toBe('connection closed by the peer');
+    await until(() => s.probe.rec.states.length > before, 'the probe to see it');
+    expect(s.probe.rec.states[before]).toMatchObject({ from: 'Established', reason: 'connection closed by the peer' });
+    expect(view(s.speaker).bfd).toMatchObject({
+      state: 'Down',
+      transitions: 2,
+      lastDownReason: 'control detection time expired',
+      lastSessionDrop: { reason: 'BFD down: control detection time expired' },
+      configured: { minRx: 300, minTx: 300, multiplier: 3 },
+    });
+    expect(s.speaker.summary().neighbors[0]!.bfd).toEqual({ state: 'Down', transitions: 2 });
     // And BGP tries again: with the path back it is Established again.
     await until(() => s.probe.established, 'the session back');
   });
