@@ -208,7 +208,10 @@ describe('BFD tied to the BGP session', () => {
     // The probe saw the connection close; no NOTIFICATION came to it.
     expect(s.probe.rec.notifications.filter((n) => n.direction === 'received')).toEqual([]);
     await until(() => s.probe.rec.states.length > before, 'the probe to see it');
-    expect(s.probe.rec.states[before]).toMatchObject({ from: 'Established', reason: 'connection closed by the peer' });
+    expect(s.probe.rec.states[before]).toMatchObject({
+      from: 'Established',
+      reason: 'connection closed by the peer',
+    });
     expect(view(s.speaker).bfd).toMatchObject({
       state: 'Down',
       transitions: 2,
