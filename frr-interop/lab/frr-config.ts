@@ -25,6 +25,7 @@ export function frrNeighborLines(n: NeighborSpec): string[] {
     lines.push(
       `neighbor ${a} bfd`,
       ...(n.bfd.minRx !== undefined ? [`neighbor ${a} bfd profile ${bfdProfileName(a)}`] : []),
+      ...(n.bfd.checkControlPlaneFailure ? [`neighbor ${a} bfd check-control-plane-failure`] : []),
     );
   return lines;
 }

@@ -80,9 +80,8 @@ export class FrrDaemon extends DaemonBase {
         conf,
         '-P',
         '0',
-        // Its control socket defaults to one path for the whole host.
-        '--bfdctl',
-        join(this.dir, 'bfdd.sock'),
+        // 8.4's control socket defaults to one path for the whole host (FRR 10 has none).
+        ...(this.root ? [] : ['--bfdctl', join(this.dir, 'bfdd.sock')]),
       ]),
       'bfdd',
       out,

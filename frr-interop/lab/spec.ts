@@ -35,7 +35,13 @@ export interface NeighborSpec {
    * RFC 5880 BFD tied to the session (FRR: `neighbor X bfd` with bfdd running; BIRD: `bfd on`
    * with `protocol bfd`), at these timers (ms) when given.
    */
-  readonly bfd?: { readonly minRx?: number; readonly minTx?: number; readonly multiplier?: number };
+  readonly bfd?: {
+    readonly minRx?: number;
+    readonly minTx?: number;
+    readonly multiplier?: number;
+    /** FRR `neighbor X bfd check-control-plane-failure`: its packets carry the C bit. */
+    readonly checkControlPlaneFailure?: boolean;
+  };
   /** eBGP multihop TTL (FRR `ebgp-multihop N`, BIRD `multihop N`). */
   readonly multihop?: number;
   /**

@@ -96,6 +96,11 @@ export interface BfdView extends BfdSummary {
   readonly configured: { readonly minRx: number; readonly minTx: number; readonly multiplier: number };
   /** The peer's advertised values (0 until heard). */
   readonly remote: { readonly minRx: number; readonly minTx: number; readonly multiplier: number };
+  /**
+   * The peer's C bit: its BFD does not share fate with its control plane, so BFD Down means
+   * its forwarding failed and graceful restart keeps none of its routes (RFC 5882 4.3).
+   */
+  readonly remoteControlPlaneIndependent: boolean;
   /** Agreed: the interval we send at and the time without packets that takes the session Down (ms). */
   readonly txInterval: number;
   readonly detectionTime: number;

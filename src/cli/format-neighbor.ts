@@ -81,7 +81,7 @@ function bfdLines(b: BfdView): string[] {
     `BFD: ${b.multihop ? 'multihop' : 'single hop'}, state ${b.state}, remote state ${b.remoteState}`,
     `${INDENT}Discriminators: local ${b.localDiscriminator}, remote ${b.remoteDiscriminator}`,
     `${INDENT}Configured: receive ${b.configured.minRx} ms, transmit ${b.configured.minTx} ms, multiplier ${b.configured.multiplier}`,
-    `${INDENT}Peer: receive ${b.remote.minRx} ms, transmit ${b.remote.minTx} ms, multiplier ${b.remote.multiplier}`,
+    `${INDENT}Peer: receive ${b.remote.minRx} ms, transmit ${b.remote.minTx} ms, multiplier ${b.remote.multiplier}${b.remoteControlPlaneIndependent ? ', control plane independent' : ''}`,
     `${INDENT}Agreed: transmit every ${b.txInterval} ms, detection time ${b.detectionTime} ms`,
     `${INDENT}Diagnostics: local ${b.localDiagnostic}, remote ${b.remoteDiagnostic}`,
     `${INDENT}Transitions ${b.transitions}, last change at ${b.lastChange}`,

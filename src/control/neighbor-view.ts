@@ -122,6 +122,7 @@ function bfdView(b: Neighbor): Pick<NeighborDetail, 'bfd'> {
         minTx: st?.remoteMinTxMs ?? 0,
         multiplier: st?.remoteMultiplier ?? 0,
       },
+      remoteControlPlaneIndependent: st?.remoteControlPlaneIndependent ?? false,
       txInterval: st?.txIntervalMs ?? 0,
       detectionTime: st?.detectionTimeMs ?? 0,
       localDiagnostic: diagText(st?.localDiag ?? 0),
