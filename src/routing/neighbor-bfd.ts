@@ -17,6 +17,8 @@ export interface NeighborBfdHost {
   /** BFD came Up while BGP is not Established: try to connect now, as FRR's BGP_Start. */
   readonly kick: () => void;
   readonly interfaces: () => InterfaceTable;
+  /** Wall-clock time on this thread: when the BGP session was closed, after the worker's Down. */
+  readonly now: () => number;
 }
 
 /**
@@ -139,7 +141,7 @@ export class NeighborBfd {
         return;
       }
       const reason = `BFD down: ${s.lastDownReason ?? diagText(t.diag)}`;
-      this.#lastDown = { at: t.at, reason };
+      this.#lastDown = { at: this.#host.now(), reason };
       this.#host.log.warn(fields, `${reason}: closing the BGP session`);
       // RFC 5882 4.3: with the peer's C bit set its forwarding failed, and its routes must go.
       this.#host.drop(reason, s.remoteControlPlaneIndependent);

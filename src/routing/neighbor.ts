@@ -353,6 +353,7 @@ export class Neighbor {
       interfaces: this.#c.interfaces,
       drop: (reason, forwardingFailed) => this.#dropForBfd(reason, forwardingFailed),
       kick: () => this.#kickForBfd(),
+      now: () => this.#c.clock.now(),
     });
   }
 

@@ -200,9 +200,15 @@ describe('BFD tied to the BGP session', () => {
     await established(s);
     s.bfd.up();
     const before = s.probe.rec.states.length;
+    const t0 = Date.now();
     s.bfd.down('detect');
+    const t1 = Date.now();
     // At once: the neighbour left Established before anything else ran.
     expect(view(s.speaker).state).not.toBe('Established');
+    // Stamped when this thread closed the session, not when the worker saw BFD go Down (0 here).
+    const closed = Date.parse(view(s.speaker).bfd!.lastSessionDrop!.at);
+    expect(closed).toBeGreaterThanOrEqual(t0);
+    expect(closed).toBeLessThanOrEqual(t1);
     await until(() => s.kernel.withdrawn.includes(P1), 'the route withdrawn');
     expect(view(s.speaker).lastError).toBe('BFD down: control detection time expired');
     // The probe saw the connection close; no NOTIFICATION came to it.
