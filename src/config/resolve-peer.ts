@@ -20,8 +20,15 @@ export interface PeerScope {
   readonly bfdProfiles: ReadonlyMap<string, RawBfdTimers>;
 }
 
-/** A peer's `bfd`, its profile looked up and defaults applied (FRR's 300 ms, 300 ms, 3). */
-function resolveBfd(raw: RawPeer, path: Path, scope: PeerScope): BfdConfig | undefined | null {
+/**
+ * A peer's (or a template's) `bfd`, its profile looked up and defaults applied (FRR's 300 ms,
+ * 300 ms, 3); null when the profile is not defined (the problem says so).
+ */
+export function resolveBfd(
+  raw: Pick<RawPeer, 'bfd'>,
+  path: Path,
+  scope: PeerScope,
+): BfdConfig | undefined | null {
   const b = raw.bfd;
   if (b === undefined || b.kind === 'off') return undefined;
   let timers: RawBfdTimers = {};

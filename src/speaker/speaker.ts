@@ -56,8 +56,8 @@ import { Rib, RibDefaults, UpdateGroups } from '../rib/index.js';
 import {
   ApiRoutes,
   advertisedGracefulRestart,
-  DynamicNeighbors,
   type BfdSessions,
+  DynamicNeighbors,
   type InterfaceTable,
   LocalOrigin,
   Neighbor,
