@@ -47,6 +47,11 @@ export const METRICS_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const METRICS_MAX_CONNECTIONS = 32;
 export const METRICS_MAX_HEADER_BYTES = 8 * 1024;
 export const METRICS_PATH = '/metrics';
+/** Liveness, as Kubernetes names it (/livez is the same answer). */
+export const HEALTH_PATH = '/healthz';
+export const LIVE_PATH = '/livez';
+/** Readiness. */
+export const READY_PATH = '/readyz';
 
 /** The control API's version (`version`): bumped on an incompatible change, kept on additions. */
 export const CONTROL_API_VERSION = 1;

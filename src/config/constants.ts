@@ -62,6 +62,23 @@ export const SpeakerSectionDefaults = {
   maxPaths: RibDefaults.MAX_PATHS,
   maxPathsIbgp: RibDefaults.MAX_PATHS,
 } as const;
+/** `speaker.health`: the liveness bound and what readiness requires unless told. */
+export const HealthDefaults = {
+  /** A timer turn this late is a stall: far beyond the 8 ms slices work is cut into, short of any hold time. */
+  stallMs: 5_000,
+  minStallMs: 100,
+  maxStallMs: 600_000,
+  /** Seconds a stall stays reported: one or two probes at Kubernetes' 10 s period see it. */
+  stallWindow: 10,
+  maxStallWindow: 3600,
+  /** Ticks of the loop monitor: often enough to see a stall of stallMs, cheap enough to not matter. */
+  tickMs: 250,
+} as const;
+/** `speaker.health.ready_requires.peers` keywords. */
+export const HEALTH_PEER_KEYWORDS = ['none', 'any', 'all'] as const;
+/** Sink names as `show sinks` prints them. */
+export const HEALTH_SINK_NAME = /^(kernel|zebra|ovn-nb|ovn-table \S{1,256})$/;
+
 /** pino's levels, quietest last. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 

@@ -99,6 +99,8 @@ const SPEAKER_EFFECTS: Readonly<Record<keyof SpeakerConfig, Effect>> = {
   bestpath: 'restart',
   controlSocket: 'live',
   metrics: 'live',
+  // Read by each probe and each tick of the loop monitor.
+  health: 'live',
   log: 'live',
 };
 

@@ -1,6 +1,7 @@
 import { formatPrefix } from './addresses.js';
 import {
   GracefulRestartDefaults,
+  HealthDefaults,
   IP_VERSIONS,
   type IpVersion,
   ListenDefaults,
@@ -11,12 +12,13 @@ import {
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 import type { SecretFiles } from './resolve-auth.js';
+import { checkHealthNames } from './resolve-health.js';
 import { resolveOvn, resolveOvnRouteTables, resolveSinks } from './resolve-ovn.js';
 import { checkDuplicatePeers, type PeerScope, resolvePeer } from './resolve-peer.js';
 import { BUILTIN_POLICY_NAMES, resolvePolicy } from './resolve-policy.js';
 import { resolveTimers, type Timers } from './resolve-timers.js';
 import { routeFamilyProblems, staticRoute } from './route-checks.js';
-import type { Config, ConfigPrefix, PeerConfig, SpeakerConfig, StaticRoute } from './schema.js';
+import type { Config, ConfigPrefix, HealthConfig, PeerConfig, SpeakerConfig, StaticRoute } from './schema.js';
 import type { RawConfig, RawRoute, RawSpeaker } from './sections.js';
 
 /*
@@ -26,6 +28,15 @@ import type { RawConfig, RawRoute, RawSpeaker } from './sections.js';
  */
 
 export type ResolveOptions = SecretFiles;
+
+function resolveHealth(raw: RawSpeaker['health']): HealthConfig {
+  const r = raw?.readyRequires;
+  return {
+    stallMs: raw?.stallMs ?? HealthDefaults.stallMs,
+    stallWindow: raw?.stallWindow ?? HealthDefaults.stallWindow,
+    readyRequires: { ovn: r?.ovn ?? true, sinks: r?.sinks ?? 'all', peers: r?.peers ?? 'none' },
+  };
+}
 
 function resolveSpeaker(
   raw: RawSpeaker,
@@ -70,6 +81,7 @@ function resolveSpeaker(
       },
       controlSocket: raw.controlSocket ?? SpeakerSectionDefaults.controlSocket,
       metrics: raw.metrics?.listen === undefined ? undefined : { listen: raw.metrics.listen },
+      health: resolveHealth(raw.health),
       log: { level: raw.log?.level ?? SpeakerSectionDefaults.logLevel },
     },
   };
@@ -138,6 +150,7 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
   const ovn = raw.ovn === undefined ? undefined : resolveOvn(raw.ovn, ctx);
   const sinks = resolveSinks(raw.sinks, raw.ovn !== undefined, scope.policyNames, ctx);
   const ovnRouteTables = resolveOvnRouteTables(raw.ovnRouteTables, scope.policyNames, ctx);
+  if (speaker?.config) checkHealthNames(speaker.config.health, { peers, sinks, ovnRouteTables }, ctx);
   if (ctx.problems.length > before || speaker?.config === undefined) return undefined;
   if (peers.some((p) => p === undefined) || (raw.ovn !== undefined && ovn === undefined)) return undefined;
   return {

@@ -1,3 +1,4 @@
+import type { ReadyRequirements } from '../api/index.js';
 import type { AfiCode } from '../bgp/wire/index.js';
 import type { CommunitySetModel, MatchModel, SetModel } from '../policy/index.js';
 import type {
@@ -105,7 +106,17 @@ export interface SpeakerConfig {
   readonly bestpath: BestpathConfig;
   readonly controlSocket: string;
   readonly metrics: { readonly listen: { readonly address: string; readonly port: number } } | undefined;
+  readonly health: HealthConfig;
   readonly log: { readonly level: LogLevel };
+}
+
+/** `speaker.health`: served on the metrics listener (/healthz, /readyz). */
+export interface HealthConfig {
+  /** Milliseconds late a timer turn must be to count as a stall. */
+  readonly stallMs: number;
+  /** Seconds a stall stays reported. */
+  readonly stallWindow: number;
+  readonly readyRequires: ReadyRequirements;
 }
 
 /** The decision process's options (FRR's maximum-paths and bestpath settings). */

@@ -52,6 +52,7 @@ import {
   secret,
   text,
 } from './decoders.js';
+import { healthFields } from './sections-health.js';
 import { ovnFields } from './sections-ovn.js';
 import { ovnRouteTablesFields } from './sections-ovn-tables.js';
 import { policySections } from './sections-policy.js';
@@ -196,6 +197,10 @@ const speakerFields = {
       listen: required(listenAddress, 'Address and port of the Prometheus endpoint, e.g. "127.0.0.1:9179".'),
     }),
     'Prometheus metrics endpoint; absent: no endpoint.',
+  ),
+  health: optional(
+    object('a mapping of health settings', healthFields),
+    'What /healthz and /readyz on the metrics listener answer (see docs/operations.md).',
   ),
   log: optional(
     object('a mapping with level', {

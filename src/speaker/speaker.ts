@@ -65,6 +65,7 @@ import {
   SessionExports,
 } from '../routing/index.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
+import { SpeakerHealth } from './health.js';
 import { OvnRouteTables } from './ovn-route-tables.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
@@ -114,6 +115,10 @@ export class Speaker implements SpeakerControl {
   readonly #forwarding: Forwarding;
   readonly #apiRoutes: ApiRoutes;
   readonly #watch: WatchHub;
+  /** The event loop's liveness and what readiness asks of the parts (/healthz, /readyz). */
+  readonly #health: SpeakerHealth;
+  /** Start-up finished: every part built and started (readiness waits for it). */
+  #started = false;
   /** The `ovn` origin's routes; they outlive a reload's new watcher. */
   #ovnRoutes: LocalOrigin | undefined;
   #ovn: OvnPublishing | undefined;
@@ -173,6 +178,18 @@ export class Speaker implements SpeakerControl {
       target: components.sinkTargets ?? sinkTargets(this.#log),
       clock: this.#components.clock,
     });
+    // Monotonic by default: a wall-clock step must not look like a stall.
+    this.#health = new SpeakerHealth(
+      {
+        config: () => this.#config.speaker.health,
+        started: () => this.#started && this.#closing === null,
+        ovn: () => this.#ovn,
+        sinks: () => this.#forwarding.status(),
+        neighbors: () => this.#neighbors.values(),
+      },
+      components.clock ?? systemScheduler,
+    );
+    this.#health.start();
   }
 
   /**
@@ -230,6 +247,7 @@ export class Speaker implements SpeakerControl {
       throw error;
     }
     speaker.#warnUnused(config);
+    speaker.#started = true;
     const listen = sessions.address;
     speaker.#log.info(
       {
@@ -287,6 +305,7 @@ export class Speaker implements SpeakerControl {
   close(message?: string, opts: { readonly forRestart?: boolean } = {}): Promise<void> {
     this.#closing ??= (async () => {
       const forRestart = opts.forRestart === true && this.#config.speaker.gracefulRestart.enabled;
+      this.#health.stop();
       this.#restart?.cancel();
       this.#watch.close();
       this.#flow.close();
@@ -495,6 +514,7 @@ export class Speaker implements SpeakerControl {
     this.#metricsServer = await startMetricsServer({
       listen: listenText(m.listen),
       metrics: this.#metrics,
+      health: this.#health,
       logger: this.#log,
     });
   }

@@ -26,6 +26,7 @@ const expected: Config = {
     bestpath: { maxPaths: 4, maxPathsIbgp: 1, multipathRelax: true, alwaysCompareMed: false },
     controlSocket: '/run/ovn-bgp-speaker/control.sock',
     metrics: { listen: { address: '127.0.0.1', port: 9179 } },
+    health: { stallMs: 5000, stallWindow: 10, readyRequires: { ovn: true, sinks: 'all', peers: 'any' } },
     log: { level: 'info' },
   },
   peers: [
@@ -341,6 +342,7 @@ describe('the smallest configuration', () => {
       bestpath: { maxPaths: 1, maxPathsIbgp: 1, multipathRelax: false, alwaysCompareMed: false },
       controlSocket: '/run/ovn-bgp-speaker/control.sock',
       metrics: undefined,
+      health: { stallMs: 5000, stallWindow: 10, readyRequires: { ovn: true, sinks: 'all', peers: 'none' } },
       log: { level: 'info' },
     });
     expect(config.peers).toEqual([]);
