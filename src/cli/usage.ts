@@ -10,7 +10,8 @@ export const RUN_USAGE = `  ovn-bgp-speaker run --config FILE        run the spe
 const DECODE_USAGE = `  ovn-bgp-speaker decode [FILE|-]          decode BGP messages given as hex (a capture, or stdin)`;
 const ROUNDTRIP_USAGE = `  ovn-bgp-speaker roundtrip [-v] PATH      decode and re-encode captured sessions (a .json file
                                            or a folder of them), compare the bytes`;
-export const CHECK_CONFIG_USAGE = `  ovn-bgp-speaker check-config FILE        check a configuration file: one line per problem, and
+export const CHECK_CONFIG_USAGE = `  ovn-bgp-speaker check-config [--config] FILE
+                                           check a configuration file: one line per problem, and
                                            a warning per setting accepted but not acted on yet`;
 
 export const SHOW_USAGE = `  ovn-bgp-speaker show summary             sessions and prefix counts (\`show bgp summary\`)
