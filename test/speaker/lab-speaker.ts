@@ -65,17 +65,23 @@ export class LabSpeaker {
   }
 
   /**
-   * Writes the configuration (its `speaker.control_socket` is set here, in the lab directory)
-   * and starts the speaker; resolves once its control socket answers.
+   * Writes the configuration (its `speaker.control_socket` is set here, in the lab directory
+   * or `opts.dir`) and starts the speaker, through `opts.wrap` when given (a command that runs
+   * the rest of its arguments, e.g. setpriv); resolves once its control socket answers.
    */
-  static async start(lab: Lab, doc: Record<string, unknown>): Promise<LabSpeaker> {
-    const socket = join(lab.dir, 'speaker-control.sock');
-    const configFile = join(lab.dir, 'speaker.yaml');
-    const logFile = join(lab.dir, 'speaker.log');
+  static async start(
+    lab: Lab,
+    doc: Record<string, unknown>,
+    opts: { readonly dir?: string; readonly wrap?: readonly string[] } = {},
+  ): Promise<LabSpeaker> {
+    const dir = opts.dir ?? lab.dir;
+    const socket = join(dir, 'speaker-control.sock');
+    const configFile = join(dir, 'speaker.yaml');
+    const logFile = join(dir, 'speaker.log');
     writeFileSync(configFile, stringify(withSocket(doc, socket)));
     const p = lab.spawn(
       lab.speakerNs,
-      [process.execPath, '--import', 'tsx', MAIN, 'run', '--config', configFile],
+      [...(opts.wrap ?? []), process.execPath, '--import', 'tsx', MAIN, 'run', '--config', configFile],
       {
         name: 'speaker',
         logFile,
