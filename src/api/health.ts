@@ -18,7 +18,10 @@ export type PeerRequirement =
 
 /** What readiness requires beyond a loaded configuration and a started speaker. */
 export interface ReadyRequirements {
-  /** OVN's databases synced (both NB and SB, the routes derived), when OVN is configured. */
+  /**
+   * OVN's databases synced (both NB and SB, the routes derived), when OVN is configured; and
+   * every OVN route table followed, when ovn_route_tables is.
+   */
   readonly ovn: boolean;
   /** Route sinks in sync with the RIB: every running one, or these by name. */
   readonly sinks: 'all' | readonly string[];
@@ -31,6 +34,8 @@ export interface ReadinessFacts {
   readonly started: boolean;
   /** The OVN watcher; null when OVN is not configured. */
   readonly ovn: { readonly synced: boolean; readonly state: string } | null;
+  /** OVN 25.03's route tables (ovn_route_tables): each followed once its table is known and read. */
+  readonly tables: readonly { readonly name: string; readonly following: boolean; readonly state: string }[];
   /** Every running sink, with the driver's state ('in-sync' is in sync). */
   readonly sinks: readonly { readonly name: string; readonly state: string }[];
   readonly peers: readonly {
@@ -42,7 +47,7 @@ export interface ReadinessFacts {
 }
 
 export interface HealthCheck {
-  /** `started`, `ovn`, `sink:kernel`, `peer:tor-a`, `peers`, `loop`. */
+  /** `started`, `ovn`, `ovn-table:lr0`, `sink:kernel`, `peer:tor-a`, `peers`, `loop`. */
   readonly name: string;
   readonly ok: boolean;
   /** Why it failed (absent when ok). */
@@ -85,10 +90,11 @@ function peerChecks(facts: ReadinessFacts, wanted: PeerRequirement): HealthCheck
   });
 }
 
-/** Every check /readyz runs, in a stable order: started, ovn, sinks, peers. */
+/** Every check /readyz runs, in a stable order: started, ovn, OVN route tables, sinks, peers. */
 export function readinessChecks(facts: ReadinessFacts, wanted: ReadyRequirements): HealthCheck[] {
   const out = [check('started', facts.started, 'starting')];
   if (wanted.ovn && facts.ovn !== null) out.push(check('ovn', facts.ovn.synced, facts.ovn.state));
+  if (wanted.ovn) for (const t of facts.tables) out.push(check(`ovn-table:${t.name}`, t.following, t.state));
   out.push(...sinkChecks(facts, wanted.sinks), ...peerChecks(facts, wanted.peers));
   return out;
 }

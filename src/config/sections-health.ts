@@ -54,7 +54,11 @@ export const healthFields = {
   ),
   ready_requires: optional(
     object('a mapping of ovn, sinks and peers', {
-      ovn: optional(boolean, 'Ready only once OVN (NB and SB) is synced, when ovn is configured.', 'true'),
+      ovn: optional(
+        boolean,
+        'Ready only once OVN (NB and SB) is synced and every ovn_route_tables table is followed, as configured.',
+        'true',
+      ),
       sinks: optional(readySinks, 'Sinks that must be in sync with the RIB: all, or names.', 'all'),
       peers: optional(
         readyPeers,

@@ -13,6 +13,7 @@ import type { Scheduler } from '../components/index.js';
 import { type HealthConfig, HealthDefaults } from '../config/index.js';
 import type { Neighbor, OvnPublishing } from '../routing/index.js';
 import { LoopWatch } from '../service/index.js';
+import type { OvnRouteTables } from './ovn-route-tables.js';
 
 const MS_PER_SECOND = 1000;
 
@@ -21,6 +22,7 @@ export interface HealthParts {
   readonly config: () => HealthConfig;
   readonly started: () => boolean;
   readonly ovn: () => OvnPublishing | undefined;
+  readonly tables: () => OvnRouteTables | undefined;
   readonly sinks: () => readonly SinkView[];
   readonly neighbors: () => Iterable<Neighbor>;
 }
@@ -39,10 +41,25 @@ function ovnFact(ovn: OvnPublishing | undefined): ReadinessFacts['ovn'] {
   return { synced: false, state: `${s.state} (${db('nb', s.nb)}, ${db('sb', s.sb)})` };
 }
 
+/** Each OVN route table: followed once its number is known and its reader is open. */
+function tableFacts(tables: OvnRouteTables | undefined): ReadinessFacts['tables'] {
+  return (tables?.status() ?? []).map((t) => {
+    if (t.table === undefined)
+      return { name: t.name, following: false, state: 'table not known yet (router lookup)' };
+    const open = t.reader?.open === true;
+    return {
+      name: t.name,
+      following: open,
+      state: open ? `table ${t.table}` : `table ${t.table} not read yet`,
+    };
+  });
+}
+
 export function readinessFacts(parts: HealthParts): ReadinessFacts {
   return {
     started: parts.started(),
     ovn: ovnFact(parts.ovn()),
+    tables: tableFacts(parts.tables()),
     sinks: parts.sinks().map((s) => ({ name: s.name, state: s.state })),
     peers: [...parts.neighbors()].map((b) => ({
       name: b.name,

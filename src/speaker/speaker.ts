@@ -184,6 +184,7 @@ export class Speaker implements SpeakerControl {
         config: () => this.#config.speaker.health,
         started: () => this.#started && this.#closing === null,
         ovn: () => this.#ovn,
+        tables: () => this.#tables,
         sinks: () => this.#forwarding.status(),
         neighbors: () => this.#neighbors.values(),
       },

@@ -21,6 +21,11 @@ const peerFact = fc.record({ state: fc.constantFrom(...STATES), shutdown: fc.boo
 const facts: fc.Arbitrary<ReadinessFacts> = fc.record({
   started: fc.boolean(),
   ovn: fc.option(fc.record({ synced: fc.boolean(), state: fc.constant('x') }), { nil: null }),
+  tables: fc
+    .subarray(['lr0', 'lr1'])
+    .chain((names) =>
+      fc.tuple(...names.map((name) => fc.boolean().map((following) => ({ name, following, state: 'x' })))),
+    ),
   sinks: fc
     .subarray([...SINK_NAMES])
     .chain((names) =>
@@ -47,6 +52,7 @@ const up = (p: ReadinessFacts['peers'][number]) => !p.shutdown && p.state === 'E
 function expected(f: ReadinessFacts, r: ReadyRequirements): boolean {
   if (!f.started) return false;
   if (r.ovn && f.ovn !== null && !f.ovn.synced) return false;
+  if (r.ovn && f.tables.some((t) => !t.following)) return false;
   const sinkNames = r.sinks === 'all' ? f.sinks.map((s) => s.name) : r.sinks;
   if (!sinkNames.every((n) => f.sinks.some((s) => s.name === n && s.state === 'in-sync'))) return false;
   const enabled = f.peers.filter((p) => !p.shutdown);
@@ -76,7 +82,10 @@ describe('readinessChecks', () => {
         j === i % Math.max(1, f.sinks.length) ? { ...s, state: 'in-sync' } : s,
       );
       const ovn = f.ovn && i % 2 === 0 ? { ...f.ovn, synced: true } : f.ovn;
-      return { ...f, peers, sinks, ovn };
+      const tables = f.tables.map((t, j) =>
+        j === i % Math.max(1, f.tables.length) ? { ...t, following: true } : t,
+      );
+      return { ...f, peers, sinks, ovn, tables };
     };
     fc.assert(
       fc.property(facts, requirements, fc.nat(), (f, r, i) => !ready(f, r) || ready(improve(f, i), r)),
@@ -98,6 +107,7 @@ describe('readinessChecks', () => {
   const base: ReadinessFacts = {
     started: true,
     ovn: { synced: false, state: 'holding (nb disconnected, sb synced)' },
+    tables: [{ name: 'lr0', following: false, state: 'table not known yet (router lookup)' }],
     sinks: [
       { name: 'kernel', state: 'in-sync' },
       { name: 'zebra', state: 'retrying' },
@@ -114,6 +124,7 @@ describe('readinessChecks', () => {
     expect(checks).toEqual([
       { name: 'started', ok: true },
       { name: 'ovn', ok: false, reason: 'holding (nb disconnected, sb synced)' },
+      { name: 'ovn-table:lr0', ok: false, reason: 'table not known yet (router lookup)' },
       { name: 'sink:kernel', ok: true },
       { name: 'sink:zebra', ok: false, reason: 'retrying' },
       { name: 'peer:tor-a', ok: true },
@@ -139,7 +150,10 @@ describe('readinessChecks', () => {
       { name: 'peers', ok: false, reason: 'no peer is enabled' },
     ]);
     expect(
-      readinessChecks({ ...base, started: false, ovn: null }, { ovn: true, sinks: [], peers: 'any' }),
+      readinessChecks(
+        { ...base, started: false, ovn: null, tables: [] },
+        { ovn: true, sinks: [], peers: 'any' },
+      ),
     ).toEqual([
       { name: 'started', ok: false, reason: 'starting' },
       { name: 'peers', ok: true },
