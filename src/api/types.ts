@@ -30,7 +30,13 @@ export interface NeighborSummary {
   /** The configured name; the address when none was given. */
   readonly name: string;
   readonly address: string;
-  readonly remoteAs: number;
+  /**
+   * The AS its OPEN gave while Established; else as configured: a number, or for a dynamic
+   * neighbour's template possibly external (any AS but ours) or internal (ours).
+   */
+  readonly remoteAs: number | 'external' | 'internal';
+  /** A dynamic neighbour: the listen range it connected from and the template it is built from. */
+  readonly dynamic?: { readonly range: string; readonly template: string };
   readonly state: SessionState;
   /** Seconds in the current state. */
   readonly stateSeconds: number;

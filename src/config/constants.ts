@@ -130,6 +130,18 @@ export type IpVersion = (typeof IP_VERSIONS)[number];
 
 export const AUTH_TYPES = ['none', 'md5'] as const;
 export const PEER_TYPES = ['ebgp', 'ibgp'] as const;
+/** A template's `remote_as` besides a number: any AS but ours, or ours (FRR's remote-as external / internal). */
+export const REMOTE_AS_KINDS = ['external', 'internal'] as const;
+
+/**
+ * Dynamic neighbours (`listen_ranges`): FRR's `bgp listen limit` default, per range here, and
+ * its bound; the name a dynamic neighbour gets before its address (FRR prints `*ADDRESS`).
+ */
+export const ListenRangeDefaults = {
+  limit: 100,
+} as const;
+export const MAX_LISTEN_LIMIT = 0xffff;
+export const DYNAMIC_PEER_NAME_PREFIX = 'dyn-';
 export const ORIGINS = ['igp', 'egp', 'incomplete'] as const;
 export const LIST_ACTIONS = ['permit', 'deny'] as const;
 export const STATEMENT_ACTIONS = ['accept', 'reject', 'next'] as const;

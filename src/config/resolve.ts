@@ -12,13 +12,22 @@ import {
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 import type { SecretFiles } from './resolve-auth.js';
+import { checkDynamicNames, resolveListenRanges, resolveTemplate } from './resolve-dynamic.js';
 import { checkHealthNames } from './resolve-health.js';
 import { resolveOvn, resolveOvnRouteTables, resolveSinks } from './resolve-ovn.js';
 import { checkDuplicatePeers, type PeerScope, resolvePeer } from './resolve-peer.js';
 import { BUILTIN_POLICY_NAMES, resolvePolicy } from './resolve-policy.js';
 import { resolveTimers, type Timers } from './resolve-timers.js';
 import { routeFamilyProblems, staticRoute } from './route-checks.js';
-import type { Config, ConfigPrefix, HealthConfig, PeerConfig, SpeakerConfig, StaticRoute } from './schema.js';
+import type {
+  Config,
+  ConfigPrefix,
+  HealthConfig,
+  PeerConfig,
+  PeerTemplateConfig,
+  SpeakerConfig,
+  StaticRoute,
+} from './schema.js';
 import type { RawConfig, RawRoute, RawSpeaker } from './sections.js';
 
 /*
@@ -146,6 +155,16 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
   const rawPeers = raw.peers ?? [];
   checkDuplicatePeers(rawPeers, ctx);
   const peers = rawPeers.map((p, i) => resolvePeer(p, i, scope));
+  const rawTemplates = raw.peerTemplates ?? new Map();
+  const peerTemplates = [...rawTemplates].map(([name, t]) => resolveTemplate(t, name, scope));
+  const listenRanges = resolveListenRanges(raw.listenRanges ?? [], {
+    ctx,
+    ipVersions: scope.ipVersions,
+    templateNames: [...rawTemplates.keys()],
+    templates: rawTemplates,
+    listenAddress: raw.speaker?.listen?.address,
+  });
+  checkDynamicNames(rawPeers, raw.listenRanges ?? [], ctx);
   const routes = resolveRoutes(raw, scope);
   const ovn = raw.ovn === undefined ? undefined : resolveOvn(raw.ovn, ctx);
   const sinks = resolveSinks(raw.sinks, raw.ovn !== undefined, scope.policyNames, ctx);
@@ -153,9 +172,12 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
   if (speaker?.config) checkHealthNames(speaker.config.health, { peers, sinks, ovnRouteTables }, ctx);
   if (ctx.problems.length > before || speaker?.config === undefined) return undefined;
   if (peers.some((p) => p === undefined) || (raw.ovn !== undefined && ovn === undefined)) return undefined;
+  if (peerTemplates.some((t) => t === undefined)) return undefined;
   return {
     speaker: speaker.config,
     peers: peers as PeerConfig[],
+    peerTemplates: peerTemplates as PeerTemplateConfig[],
+    listenRanges,
     routes,
     policy,
     ovn,

@@ -46,6 +46,10 @@ export type OvsdbRemote =
 export interface Config {
   readonly speaker: SpeakerConfig;
   readonly peers: readonly PeerConfig[];
+  /** Dynamic neighbours' settings, by name, in file order. */
+  readonly peerTemplates: readonly PeerTemplateConfig[];
+  /** Prefixes whose addresses may connect as dynamic neighbours; no two alike. */
+  readonly listenRanges: readonly ListenRangeConfig[];
   /** `routes` then `networks`, in file order; no two share a prefix. */
   readonly routes: readonly StaticRoute[];
   readonly policy: PolicyConfig;
@@ -142,15 +146,21 @@ export type PeerAuth =
   | { readonly type: 'none' }
   | { readonly type: 'md5'; readonly password: string; readonly passwordFile: string | undefined };
 
+/** A peer's AS: a number, or (dynamic neighbours) any AS but ours, or ours, as its OPEN says. */
+export type RemoteAs = number | 'external' | 'internal';
+
 export interface PeerConfig {
   readonly name: string;
   readonly description: string | undefined;
   readonly peerIp: string;
   /** The peer's TCP port. */
   readonly port: number;
-  readonly remoteAs: number;
-  /** Derived: ibgp when remote_as equals speaker.local_as. */
+  /** A number for a configured peer; a dynamic neighbour's may be external or internal. */
+  readonly remoteAs: RemoteAs;
+  /** Derived: ibgp when remote_as equals speaker.local_as (or is internal). */
   readonly type: 'ebgp' | 'ibgp';
+  /** Set on a dynamic neighbour only: the range it connected from and its template. */
+  readonly dynamic?: { readonly range: string; readonly template: string };
   readonly auth: PeerAuth;
   readonly holdTime: number;
   readonly keepaliveTime: number;
@@ -179,6 +189,8 @@ export interface PeerConfig {
   };
   readonly routeReflectorClient: boolean;
   readonly nextHopSelf: boolean;
+  /** Keep the routes' own next hops towards this peer, eBGP too (FRR's attribute-unchanged next-hop). */
+  readonly nextHopUnchanged: boolean;
   /** RFC 8654. */
   readonly extendedMessage: boolean;
   /** RFC 9494 Long-lived Stale Time in seconds; undefined: off. */
@@ -191,6 +203,30 @@ export interface PeerConfig {
   /** Policy chains; RFC 8212: for an eBGP peer an empty chain accepts and sends nothing. */
   readonly import: readonly string[];
   readonly export: readonly string[];
+}
+
+/**
+ * A dynamic neighbour's settings before it connects: a peer's, without its name, address,
+ * port, and what a passive session cannot use (passive, local_address, shutdown).
+ */
+export interface PeerTemplateConfig
+  extends Omit<
+    PeerConfig,
+    'name' | 'peerIp' | 'port' | 'passive' | 'shutdown' | 'localAddress' | 'families' | 'dynamic'
+  > {
+  /** The template's own name. */
+  readonly name: string;
+  /** Undefined: the family of the connecting address. */
+  readonly families: readonly FamilyName[] | undefined;
+}
+
+export interface ListenRangeConfig {
+  readonly prefix: ConfigPrefix;
+  /** "198.18.0.0/24", canonical. */
+  readonly text: string;
+  readonly template: string;
+  /** Dynamic neighbours of this range at most at once. */
+  readonly limit: number;
 }
 
 /** Paths sent per prefix with add-path: every path, the multipath set, or the N best. */

@@ -36,7 +36,8 @@ export function neighborSummary(b: Neighbor, now: number): NeighborSummary {
   return {
     name: config.name,
     address: config.peerIp,
-    remoteAs: config.remoteAs,
+    remoteAs: b.session?.info.negotiated.remoteAs ?? config.remoteAs,
+    ...(config.dynamic && { dynamic: config.dynamic }),
     state: peer.state,
     stateSeconds: Math.max(0, Math.floor((now - b.stateSince) / MS_PER_SECOND)),
     adminDown: b.stoppedBy !== null && b.stoppedBy !== 'max-prefix',

@@ -235,6 +235,39 @@ export class Rib {
     return this.locRib(afi).staleFrom(peer.index);
   }
 
+  /**
+   * RFC 7313 section 4: the peer sent a BoRR for a family. Every path it sent in it is stale
+   * until sent again; unlike a restart's stale paths they keep their preference (the peer still
+   * holds them), so nothing is decided again. Returns how many paths are marked.
+   */
+  markRefreshStale(peer: RibPeer, afi: AfiCode): number {
+    this.check(peer);
+    return this.locRib(afi).markRefreshStale(peer.index);
+  }
+
+  /**
+   * RFC 7313 section 4: the peer's EoRR (or our wait for it ran out). Withdraws up to `budget`
+   * of its paths of a family not sent again since its BoRR. Returns how many stay stale.
+   */
+  sweepRefreshStale(peer: RibPeer, afi: AfiCode, budget = Number.POSITIVE_INFINITY): number {
+    this.check(peer);
+    const loc = this.locRib(afi);
+    loc.sweepRefreshStale(peer.index, budget);
+    return loc.refreshStaleFrom(peer.index);
+  }
+
+  /** The peer's route refresh of a family is abandoned (its session ended): the marks go, the paths stay. */
+  clearRefreshStale(peer: RibPeer, afi: AfiCode): void {
+    this.check(peer);
+    this.locRib(afi).clearRefreshStale(peer.index);
+  }
+
+  /** Paths of the peer in a family not sent again since its BoRR. */
+  refreshStaleCount(peer: RibPeer, afi: AfiCode): number {
+    this.check(peer);
+    return this.locRib(afi).refreshStaleFrom(peer.index);
+  }
+
   adjRibIn(peer: RibPeer): AdjRibIn {
     this.check(peer);
     return new AdjRibIn(peer, this.attrs, this.locRibs);

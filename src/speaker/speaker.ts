@@ -54,6 +54,7 @@ import { Rib, RibDefaults, UpdateGroups } from '../rib/index.js';
 import {
   ApiRoutes,
   advertisedGracefulRestart,
+  DynamicNeighbors,
   type InterfaceTable,
   LocalOrigin,
   Neighbor,
@@ -69,7 +70,7 @@ import { SpeakerHealth } from './health.js';
 import { OvnRouteTables } from './ovn-route-tables.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
-import { sessionPeerInit } from './session-init.js';
+import { listenRanges, sessionPeerInit } from './session-init.js';
 import { sinkTargets } from './sink-targets.js';
 
 /** The few things a speaker takes from its surroundings; each has a real default. */
@@ -109,6 +110,8 @@ export class Speaker implements SpeakerControl {
   readonly #exports: SessionExports;
   readonly #sessions: Sessions;
   readonly #neighbors = new Map<string, Neighbor>();
+  /** The neighbours admitted from listen ranges (they are in #neighbors too while they live). */
+  readonly #dynamic: DynamicNeighbors;
   readonly #log: Logger;
   readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets' | 'peerEdits'>> &
     Pick<SpeakerComponents, 'setLogLevel' | 'peerEdits'>;
@@ -172,6 +175,14 @@ export class Speaker implements SpeakerControl {
       [...this.#neighbors.values()].map((b) => ({ name: b.name, state: b.peer.state })),
     );
     this.#policies = compileConfigPolicies(config);
+    this.#dynamic = new DynamicNeighbors(config, {
+      log: this.#log,
+      clock: this.#components.clock,
+      create: (c) => this.#addPeer(c),
+      forget: (name, subcode) => this.#forgetDynamic(name, subcode),
+      policies: (c) => peerPolicies(c, this.#policies),
+      onRefused: (range) => this.#metrics?.dynamicRefused(range),
+    });
     this.#forwarding = new Forwarding({
       flow: this.#flow,
       log: this.#log,
@@ -207,13 +218,19 @@ export class Speaker implements SpeakerControl {
       {
         localAs: config.speaker.localAs,
         routerId: config.speaker.routerId,
-        listen: { host: config.speaker.listen.address, port: config.speaker.listen.port },
+        listen: {
+          host: config.speaker.listen.address,
+          port: config.speaker.listen.port,
+          ranges: listenRanges(config),
+        },
       },
       // The RIB applies each UPDATE before the next is decoded: its prefix lists can be reused.
       {
         logger,
         interner: new AttrInterner(),
         reuseUpdateLists: true,
+        // A connection from a listen range, no configured peer's: a dynamic neighbour or refused.
+        admit: (remote) => (built ? built.#dynamic.admit(remote.address) : undefined),
         // Read per connection, so a reload's new restart time reaches the next session.
         gracefulRestart: () =>
           built
@@ -309,6 +326,7 @@ export class Speaker implements SpeakerControl {
       this.#health.stop();
       this.#restart?.cancel();
       this.#watch.close();
+      this.#dynamic.close();
       this.#flow.close();
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
       await this.#sessions.close(message, { forRestart });
@@ -573,6 +591,12 @@ export class Speaker implements SpeakerControl {
     this.#metrics?.forgetPeer(name);
   }
 
+  /** A dynamic neighbour goes: Cease `subcode` first when its session is up and one is given. */
+  async #forgetDynamic(name: string, subcode: number | undefined): Promise<void> {
+    if (subcode !== undefined) this.#neighbors.get(name)?.peer.stop(subcode);
+    await this.#removePeer(name);
+  }
+
   /**
    * A new session object for a peer whose session settings changed; the old one sends
    * `cease` (when it is up) and closes first. The peer then starts unless it is kept down.
@@ -596,6 +620,10 @@ export class Speaker implements SpeakerControl {
         this.#addPeer(p);
       },
       removePeer: (name) => this.#removePeer(name),
+      reconfigureDynamic: async (config, changedPolicies) => {
+        this.#sessions.setRanges(listenRanges(config));
+        await this.#dynamic.reconfigure(config, changedPolicies);
+      },
       rebuild: (name, cease) => this.#rebuild(name, cease),
       rebuildAfterSession: (name) => {
         const b = this.#neighbors.get(name);

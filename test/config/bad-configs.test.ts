@@ -354,6 +354,16 @@ peers:
     ],
   },
   {
+    name: "next_hop_self and next_hop_unchanged together: our address or the route's own, not both",
+    text: `${SPEAKER}peers:
+  - { name: a, peer_ip: 198.18.1.2, remote_as: 65001, next_hop_self: true, next_hop_unchanged: true }
+  - { name: b, peer_ip: 198.18.1.3, remote_as: 65001, next_hop_self: true, next_hop_unchanged: false }
+`,
+    want: [
+      "config.yaml:6:76 peers[0].next_hop_unchanged: contradicts next_hop_self: true (our address, or the route's own next hop; choose one)",
+    ],
+  },
+  {
     name: 'max_prefixes of 0, and a bad threshold',
     text: `${SPEAKER}peers:
   - { name: a, peer_ip: 198.18.1.2, remote_as: 65001, max_prefixes: 0 }
