@@ -78,11 +78,15 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  */
 export class MrtRouteReader {
   readonly #sink: MrtUpdateSink;
-  readonly #decoders: [UpdateDecoder, UpdateDecoder];
+  /** By as4 and iBGP (bit 1, bit 0): see #decoder. */
+  readonly #decoders: UpdateDecoder[];
   readonly #w = new Writer(GROUP_LIMIT + 4096);
   #groupAfi = 0;
   #groupAttrs: Uint8Array | null = null;
+  #groupLocalPref = false;
   #mpLenAt = -1;
+  /** Where the attributes of an IPv4 UPDATE end and its NLRI begins. */
+  #attrsEnd = 0;
   #attrLenAt = -1;
   records = 0;
   ribRecords = 0;
@@ -93,11 +97,13 @@ export class MrtRouteReader {
 
   constructor(sink: MrtUpdateSink, interner?: AttrInterner) {
     this.#sink = sink;
-    const ctx = { as4: true, addPathIpv4: false, addPathIpv6: false, ebgp: false };
-    this.#decoders = [
-      new UpdateDecoder({ ...ctx, as4: false }, { interner, reuseLists: true }),
-      new UpdateDecoder(ctx, { interner, reuseLists: true }),
-    ];
+    this.#decoders = [0, 1, 2, 3].map(
+      (k) =>
+        new UpdateDecoder(
+          { as4: k >= 2, ebgp: (k & 1) === 0, addPathIpv4: false, addPathIpv6: false },
+          { interner, reuseLists: true },
+        ),
+    );
   }
 
   record(r: MrtRecord): void {
@@ -132,7 +138,8 @@ export class MrtRouteReader {
       }
       this.finish();
       this.updates++;
-      this.#deliver(this.#decoders[m.as4 ? 1 : 0].decode(m.message, HEADER_LENGTH, m.message.length));
+      const decoder = this.#decoder(m.as4, m.peerAs === m.localAs);
+      this.#deliver(decoder.decode(m.message, HEADER_LENGTH, m.message.length));
       return;
     }
     this.skipped++;
@@ -149,7 +156,16 @@ export class MrtRouteReader {
       (this.#mpLenAt >= 0 ? w.pos : this.#attrLenAt + 2 + attrs.length) - this.#attrLenAt - 2,
     );
     this.#groupAttrs = null;
-    this.#deliver(this.#decoders[1].decode(w.buf, 0, w.pos));
+    this.#deliver(this.#decoder(true, this.#groupLocalPref).decode(w.buf, 0, w.pos));
+  }
+
+  /**
+   * The decoder for a session of this kind. A RIB entry is read as iBGP when it carries
+   * LOCAL_PREF (kept, as the file says) and as eBGP otherwise (RFC 7606 would make a missing
+   * LOCAL_PREF treat-as-withdraw on iBGP); TABLE_DUMP_V2 always has 4-octet ASes (RFC 6396 4.3.4).
+   */
+  #decoder(as4: boolean, ibgp: boolean): UpdateDecoder {
+    return this.#decoders[(as4 ? 2 : 0) + (ibgp ? 1 : 0)];
   }
 
   #deliver(u: UpdateMessage): void {
@@ -180,23 +196,27 @@ export class MrtRouteReader {
     this.#attrLenAt = w.mark();
     w.u16(0);
     let nextHop: Uint8Array | null = null;
+    let localPref = false;
+    // Every attribute but MP_REACH_NLRI as it is (the decoder checks them); that one rebuilt
+    // whole, last, for IPv6. A header cut short is copied too: the decoder judges it.
+    let p = 0;
+    while (p < attrs.length) {
+      const ext = p + 1 < attrs.length && (attrs[p] & AttrFlag.EXTENDED_LENGTH) !== 0;
+      const hl = ext ? 4 : 3;
+      const vlen = p + hl > attrs.length ? 0 : ext ? (attrs[p + 2] << 8) | attrs[p + 3] : attrs[p + 2];
+      const end = Math.min(p + hl + vlen, attrs.length);
+      const type = attrs[p + 1];
+      if (type === AttrType.LOCAL_PREF) localPref = true;
+      if (afi !== MrtAfi.IPV4 && type === AttrType.MP_REACH_NLRI)
+        nextHop = nextHopOf(attrs.subarray(p + hl, end));
+      else w.bytes(attrs.subarray(p, end));
+      p = end;
+    }
+    this.#groupLocalPref = localPref;
     if (afi === MrtAfi.IPV4) {
-      w.bytes(attrs);
       this.#mpLenAt = -1;
+      this.#attrsEnd = w.pos;
     } else {
-      // Every attribute but MP_REACH_NLRI as it is; that one rebuilt whole, last.
-      let p = 0;
-      while (p + 3 <= attrs.length) {
-        const flags = attrs[p];
-        const ext = (flags & AttrFlag.EXTENDED_LENGTH) !== 0;
-        const hl = ext ? 4 : 3;
-        if (p + hl > attrs.length) break;
-        const vlen = ext ? (attrs[p + 2] << 8) | attrs[p + 3] : attrs[p + 2];
-        const end = Math.min(p + hl + vlen, attrs.length);
-        if (attrs[p + 1] === AttrType.MP_REACH_NLRI) nextHop = nextHopOf(attrs.subarray(p + hl, end));
-        else w.bytes(attrs.subarray(p, end));
-        p = end;
-      }
       if (!nextHop) return false;
       w.u8(AttrFlag.OPTIONAL | AttrFlag.EXTENDED_LENGTH).u8(AttrType.MP_REACH_NLRI);
       this.#mpLenAt = w.mark();

@@ -27,7 +27,10 @@ export function bgpdumpLines(bytes: Uint8Array): string[] {
   try {
     const file = join(dir, 'dump.mrt');
     writeFileSync(file, bytes);
-    const out = execFileSync('bgpdump', ['-m', '-v', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync('bgpdump', ['-m', '-v', file], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     return out.split('\n').filter((l) => l !== '');
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -44,7 +47,16 @@ export function nextHopOf(a: PathAttributes): string {
 export function expectedRibLine(r: RouteAdd, peerAddress: string, peerAs: number): string {
   const a = r.attrs;
   const origin = ['IGP', 'EGP', 'INCOMPLETE'][a.origin ?? 0];
-  return [peerAddress, peerAs, r.prefix.toString(), formatAsPath(a.asPath), origin, nextHopOf(a), a.localPref ?? 0, a.med ?? 0].join('|');
+  return [
+    peerAddress,
+    peerAs,
+    r.prefix.toString(),
+    formatAsPath(a.asPath),
+    origin,
+    nextHopOf(a),
+    a.localPref ?? 0,
+    a.med ?? 0,
+  ].join('|');
 }
 
 /** The same fields of a bgpdump line. */
