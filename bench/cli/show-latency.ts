@@ -48,6 +48,10 @@ const CONTROL: SpeakerControl = {
   apiRoutes: () => [],
   editPeer: unused,
   watch: unused,
+  dumpRib: unused,
+  injectMrt: unused,
+  withdrawMrt: unused,
+  mrtInjections: () => [],
 };
 
 /** Asynchronous: the control server answering the CLI runs in this process. */

@@ -4,6 +4,7 @@ import {
   IP_VERSIONS,
   type IpVersion,
   ListenDefaults,
+  MrtConfigDefaults,
   NEXT_HOP_SELF,
   SpeakerSectionDefaults,
   TimerDefaults,
@@ -20,6 +21,7 @@ import { routeFamilyProblems, staticRoute } from './route-checks.js';
 import type {
   Config,
   ConfigPrefix,
+  MrtConfig,
   PeerConfig,
   PeerTemplateConfig,
   SpeakerConfig,
@@ -169,5 +171,25 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
     ovn,
     ovnRouteTables,
     sinks,
+    mrt: resolveMrt(raw.mrt),
+  };
+}
+
+function resolveMrt(raw: RawConfig['mrt']): MrtConfig | undefined {
+  if (raw === undefined) return undefined;
+  const { dump, updates } = raw;
+  return {
+    dump:
+      dump?.path === undefined
+        ? undefined
+        : { path: dump.path, interval: dump.interval ?? MrtConfigDefaults.dumpInterval },
+    updates:
+      updates?.path === undefined
+        ? undefined
+        : {
+            path: updates.path,
+            rotate: updates.rotate ?? MrtConfigDefaults.rotate,
+            messages: updates.messages ?? MrtConfigDefaults.messages,
+          },
   };
 }

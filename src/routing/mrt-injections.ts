@@ -129,7 +129,7 @@ export class MrtInjections {
       });
     } catch (error) {
       // Half a file is no injection: what it originated goes again.
-      await this.#remove({ pathId, ...injection, view: undefined as never });
+      await this.#remove(injection);
       throw error;
     }
     flow.schedule();

@@ -129,10 +129,10 @@ describe('TABLE_DUMP_V2 dump of the Loc-RIB', () => {
             const rib = newRib();
             load(rib, routes);
             const lines = bgpdumpLines(await dumpBytes(rib, slice));
-            const peers = new Map([
+            const peers = new Map<string, readonly [string, number]>([
               ['a', ['198.18.0.2', 65001]],
               ['b', ['198.18.0.3', 65002]],
-            ] as const);
+            ]);
             const expected = rib.snapshot().map((r) => {
               const [address, asn] = peers.get(r.source.id)!;
               return expectedRibLine(r, address, asn);
