@@ -110,6 +110,8 @@ async function main(): Promise<void> {
   if (process.argv.includes('--codec-only')) return;
   console.log('\n== OVN route derivation in process: 10 against 50,000 FIPs (bench/ovn/derive) ==');
   if (!runBench('ovn/derive', [], ['--expose-gc'])) process.exitCode = 1;
+  console.log('\n== MRT: inject a 1M-prefix TABLE_DUMP_V2 file as an origin (bench/mrt/inject) ==');
+  if (!runBench('mrt/inject', ['--prefixes', '1000000'])) process.exitCode = 1;
   if (process.getuid?.() !== 0) {
     console.log('\nskipped the lab benchmarks (throughput, sinks, OVN): they need root (sudo npm run bench)');
     return;
