@@ -76,8 +76,8 @@ export const MrtDefaults = {
   WRITE_CHUNK: 256 * 1024,
   /** RIB records an injection reads per turn. */
   INJECT_SLICE: 4096,
-  /** Bytes an injection reads from its file at a time. */
-  READ_CHUNK: 1024 * 1024,
+  /** Bytes an injection reads from its file at a time: few reads, each a wait on the disk's thread. */
+  READ_CHUNK: 4 * 1024 * 1024,
   /** The view name of our PEER_INDEX_TABLE (RFC 6396 4.3.1: optional; empty). */
   VIEW_NAME: '',
 } as const;

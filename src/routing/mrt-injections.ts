@@ -8,7 +8,7 @@ import {
   type UpdateMessage,
 } from '../bgp/wire/index.js';
 import { nextTurn } from '../components/index.js';
-import { type MrtReadResult, readMrtRoutes } from '../mrt/index.js';
+import { MrtDefaults, type MrtReadResult, readMrtRoutes } from '../mrt/index.js';
 import type { Rib, RibPeer } from '../rib/index.js';
 import { RoutingDefaults } from './constants.js';
 import type { RouteFlow } from './route-flow.js';
@@ -39,7 +39,7 @@ interface Injection {
 /** Opens a file as chunks (tests pass their own). */
 export type ChunkSource = (path: string) => AsyncIterable<Uint8Array>;
 
-const readFileChunks: ChunkSource = (path) => createReadStream(path, { highWaterMark: 1024 * 1024 });
+const readFileChunks: ChunkSource = (path) => createReadStream(path, { highWaterMark: MrtDefaults.READ_CHUNK });
 
 export interface MrtInjectionsComponents {
   readonly rib: Rib;
