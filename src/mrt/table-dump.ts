@@ -37,12 +37,23 @@ function indexedPeer(s: RouteSource): IndexedPeer {
 /**
  * The attributes of one path as TABLE_DUMP_V2 holds them (RFC 6396 section 4.3.4): AS_PATH
  * with 4-octet ASes, and MP_REACH_NLRI cut to the next hop's length and address (the family
- * and the prefix are the record's).
+ * and the prefix are the record's). An IPv4 path of our own with no next hop yet (ours, set on
+ * export) is written with NEXT_HOP 0.0.0.0, as FRR dumps its local routes.
  */
-export function tableDumpAttributes(packer: UpdatePacker, attrs: PathAttributes): Uint8Array {
+export function tableDumpAttributes(
+  packer: UpdatePacker,
+  attrs: PathAttributes,
+  afi: number = Afi.IPV4,
+): Uint8Array {
   const prepared = packer.prepare(attrs);
   const reach = attrs.mpReach;
-  if (!reach) return prepared.rest;
+  if (!reach) {
+    if (afi !== Afi.IPV4 || attrs.nextHop !== undefined) return prepared.rest;
+    const out = new Uint8Array(prepared.rest.length + 7);
+    out.set(prepared.rest);
+    out.set([AttrFlag.TRANSITIVE, AttrType.NEXT_HOP, 4, 0, 0, 0, 0], prepared.rest.length);
+    return out;
+  }
   const nh = reach.nextHop;
   const out = new Uint8Array(prepared.rest.length + 4 + nh.length);
   out.set(prepared.rest);
@@ -99,12 +110,12 @@ export async function dumpTable(rib: Rib, sink: ChunkSink, init: TableDumpInit):
         continue;
       }
       const attrs = batch.attrs[i]!;
+      const afi = batch.afis[i] === Afi.IPV4 ? Afi.IPV4 : Afi.IPV6;
       let body = encoded.get(attrs);
       if (!body) {
-        body = tableDumpAttributes(packer, attrs);
+        body = tableDumpAttributes(packer, attrs, afi);
         encoded.set(attrs, body);
       }
-      const afi = batch.afis[i] === Afi.IPV4 ? Afi.IPV4 : Afi.IPV6;
       const len = batch.lens[i];
       const at = startRib(w, time, afi, false, prefixes, batch.words, i * 4, len);
       ribEntry(w, false, peer, time, 0, body);

@@ -39,7 +39,8 @@ interface Injection {
 /** Opens a file as chunks (tests pass their own). */
 export type ChunkSource = (path: string) => AsyncIterable<Uint8Array>;
 
-const readFileChunks: ChunkSource = (path) => createReadStream(path, { highWaterMark: MrtDefaults.READ_CHUNK });
+const readFileChunks: ChunkSource = (path) =>
+  createReadStream(path, { highWaterMark: MrtDefaults.READ_CHUNK });
 
 export interface MrtInjectionsComponents {
   readonly rib: Rib;
