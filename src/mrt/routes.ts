@@ -29,7 +29,7 @@ import {
 import { nextTurn } from '../components/index.js';
 import { MrtAfi, MrtDefaults, MrtType, TableDumpV2Subtype } from './constants.js';
 import { MrtError } from './errors.js';
-import { decodeBgp4mp, decodeRib, isUnicastRib, type MrtRecord, type RibEntry } from './records.js';
+import { decodeBgp4mp, decodeRib, isUnicastRib, type MrtRecord } from './records.js';
 import { MrtSplitter } from './splitter.js';
 
 /** Where the routes go: one UPDATE at a time, its lists valid only during the call. */
@@ -114,11 +114,8 @@ export class MrtRouteReader {
         this.skipped++;
         return;
       }
-      const rib = decodeRib(r);
       this.ribRecords++;
-      const first = rib.entries[0];
-      if (!first) return;
-      this.#ribEntry(rib.afi, rib.prefixLength, rib.prefix, first);
+      this.#ribRecord(r);
       return;
     }
     if (r.type === MrtType.BGP4MP || r.type === MrtType.BGP4MP_ET) {
@@ -174,15 +171,63 @@ export class MrtRouteReader {
     this.#sink(u);
   }
 
-  #ribEntry(afi: number, len: number, prefix: Uint8Array, entry: RibEntry): void {
+  /**
+   * A RIB record's first entry, read in place: the hot loop of an injection allocates nothing
+   * per record. Every length is checked as decodeRib checks it; a record that fails is handed
+   * to decodeRib, whose error names what is wrong.
+   */
+  #ribRecord(r: MrtRecord): void {
+    const b = r.body;
+    const s = r.subtype;
+    const addPath =
+      s === TableDumpV2Subtype.RIB_IPV4_UNICAST_ADDPATH || s === TableDumpV2Subtype.RIB_IPV6_UNICAST_ADDPATH;
+    const v4 = s === TableDumpV2Subtype.RIB_IPV4_UNICAST || s === TableDumpV2Subtype.RIB_IPV4_UNICAST_ADDPATH;
+    const len = b.length > 4 ? b[4] : 0;
+    const prefixEnd = 5 + ((len + 7) >>> 3);
+    // Peer index (2), originated time (4), path id (4, RFC 8050), attribute length (2).
+    const entryHead = addPath ? 12 : 8;
+    let ok = b.length >= prefixEnd + 2 && len <= (v4 ? 32 : 128);
+    let firstAttrs = -1;
+    let firstEnd = -1;
+    if (ok) {
+      const count = (b[prefixEnd] << 8) | b[prefixEnd + 1];
+      let p = prefixEnd + 2;
+      for (let i = 0; i < count; i++) {
+        if (p + entryHead > b.length) {
+          ok = false;
+          break;
+        }
+        const alen = (b[p + entryHead - 2] << 8) | b[p + entryHead - 1];
+        if (i === 0) {
+          firstAttrs = p + entryHead;
+          firstEnd = firstAttrs + alen;
+        }
+        p += entryHead + alen;
+      }
+      ok = ok && p === b.length;
+    }
+    if (!ok) {
+      decodeRib(r); // throws, naming the problem
+      return;
+    }
+    if (firstAttrs < 0) return;
+    this.#ribEntry(
+      v4 ? MrtAfi.IPV4 : MrtAfi.IPV6,
+      len,
+      b.subarray(5, prefixEnd),
+      b.subarray(firstAttrs, firstEnd),
+    );
+  }
+
+  #ribEntry(afi: number, len: number, prefix: Uint8Array, attributes: Uint8Array): void {
     const w = this.#w;
     if (
       this.#groupAttrs &&
-      (afi !== this.#groupAfi || !sameBytes(entry.attributes, this.#groupAttrs) || w.pos > GROUP_LIMIT)
+      (afi !== this.#groupAfi || !sameBytes(attributes, this.#groupAttrs) || w.pos > GROUP_LIMIT)
     ) {
       this.finish();
     }
-    if (!this.#groupAttrs && !this.#start(afi, entry.attributes)) {
+    if (!this.#groupAttrs && !this.#start(afi, attributes)) {
       this.skipped++;
       return;
     }
