@@ -179,19 +179,6 @@ describe.skipIf(!IS_ROOT || !haveBgpdump())('MRT dump, recording and injection w
       `${FILE_ROUTE} gone`,
       FLOW_MS,
     );
-
-    // GoBGP reads the same file: `gobgp mrt inject global` puts the route in its own RIB with
-    // the file's AS_PATH and next hop.
-    const gobgp = lab.gobgp('gobgp');
-    await gobgp.gobgp(['mrt', 'inject', 'global', file]);
-    const held = JSON.parse(await gobgp.gobgp(['global', 'rib', '-a', 'ipv4', FILE_ROUTE, '-j'])) as Record<
-      string,
-      unknown
-    >;
-    const text = JSON.stringify(held[FILE_ROUTE]);
-    expect(text).toContain(`"asns":[${FILE_PATH.join(',')}]`);
-    expect(text).toContain('"nexthop":"198.18.99.1"');
-    await gobgp.gobgp(['global', 'rib', 'del', '-a', 'ipv4', FILE_ROUTE]);
   });
 
   it("injects our dump of FRR's table: GoBGP keeps those routes when FRR goes, until the file is withdrawn", async () => {
