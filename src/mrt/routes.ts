@@ -144,14 +144,10 @@ export class MrtRouteReader {
 
   /** Hands over the UPDATE being grouped, if any. */
   finish(): void {
-    const attrs = this.#groupAttrs;
-    if (!attrs) return;
+    if (!this.#groupAttrs) return;
     const w = this.#w;
     if (this.#mpLenAt >= 0) w.patch16(this.#mpLenAt, w.pos - this.#mpLenAt - 2);
-    w.patch16(
-      this.#attrLenAt,
-      (this.#mpLenAt >= 0 ? w.pos : this.#attrLenAt + 2 + attrs.length) - this.#attrLenAt - 2,
-    );
+    w.patch16(this.#attrLenAt, (this.#mpLenAt >= 0 ? w.pos : this.#attrsEnd) - this.#attrLenAt - 2);
     this.#groupAttrs = null;
     this.#deliver(this.#decoder(true, this.#groupLocalPref).decode(w.buf, 0, w.pos));
   }
