@@ -13,13 +13,22 @@ function addressBytes(text: string): Uint8Array {
   return unmapV4(parseIp(text)).bytes;
 }
 
+/**
+ * The peer's AS for a record: its OPEN's once Established, the configured number before; a
+ * dynamic neighbour's `external`/`internal` before its OPEN is known is written as 0.
+ */
+function peerAsOf(peer: Peer): number {
+  const configured = peer.config.remoteAs;
+  return peer.established?.negotiated.remoteAs ?? (typeof configured === 'number' ? configured : 0);
+}
+
 /** How a BGP4MP record names one connection of a peer (both addresses of one family). */
 function peeringOf(peer: Peer, c: ConnectionInfo | undefined): Bgp4mpPeering {
   const peerAddress = addressBytes(c?.remote.address ?? peer.address);
   let localAddress = c ? addressBytes(c.local.address) : new Uint8Array(peerAddress.length);
   if (localAddress.length !== peerAddress.length) localAddress = new Uint8Array(peerAddress.length);
   return {
-    peerAs: peer.config.remoteAs,
+    peerAs: peerAsOf(peer),
     localAs: peer.config.localAs,
     interfaceIndex: 0,
     peerAddress,
@@ -158,7 +167,8 @@ export class SpeakerMrt {
         let peering = this.#peerings.get(connection);
         if (!peering) {
           peering = peeringOf(peer, connection);
-          this.#peerings.set(connection, peering);
+          // Cached once the AS is known for good (a dynamic neighbour's comes with its OPEN).
+          if (peering.peerAs !== 0) this.#peerings.set(connection, peering);
         }
         rec.messages(direction, peering, bytes);
       },
