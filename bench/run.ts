@@ -51,6 +51,13 @@ const LAB_BENCHES: readonly LabBench[] = [
     args: [],
   },
   {
+    name: 'ovn-dr-latency',
+    title:
+      "OVN 25.03 route exchange: NB commit -> route at the fabric FRR, our speaker beside FRR 10.3 in OVN's reference design on the chassis (10 to 20 minutes, most of it ovn-northd and ovn-controller on 10,000 NATs)",
+    path: 'ovn/dr-latency',
+    args: [],
+  },
+  {
     name: 'ovn-scale',
     title: 'OVN at 50,000 FIPs, 2,000 routers, 1,000 chassis, beside 10 and 10,000 FIPs (about 6 minutes)',
     path: 'ovn/scale',

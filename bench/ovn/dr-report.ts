@@ -1,0 +1,215 @@
+/**
+ * The tables of dr-latency.ts: per seat the single changes and the batches, where their time
+ * went (OVN's share up to hv1's table, the seat's share from there to the fabric), the CPU the
+ * batches cost, and ours against FRR's.
+ */
+import { percentile, table } from '../support/report.js';
+import { SEAT_NAMES, type SeatKind } from './dr-seat.js';
+
+/** One FIP added or removed, ms after its commit. */
+export interface SingleSample {
+  readonly change: 'add' | 'del';
+  /** ovn-northd had written SB (sb_cfg). */
+  readonly northdMs: number;
+  /** ovn-northd's own figure (--print-wait-time, its clock). */
+  readonly northdOwnMs: number;
+  /** ovn-controller's route was in (out of) hv1's table. */
+  readonly tableMs: number;
+  /** add: the fabric holds a path; del: it holds none it would use (gone, or at the worst MED only). */
+  readonly fabricMs: number;
+  /** add: that path is best; del: the prefix is gone. */
+  readonly settledMs: number;
+}
+
+export interface BatchSample {
+  readonly change: 'add' | 'del';
+  readonly northdMs: number;
+  readonly northdOwnMs: number;
+  /** The table held all of them (none of them). */
+  readonly tableMs: number;
+  /** The fabric held all of them from hv1 (none of them). */
+  readonly fabricMs: number;
+  /** CPU ms per process from just before the commit until the fabric had all. */
+  readonly cpu: Record<string, number>;
+  /** The table's instant came from dumps (the monitor lost notifications): 50 ms resolution. */
+  readonly tableFromDumps: boolean;
+}
+
+export interface SeatFigures {
+  readonly kind: SeatKind;
+  readonly singles: readonly SingleSample[];
+  readonly batches: readonly BatchSample[];
+  readonly notes: readonly string[];
+}
+
+export interface ReportOptions {
+  readonly samples: number;
+  readonly batch: number;
+  readonly pollMs: number;
+  readonly order: readonly SeatKind[];
+}
+
+export const ms = (x: number) =>
+  Number.isNaN(x) ? '-' : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(1)} ms`;
+const p50 = (xs: readonly number[]) => percentile(xs, 50);
+const p99 = (xs: readonly number[]) => percentile(xs, 99);
+const pair = (xs: readonly number[]) => `${ms(p50(xs))} / ${ms(p99(xs))}`;
+const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? (a / b).toFixed(2) : '-');
+
+/** The single-change figures of one seat and change, as the report and the README use them. */
+export function singleFigures(xs: readonly SingleSample[]) {
+  return {
+    n: xs.length,
+    fabric: xs.map((x) => x.fabricMs),
+    table: xs.map((x) => x.tableMs),
+    seat: xs.map((x) => x.fabricMs - x.tableMs),
+    settled: xs.map((x) => x.settledMs),
+    northd: xs.map((x) => x.northdMs),
+  };
+}
+
+export function printReport(runs: readonly SeatFigures[], o: ReportOptions): void {
+  const name = (k: SeatKind) => SEAT_NAMES[k];
+  console.log(
+    `\n== OVN 25.03 route exchange: NB commit -> route in hv1's table (ovn-northd, ovn-controller) -> the fabric FRR's BGP table, per seat on hv1 (${o.order.map(name).join(', then ')}) ==`,
+  );
+  console.log(
+    `${o.samples} FIPs per seat, each added in one commit and removed in the next (ovn-nbctl --wait=sb); the fabric read every ${o.pollMs} ms over its vty; hv1's table through ip monitor\n`,
+  );
+  const rows: string[][] = [
+    [
+      'seat',
+      'change',
+      'n',
+      'commit->fabric p50 / p99',
+      'of it commit->table',
+      'table->fabric',
+      'commit->best / gone',
+      'commit->northd SB',
+    ],
+  ];
+  for (const r of runs)
+    for (const change of ['add', 'del'] as const) {
+      const f = singleFigures(r.singles.filter((x) => x.change === change));
+      rows.push([
+        name(r.kind),
+        change === 'add' ? 'FIP added' : 'FIP removed',
+        String(f.n),
+        pair(f.fabric),
+        pair(f.table),
+        pair(f.seat),
+        pair(f.settled),
+        pair(f.northd),
+      ]);
+    }
+  console.log(table(rows));
+  console.log(
+    '\nremoved: "commit->fabric" is the fabric left with no path it would use (withdrawn, or only at the worst MED); "gone" is the withdrawal',
+  );
+
+  if (o.batch > 0) {
+    console.log(`\n${o.batch} FIPs in one transaction, all at the fabric (all gone from it)\n`);
+    const brows: string[][] = [
+      [
+        'seat',
+        'change',
+        'commit->fabric',
+        'commit->table',
+        'table->fabric',
+        'commit->northd SB',
+        'northd own',
+      ],
+    ];
+    for (const r of runs)
+      for (const b of r.batches)
+        brows.push([
+          name(r.kind),
+          b.change === 'add' ? `${o.batch} added` : `${o.batch} removed`,
+          ms(b.fabricMs),
+          `${ms(b.tableMs)}${b.tableFromDumps ? ' (dumps)' : ''}`,
+          ms(b.fabricMs - b.tableMs),
+          ms(b.northdMs),
+          `${b.northdOwnMs} ms`,
+        ]);
+    console.log(table(brows));
+    console.log('\nCPU time used from the commit until the fabric had all of the batch (2 cores)\n');
+    const procs = [...new Set(runs.flatMap((r) => r.batches.flatMap((b) => Object.keys(b.cpu))))];
+    console.log(
+      table([
+        ['seat', 'change', ...procs],
+        ...runs.flatMap((r) =>
+          r.batches.map((b) => [
+            name(r.kind),
+            b.change,
+            ...procs.map((p) => (b.cpu[p] === undefined ? '' : ms(b.cpu[p]))),
+          ]),
+        ),
+      ]),
+    );
+  }
+
+  const ours = runs.find((r) => r.kind === 'ours');
+  const frr = runs.find((r) => r.kind === 'frr');
+  for (const r of runs) for (const n of r.notes) console.log(n);
+  if (!ours || !frr) return;
+  const sf = (r: SeatFigures, c: 'add' | 'del') => singleFigures(r.singles.filter((x) => x.change === c));
+  const [oa, fa, od, fd] = [sf(ours, 'add'), sf(frr, 'add'), sf(ours, 'del'), sf(frr, 'del')];
+  const bt = (r: SeatFigures, c: 'add' | 'del') => r.batches.find((b) => b.change === c);
+  console.log('\nours / FRR (below 1: ours faster)\n');
+  const ratios: string[][] = [
+    ['what', 'ours', 'FRR', 'ours / FRR'],
+    [
+      'FIP added, commit->fabric p50',
+      ms(p50(oa.fabric)),
+      ms(p50(fa.fabric)),
+      ratio(p50(oa.fabric), p50(fa.fabric)),
+    ],
+    [
+      'FIP added, commit->fabric p99',
+      ms(p99(oa.fabric)),
+      ms(p99(fa.fabric)),
+      ratio(p99(oa.fabric), p99(fa.fabric)),
+    ],
+    ['FIP added, table->fabric p50', ms(p50(oa.seat)), ms(p50(fa.seat)), ratio(p50(oa.seat), p50(fa.seat))],
+    [
+      'FIP removed, commit->fabric p50',
+      ms(p50(od.fabric)),
+      ms(p50(fd.fabric)),
+      ratio(p50(od.fabric), p50(fd.fabric)),
+    ],
+    [
+      'FIP removed, commit->gone p50',
+      ms(p50(od.settled)),
+      ms(p50(fd.settled)),
+      ratio(p50(od.settled), p50(fd.settled)),
+    ],
+  ];
+  for (const c of ['add', 'del'] as const) {
+    const [a, b] = [bt(ours, c), bt(frr, c)];
+    if (a && b)
+      ratios.push(
+        [
+          `${o.batch} ${c === 'add' ? 'added' : 'removed'}, commit->fabric`,
+          ms(a.fabricMs),
+          ms(b.fabricMs),
+          ratio(a.fabricMs, b.fabricMs),
+        ],
+        [
+          `${o.batch} ${c === 'add' ? 'added' : 'removed'}, table->fabric`,
+          ms(a.fabricMs - a.tableMs),
+          ms(b.fabricMs - b.tableMs),
+          ratio(a.fabricMs - a.tableMs, b.fabricMs - b.tableMs),
+        ],
+      );
+  }
+  console.log(table(ratios));
+  const single = p50(oa.fabric) < p50(fa.fabric) && p99(oa.fabric) < p99(fa.fabric);
+  console.log(
+    `\ntarget: one FIP, ours faster than FRR's (p50 and p99, commit->fabric): ${single ? 'met' : 'NOT met'}`,
+  );
+  const [ab, fb] = [bt(ours, 'add'), bt(frr, 'add')];
+  if (ab && fb)
+    console.log(
+      `target: ${o.batch} FIPs in one transaction, ours faster than FRR's: ${ab.fabricMs < fb.fabricMs ? 'met' : 'NOT met'}`,
+    );
+}
