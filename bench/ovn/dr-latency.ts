@@ -6,9 +6,9 @@
  * reading the table and sending the UPDATE -> the /32 in the fabric FRR's BGP table.
  *
  *   sudo node dist/bench/ovn/dr-latency.js [--samples 60] [--batch 10000] [--poll-ms 1]
- *                                           [--order ours,frr]
+ *                                           [--order ours,frr,ours-nohold]
  *
- * One lab (test/interop/support/ovn-dr-lab.ts), both seats one after the other on it. Per
+ * One lab (test/interop/support/ovn-dr-lab.ts), the seats one after the other on it. Per
  * seat: `samples` FIPs (dnat_and_snat on lr0, tracking the gateway port bound on hv1), each
  * added in one commit and removed in the next, then `batch` FIPs in one transaction and their
  * removal in one. Every commit is timed from the same instant (watch.ts: the NB monitor sees
@@ -35,7 +35,7 @@ function arg(name: string, fallback: string): string {
 const SAMPLES = Number(arg('samples', '60'));
 const BATCH = Number(arg('batch', '10000'));
 const POLL_MS = Number(arg('poll-ms', '1'));
-const ORDER = arg('order', 'ours,frr').split(',') as SeatKind[];
+const ORDER = arg('order', 'ours,frr,ours-nohold').split(',') as SeatKind[];
 const SAMPLE_MS = 15_000;
 /** ovn-northd and ovn-controller on 10,000 NATs take tens of seconds on a loaded machine. */
 const BATCH_MS = 600_000;
@@ -216,7 +216,10 @@ async function runSeat(
 ): Promise<SeatFigures> {
   const { lab, vty } = c;
   console.log(`\n${SEAT_NAMES[kind]} in hv1's seat (${loadLine()})`);
-  const seat = kind === 'ours' ? await startOurs(lab) : await startFrrReference(lab, tableNo);
+  const seat =
+    kind === 'frr'
+      ? await startFrrReference(lab, tableNo)
+      : await startOurs(lab, kind === 'ours-nohold' ? 0 : undefined);
   let table: TableWatch | undefined;
   try {
     // Everything lr0 advertises over IPv4 (the provider network aside) is at the fabric first.
@@ -247,7 +250,8 @@ async function runSeat(
 
 async function main(): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('needs root (namespaces, the trixie root)');
-  if (ORDER.some((k) => !(k in SEAT_NAMES))) throw new Error(`--order ${ORDER.join(',')}: ours and frr`);
+  if (ORDER.some((k) => !(k in SEAT_NAMES)))
+    throw new Error(`--order ${ORDER.join(',')}: of ${Object.keys(SEAT_NAMES).join(', ')}`);
   checkBuild();
   console.log(`machine: ${machineLine()}; ${loadLine()}`);
   if (SAMPLES < 50) console.log(`note: ${SAMPLES} samples per seat, fewer than the benchmark's 50`);

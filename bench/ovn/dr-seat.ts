@@ -5,7 +5,8 @@
  *   ours  ovn-bgp-speaker from the build (`dist/src/cli/main.js run`, as it is deployed) in
  *         per-chassis mode: `ovn_route_tables: {sb, tables: [{router: lr0}]}`, nothing else
  *         set, so the defaults are what is measured (the metric as MED, a route leaving a
- *         table that keeps others withdrawn after a second at the worst MED meanwhile).
+ *         table that keeps others withdrawn after a second at the worst MED meanwhile);
+ *         `ours-nohold` the same with `hold_time: 0`, which withdraws at once.
  *   frr   FRR 10.3 from the trixie root as OVN's documentation has it on a chassis without
  *         VRF devices: zebra `ip import-table N` / `ipv6 import-table N`, bgpd `redistribute
  *         table N` (test/interop/ovn-dr-frr-reference.test.ts shows both give the fabric the
@@ -24,11 +25,12 @@ import {
 } from '../../test/interop/support/ovn-dr-lab.js';
 import { SPEAKER_CLI } from './lab.js';
 
-export type SeatKind = 'ours' | 'frr';
+export type SeatKind = 'ours' | 'frr' | 'ours-nohold';
 
 export const SEAT_NAMES: Record<SeatKind, string> = {
   ours: 'ovn-bgp-speaker',
   frr: 'FRR 10.3 (import-table)',
+  'ours-nohold': 'ovn-bgp-speaker, hold_time 0',
 };
 
 export interface Seat {
@@ -42,8 +44,12 @@ export interface Seat {
 
 const CHASSIS = 1;
 
-/** Our speaker on hv1, peering with the fabric over IPv4 for both families, as the lab's tests run it. */
-export async function startOurs(lab: OvnDrLab): Promise<Seat> {
+/**
+ * Our speaker on hv1, peering with the fabric over IPv4 for both families, as the lab's tests
+ * run it. `holdTime` 0 (the `ours-nohold` seat) withdraws a route as it leaves the table, where
+ * the default first marks it with the worst MED and withdraws it a second later.
+ */
+export async function startOurs(lab: OvnDrLab, holdTime?: number): Promise<Seat> {
   const a = chassisAddress(CHASSIS);
   const config = join(lab.dir, 'bench-ours.yaml');
   const log = join(lab.dir, 'bench-ours.log');
@@ -72,7 +78,11 @@ export async function startOurs(lab: OvnDrLab): Promise<Seat> {
         },
       ],
       policies: { all: { statements: [{ action: 'accept' }] } },
-      ovn_route_tables: { sb: lab.sb, tables: [{ router: 'lr0' }] },
+      ovn_route_tables: {
+        sb: lab.sb,
+        tables: [{ router: 'lr0' }],
+        ...(holdTime !== undefined && { hold_time: holdTime }),
+      },
     }),
   );
   const { record } = spawnDetached(
@@ -82,7 +92,7 @@ export async function startOurs(lab: OvnDrLab): Promise<Seat> {
   );
   lab.adopt(record);
   return {
-    kind: 'ours',
+    kind: holdTime === 0 ? 'ours-nohold' : 'ours',
     pids: (): Record<string, number> => (isRunning(record) ? { speaker: record.pid } : {}),
     notes: async () => [],
     stop: async () => {
@@ -126,7 +136,7 @@ export async function startFrrReference(lab: OvnDrLab, table: number): Promise<S
         frr
           .processes()
           .filter(isRunning)
-          .map((p) => [p.name.replace('hv1frr/', 'FRR '), p.pid]),
+          .map((p) => [p.name.replace(/^.*\//, 'hv1 '), p.pid]),
       ),
     notes: async () => {
       // FRR's own defaults for the session: what paces its UPDATEs to the fabric.

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type BatchSample,
+  comparisons,
+  type SeatFigures,
+  type SingleSample,
+  singleFigures,
+  targets,
+} from '../../../bench/ovn/dr-report.js';
+
+const single = (change: 'add' | 'del', tableMs: number, fabricMs: number): SingleSample => ({
+  change,
+  northdMs: 1,
+  northdOwnMs: 1,
+  tableMs,
+  fabricMs,
+  settledMs: fabricMs + 50,
+});
+const batch = (change: 'add' | 'del', tableMs: number, fabricMs: number): BatchSample => ({
+  change,
+  northdMs: 1,
+  northdOwnMs: 1,
+  tableMs,
+  fabricMs,
+  cpu: {},
+  tableFromDumps: false,
+});
+const seat = (kind: SeatFigures['kind'], adds: number[], batchAdd?: number): SeatFigures => ({
+  kind,
+  singles: adds.flatMap((ms) => [single('add', 5, ms), single('del', 5, ms + 1)]),
+  batches: batchAdd === undefined ? [] : [batch('add', 1000, batchAdd), batch('del', 500, 900)],
+  notes: [],
+});
+
+describe('dr-latency report', () => {
+  it("splits each sample into OVN's share (to the table) and the seat's (table to fabric)", () => {
+    const f = singleFigures([single('add', 4, 10), single('add', 6, 70)]);
+    expect(f.table).toEqual([4, 6]);
+    expect(f.seat).toEqual([6, 64]);
+    expect(f.settled).toEqual([60, 120]);
+  });
+
+  it('compares the batch on its seat share as on the whole', () => {
+    const rows = new Map(comparisons(10).map(([what, of]) => [what, of(seat('ours', [10], 1400))]));
+    expect(rows.get('10 added, commit->fabric')).toBe(1400);
+    expect(rows.get('10 added, table->fabric')).toBe(400);
+    expect(rows.get('10 removed, table->all gone')).toBe(400);
+    expect(rows.get('FIP removed, commit->gone p50')).toBe(61);
+  });
+
+  it('meets the single-change target only when both p50 and p99 are lower', () => {
+    const frr = seat('frr', [60, 60, 60, 61], 2000);
+    expect(targets(seat('ours', [10, 10, 10, 11], 1000), frr)).toEqual([true, true]);
+    // A faster median with one slower sample (p99 of 4 samples is the largest) does not count.
+    expect(targets(seat('ours', [10, 10, 10, 90], 3000), frr)).toEqual([false, false]);
+  });
+
+  it('leaves the batch target open when a seat ran no batch', () => {
+    expect(targets(seat('ours', [10]), seat('frr', [60], 2000))).toEqual([true, undefined]);
+  });
+});
