@@ -26,7 +26,7 @@ import { checkBuild, cpuMeter } from './lab.js';
 import { nbctlChange, northdDone, northdOwn, withTimeout } from './nbctl.js';
 import { TableWatch } from './table-watch.js';
 import { VtyClient } from './vty.js';
-import { CommitWatch, received, waitReceived, watchRemoval, watchRoute } from './watch.js';
+import { CommitWatch, received, waitReceived, waitReceivedSpan, watchRemoval, watchRoute } from './watch.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -171,16 +171,21 @@ async function batch(c: Clocks, seat: Seat, change: 'add' | 'del'): Promise<Batc
   const processes = { ...seat.pids(), ...labPids(c.lab) };
   const meter = cpuMeter(processes);
   let cpu: Record<string, number> = {};
+  let tableFirst: Promise<number> = Promise.resolve(Number.NaN);
   const t = await commitTimed(
     c,
     batchIp(0),
     change,
     cmds,
-    () => c.table.waitCount(tableBase + sign * BATCH, change, BATCH_MS),
+    () => {
+      tableFirst = c.table.waitCount(tableBase + sign, change, BATCH_MS);
+      tableFirst.catch(() => {});
+      return c.table.waitCount(tableBase + sign * BATCH, change, BATCH_MS);
+    },
     async () => {
-      const at = await waitReceived(c.vty, HV1, base + sign * BATCH, BATCH_MS, 5);
+      const span = await waitReceivedSpan(c.vty, HV1, base, base + sign * BATCH, BATCH_MS, 5);
       cpu = meter();
-      return at;
+      return span;
     },
     BATCH_MS,
   );
@@ -189,7 +194,9 @@ async function batch(c: Clocks, seat: Seat, change: 'add' | 'del'): Promise<Batc
     northdMs: t.northdMs,
     northdOwnMs: t.northdOwnMs,
     tableMs: t.tableMs,
-    fabricMs: t.fabric - t.commitAt,
+    tableFirstMs: (await tableFirst) - t.commitAt,
+    fabricMs: t.fabric.last - t.commitAt,
+    fabricFirstMs: t.fabric.first - t.commitAt,
     cpu,
     tableFromDumps: c.table.lost,
   };
@@ -230,16 +237,22 @@ async function runSeat(
     const s = await singles(clocks, SAMPLES);
     console.log(`  ${SAMPLES} FIPs added and removed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const batches: BatchSample[] = [];
+    const notes: string[] = [];
     if (BATCH > 0) {
       for (const change of ['add', 'del'] as const) {
         const b = await batch(clocks, seat, change);
         batches.push(b);
+        const state = await seat.tableState();
+        if (state)
+          notes.push(
+            `${SEAT_NAMES[kind]} after ${BATCH} ${change === 'add' ? 'added' : 'removed'}: ${state}`,
+          );
         console.log(
           `  ${BATCH} FIPs ${change === 'add' ? 'added' : 'removed'}: ${(b.fabricMs / 1000).toFixed(2)} s`,
         );
       }
     }
-    return { kind, singles: s, batches, notes: await seat.notes() };
+    return { kind, singles: s, batches, notes: [...notes, ...(await seat.notes())] };
   } finally {
     table?.close();
     await seat.stop();

@@ -29,6 +29,10 @@ export interface BatchSample {
   readonly tableMs: number;
   /** The fabric held all of them from hv1 (none of them). */
   readonly fabricMs: number;
+  /** The first of them was in (out of) the table: OVN's installing took tableMs - tableFirstMs. */
+  readonly tableFirstMs: number;
+  /** The fabric's count from hv1 first moved. */
+  readonly fabricFirstMs: number;
   /** CPU ms per process from just before the commit until the fabric had all. */
   readonly cpu: Record<string, number>;
   /** The table's instant came from dumps (the monitor lost notifications): 50 ms resolution. */
@@ -108,7 +112,9 @@ export function printReport(runs: readonly SeatFigures[], o: ReportOptions): voi
   );
 
   if (o.batch > 0) {
-    console.log(`\n${o.batch} FIPs in one transaction, all at the fabric (all gone from it)\n`);
+    console.log(
+      `\n${o.batch} FIPs in one transaction, all at the fabric (all gone from it); "first": the first of them in (out of) hv1's table, the fabric's count first moving\n`,
+    );
     const brows: string[][] = [
       [
         'seat',
@@ -116,6 +122,7 @@ export function printReport(runs: readonly SeatFigures[], o: ReportOptions): voi
         'commit->fabric',
         'commit->table',
         'table->fabric',
+        'first in table / at fabric',
         'commit->northd SB',
         'northd own',
       ],
@@ -128,6 +135,7 @@ export function printReport(runs: readonly SeatFigures[], o: ReportOptions): voi
           ms(b.fabricMs),
           `${ms(b.tableMs)}${b.tableFromDumps ? ' (dumps)' : ''}`,
           ms(b.fabricMs - b.tableMs),
+          `${ms(b.tableFirstMs)} / ${ms(b.fabricFirstMs)}`,
           ms(b.northdMs),
           `${b.northdOwnMs} ms`,
         ]);

@@ -16,6 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { FrrDaemon, isRunning, spawnDetached, stopProcesses } from '../../frr-interop/lab/index.js';
+import { callControl } from '../../src/api/index.js';
 import {
   CHASSIS_AS,
   chassisAddress,
@@ -39,6 +40,8 @@ export interface Seat {
   pids(): Record<string, number>;
   /** Lines worth printing beside the figures (FRR's advertisement interval, say). */
   notes(): Promise<string[]>;
+  /** What the seat says of its table now (ours: whether its last read of it was after lost notifications). */
+  tableState(): Promise<string | undefined>;
   stop(): Promise<void>;
 }
 
@@ -53,6 +56,7 @@ export async function startOurs(lab: OvnDrLab, holdTime?: number): Promise<Seat>
   const a = chassisAddress(CHASSIS);
   const config = join(lab.dir, 'bench-ours.yaml');
   const log = join(lab.dir, 'bench-ours.log');
+  const socket = join(lab.dir, 'bench-ours.sock');
   writeFileSync(
     config,
     stringify({
@@ -63,7 +67,7 @@ export async function startOurs(lab: OvnDrLab, holdTime?: number): Promise<Seat>
         listen: { address: '::', port: 179 },
         hold_time: 9,
         connect_retry: 1,
-        control_socket: join(lab.dir, 'bench-ours.sock'),
+        control_socket: socket,
         log: { level: 'warn' },
       },
       peers: [
@@ -95,6 +99,10 @@ export async function startOurs(lab: OvnDrLab, holdTime?: number): Promise<Seat>
     kind: holdTime === 0 ? 'ours-nohold' : 'ours',
     pids: (): Record<string, number> => (isRunning(record) ? { speaker: record.pid } : {}),
     notes: async () => [],
+    tableState: async () => {
+      const view = await callControl(socket, 'ovn', {}).catch(() => null);
+      return view?.tables?.map((t) => `${t.name}: ${t.state}`).join('; ');
+    },
     stop: async () => {
       await stopProcesses([record]);
     },
@@ -148,6 +156,7 @@ export async function startFrrReference(lab: OvnDrLab, table: number): Promise<S
         ? []
         : [`FRR on hv1: advertisement interval to the fabric ${n.minBtwnAdvertisementRunsTimerMsecs} ms`];
     },
+    tableState: async () => undefined,
     stop: () => frr.stop(),
   };
 }

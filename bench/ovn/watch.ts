@@ -206,3 +206,28 @@ export async function watchRemoval(
     await sleep(pollMs);
   }
 }
+
+/**
+ * performance.now() of the first answer in which FRR's count of prefixes from `neighbor` had
+ * moved off `from`, and of the first in which it was `count`: when a batch began to arrive,
+ * and when all of it had.
+ */
+export async function waitReceivedSpan(
+  vty: VtyClient,
+  neighbor: string,
+  from: number,
+  count: number,
+  timeoutMs: number,
+  pollMs: number,
+): Promise<{ readonly first: number; readonly last: number }> {
+  const end = performance.now() + timeoutMs;
+  let first: number | undefined;
+  for (;;) {
+    const n = await received(vty, neighbor);
+    const at = performance.now();
+    if (n !== from) first ??= at;
+    if (n === count) return { first: first ?? at, last: at };
+    if (at > end) throw new Error(`FRR: ${n} prefixes from ${neighbor}, not ${count}, after ${timeoutMs} ms`);
+    await sleep(pollMs);
+  }
+}

@@ -22,6 +22,8 @@ const batch = (change: 'add' | 'del', tableMs: number, fabricMs: number): BatchS
   northdOwnMs: 1,
   tableMs,
   fabricMs,
+  tableFirstMs: tableMs / 2,
+  fabricFirstMs: tableMs / 2 + 1,
   cpu: {},
   tableFromDumps: false,
 });
