@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROTO_OVN, parseMonitorLine } from '../../../bench/ovn/table-watch.js';
+import { PROTO_OVN, parseMonitorLine, splitStamp } from '../../../bench/ovn/table-watch.js';
 
 /** Lines as `ip monitor route` (iproute2 6.1) prints them for ovn-controller's table 3. */
 const cases: { name: string; line: string; want: ReturnType<typeof parseMonitorLine> }[] = [
@@ -55,4 +55,19 @@ describe('parseMonitorLine', () => {
     it(c.name, () => {
       expect(parseMonitorLine(c.line, 3, PROTO_OVN)).toEqual(c.want);
     });
+});
+
+describe('ip -ts timestamps', () => {
+  it("reads ip's wall-clock stamp to the microsecond and hands on the rest of the line", () => {
+    const s = splitStamp('[2026-12-06T23:06:21.819654] Deleted 198.18.172.1 dev lo table 10 proto 84');
+    expect(s.wallMs).toBeCloseTo(Date.UTC(2026, 11, 6, 23, 6, 21, 819) + 0.654, 2);
+    expect(s.line).toBe('Deleted 198.18.172.1 dev lo table 10 proto 84');
+    expect(parseMonitorLine(s.line, 10, 84)).toEqual({ prefix: '198.18.172.1/32', deleted: true });
+  });
+
+  it('leaves a line without a stamp as it is', () => {
+    const s = splitStamp('198.18.172.1 dev lo table 10 proto 84');
+    expect(s.wallMs).toBeNaN();
+    expect(s.line).toBe('198.18.172.1 dev lo table 10 proto 84');
+  });
 });
