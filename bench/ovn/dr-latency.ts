@@ -6,25 +6,30 @@
  * reading the table and sending the UPDATE -> the /32 in the fabric FRR's BGP table.
  *
  *   sudo node dist/bench/ovn/dr-latency.js [--samples 60] [--batch 10000] [--poll-ms 1]
- *                                           [--order ours,frr,ours-nohold]
+ *                                           [--order ours,frr,ours-nohold] [--no-capture] [--nice -10]
  *
  * One lab (test/interop/support/ovn-dr-lab.ts), the seats one after the other on it. Per
  * seat: `samples` FIPs (dnat_and_snat on lr0, tracking the gateway port bound on hv1), each
  * added in one commit and removed in the next, then `batch` FIPs in one transaction and their
  * removal in one. Every commit is timed from the same instant (watch.ts: the NB monitor sees
  * it) to ovn-northd having written SB (sb_cfg), to the route in hv1's table (table-watch.ts)
- * and to the fabric's RIB (watch.ts, its vty every `poll-ms`). Addresses: single FIPs from
+ * and to the fabric's RIB (watch.ts, its vty every `poll-ms`); a capture on hv1's interface
+ * (capture.ts, dr-wire.ts) tells when the seat's UPDATE left, so the seat's share and the
+ * fabric's are told apart too (`--no-capture` leaves it out). Addresses: single FIPs from
  * 198.18.172.0/22, the batch from 198.18.192.0/18 (10,000 /32s need more than a /20).
  */
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { MED_LEAVING } from '../../src/routing/index.js';
-import { chassisAddress, OvnDrLab } from '../../test/interop/support/ovn-dr-lab.js';
+import { chassisAddress, FABRIC, OvnDrLab } from '../../test/interop/support/ovn-dr-lab.js';
 import { loadLine, machineLine } from '../support/report.js';
+import { WireCapture, type WireLog } from './capture.js';
 import { type BatchSample, printReport, type SeatFigures, type SingleSample } from './dr-report.js';
 import { SEAT_NAMES, type Seat, type SeatKind, startFrrReference, startOurs } from './dr-seat.js';
+import { wireBatch, wireSingle } from './dr-wire.js';
 import { checkBuild, cpuMeter } from './lab.js';
 import { nbctlChange, northdDone, northdOwn, withTimeout } from './nbctl.js';
-import { TableWatch } from './table-watch.js';
+import { TableWatch, wallOffset } from './table-watch.js';
 import { VtyClient } from './vty.js';
 import { CommitWatch, received, waitReceived, waitReceivedSpan, watchRemoval, watchRoute } from './watch.js';
 
@@ -36,6 +41,13 @@ const SAMPLES = Number(arg('samples', '60'));
 const BATCH = Number(arg('batch', '10000'));
 const POLL_MS = Number(arg('poll-ms', '1'));
 const ORDER = arg('order', 'ours,frr,ours-nohold').split(',') as SeatKind[];
+const CAPTURE = !process.argv.includes('--no-capture');
+/**
+ * The lab's scheduling priority (this process, OVN's daemons and the seats, which inherit it):
+ * on a machine shared with other work, timed instants (the commit, the table, the fabric) are
+ * otherwise late by whatever else the two cores run, by more than a single change takes.
+ */
+const NICE = Number(arg('nice', '-10'));
 const SAMPLE_MS = 15_000;
 /** ovn-northd and ovn-controller on 10,000 NATs take tens of seconds on a loaded machine. */
 const BATCH_MS = 600_000;
@@ -73,7 +85,7 @@ async function commitTimed<T>(
   inTable: () => Promise<number>,
   fabric: () => Promise<T>,
   timeoutMs: number,
-): Promise<Timed & { readonly commitAt: number; readonly fabric: T }> {
+): Promise<Timed & { readonly commitAt: number; readonly commitWall: number; readonly fabric: T }> {
   const { commit } = await c.watch.arm(ip, change === 'add' ? 'insert' : 'delete');
   const table = inTable();
   const seen = fabric();
@@ -81,11 +93,14 @@ async function commitTimed<T>(
   for (const p of [commit, table, seen]) p.catch(() => {});
   const out = await nbctlChange(c.lab.nb, timeoutMs, args, c.lab.root.argv(['ovn-nbctl']));
   const at = await withTimeout(commit, timeoutMs, `the commit of ${ip}`);
+  // On the wall clock as the capture's timestamps, with the offset of now (wallOffset).
+  const commitWall = at.at + wallOffset();
   const tableAt = await withTimeout(table, timeoutMs, `${ip} in hv1's table`);
   const s = await seen;
   const sbAt = await northdDone(c.watch, at.nbCfg, timeoutMs);
   return {
     commitAt: at.at,
+    commitWall,
     fabric: s,
     northdMs: sbAt - at.at,
     northdOwnMs: northdOwn(out),
@@ -93,9 +108,19 @@ async function commitTimed<T>(
   };
 }
 
+/** A sample before the capture is read: its figures, less when its UPDATE left hv1. */
+interface Pending<T> {
+  readonly sample: Omit<T, 'wireMs' | 'wireFirstMs'>;
+  /** Reads its wire figures off the seat's capture (NaN without one). */
+  readonly wire: (log: WireLog | undefined) => Partial<T>;
+}
+
 /** Each FIP added in one commit and removed in the next. */
-async function singles(c: Clocks, n: number): Promise<SingleSample[]> {
-  const out: SingleSample[] = [];
+async function singles(c: Clocks, n: number): Promise<Pending<SingleSample>[]> {
+  const out: Pending<SingleSample>[] = [];
+  const wire = (prefix: string, change: 'add' | 'del', commitWall: number) => (log: WireLog | undefined) => ({
+    wireMs: log ? wireSingle(log, prefix.replace('/32', ''), change, commitWall) : Number.NaN,
+  });
   for (let i = 0; i < n; i++) {
     const ip = singleIp(i);
     const prefix = `${ip}/32`;
@@ -110,12 +135,15 @@ async function singles(c: Clocks, n: number): Promise<SingleSample[]> {
     );
     if (add.fabric.received < add.commitAt) throw new Error(`the fabric had ${ip} before its commit`);
     out.push({
-      change: 'add',
-      northdMs: add.northdMs,
-      northdOwnMs: add.northdOwnMs,
-      tableMs: add.tableMs,
-      fabricMs: add.fabric.received - add.commitAt,
-      settledMs: add.fabric.settled - add.commitAt,
+      sample: {
+        change: 'add',
+        northdMs: add.northdMs,
+        northdOwnMs: add.northdOwnMs,
+        tableMs: add.tableMs,
+        fabricMs: add.fabric.received - add.commitAt,
+        settledMs: add.fabric.settled - add.commitAt,
+      },
+      wire: wire(prefix, 'add', add.commitWall),
     });
     const del = await commitTimed(
       c,
@@ -127,19 +155,22 @@ async function singles(c: Clocks, n: number): Promise<SingleSample[]> {
       SAMPLE_MS,
     );
     out.push({
-      change: 'del',
-      northdMs: del.northdMs,
-      northdOwnMs: del.northdOwnMs,
-      tableMs: del.tableMs,
-      fabricMs: del.fabric.left - del.commitAt,
-      settledMs: del.fabric.gone - del.commitAt,
+      sample: {
+        change: 'del',
+        northdMs: del.northdMs,
+        northdOwnMs: del.northdOwnMs,
+        tableMs: del.tableMs,
+        fabricMs: del.fabric.left - del.commitAt,
+        settledMs: del.fabric.gone - del.commitAt,
+      },
+      wire: wire(prefix, 'del', del.commitWall),
     });
   }
   return out;
 }
 
 /** BATCH FIPs in one transaction (one ovn-nbctl with BATCH commands), or their removal in one. */
-async function batch(c: Clocks, seat: Seat, change: 'add' | 'del'): Promise<BatchSample> {
+async function batch(c: Clocks, seat: Seat, change: 'add' | 'del'): Promise<Pending<BatchSample>> {
   const ips = Array.from({ length: BATCH }, (_, i) => batchIp(i));
   let cmds: string[];
   if (change === 'add') {
@@ -190,15 +221,21 @@ async function batch(c: Clocks, seat: Seat, change: 'add' | 'del'): Promise<Batc
     BATCH_MS,
   );
   return {
-    change,
-    northdMs: t.northdMs,
-    northdOwnMs: t.northdOwnMs,
-    tableMs: t.tableMs,
-    tableFirstMs: (await tableFirst) - t.commitAt,
-    fabricMs: t.fabric.last - t.commitAt,
-    fabricFirstMs: t.fabric.first - t.commitAt,
-    cpu,
-    tableFromDumps: c.table.lost,
+    sample: {
+      change,
+      northdMs: t.northdMs,
+      northdOwnMs: t.northdOwnMs,
+      tableMs: t.tableMs,
+      tableFirstMs: (await tableFirst) - t.commitAt,
+      fabricMs: t.fabric.last - t.commitAt,
+      fabricFirstMs: t.fabric.first - t.commitAt,
+      cpu,
+      tableFromDumps: c.table.lost,
+    },
+    wire: (log) => {
+      const w = log ? wireBatch(log, ips, change, t.commitWall) : undefined;
+      return { wireFirstMs: w?.first ?? Number.NaN, wireMs: w?.last ?? Number.NaN };
+    },
   };
 }
 
@@ -228,15 +265,25 @@ async function runSeat(
       ? await startFrrReference(lab, tableNo)
       : await startOurs(lab, kind === 'ours-nohold' ? 0 : undefined);
   let table: TableWatch | undefined;
+  let capture: WireCapture | undefined;
   try {
     // Everything lr0 advertises over IPv4 (the provider network aside) is at the fabric first.
     await waitReceived(vty, HV1, baseline, SETTLE_MS, 20);
     table = await TableWatch.start(lab.chassisNs(1), tableNo);
+    if (CAPTURE)
+      capture = await WireCapture.start(
+        lab.chassisNs(1),
+        'eth0',
+        HV1,
+        join(lab.dir, `wire-${kind}.pcapng`),
+        join(lab.dir, `wire-${kind}.log`),
+        { pings: true },
+      );
     const clocks = { ...c, table };
     const t0 = performance.now();
     const s = await singles(clocks, SAMPLES);
     console.log(`  ${SAMPLES} FIPs added and removed in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    const batches: BatchSample[] = [];
+    const batches: Pending<BatchSample>[] = [];
     const notes: string[] = [];
     if (BATCH > 0) {
       for (const change of ['add', 'del'] as const) {
@@ -248,12 +295,21 @@ async function runSeat(
             `${SEAT_NAMES[kind]} after ${BATCH} ${change === 'add' ? 'added' : 'removed'}: ${state}`,
           );
         console.log(
-          `  ${BATCH} FIPs ${change === 'add' ? 'added' : 'removed'}: ${(b.fabricMs / 1000).toFixed(2)} s`,
+          `  ${BATCH} FIPs ${change === 'add' ? 'added' : 'removed'}: ${(b.sample.fabricMs / 1000).toFixed(2)} s`,
         );
       }
     }
-    return { kind, singles: s, batches, notes: [...notes, ...(await seat.notes())] };
+    await capture?.flush(FABRIC.ipv4);
+    await capture?.stop();
+    const log = await capture?.updates();
+    return {
+      kind,
+      singles: s.map((x) => ({ ...x.sample, ...x.wire(log) }) as SingleSample),
+      batches: batches.map((x) => ({ ...x.sample, ...x.wire(log) }) as BatchSample),
+      notes: [...notes, ...(await seat.notes())],
+    };
   } finally {
+    await capture?.stop().catch(() => undefined);
     table?.close();
     await seat.stop();
     // The next seat starts from a fabric that holds nothing from hv1.
@@ -266,7 +322,8 @@ async function main(): Promise<void> {
   if (ORDER.some((k) => !(k in SEAT_NAMES)))
     throw new Error(`--order ${ORDER.join(',')}: of ${Object.keys(SEAT_NAMES).join(', ')}`);
   checkBuild();
-  console.log(`machine: ${machineLine()}; ${loadLine()}`);
+  setPriority(NICE);
+  console.log(`machine: ${machineLine()}; ${loadLine()}; the lab at nice ${NICE}`);
   if (SAMPLES < 50) console.log(`note: ${SAMPLES} samples per seat, fewer than the benchmark's 50`);
   const lab = await OvnDrLab.create({ id: 'drb', chassis: 1 });
   let watch: CommitWatch | undefined;

@@ -19,6 +19,8 @@ export interface SingleSample {
   readonly fabricMs: number;
   /** add: that path is best; del: the prefix is gone. */
   readonly settledMs: number;
+  /** The seat's first UPDATE for it left hv1 (dr-wire.ts); NaN when not captured. */
+  readonly wireMs: number;
 }
 
 export interface BatchSample {
@@ -33,6 +35,9 @@ export interface BatchSample {
   readonly tableFirstMs: number;
   /** The fabric's count from hv1 first moved. */
   readonly fabricFirstMs: number;
+  /** The seat's first and last UPDATE announcing (withdrawing) one of them left hv1; NaN when not captured. */
+  readonly wireFirstMs: number;
+  readonly wireMs: number;
   /** CPU ms per process from just before the commit until the fabric had all. */
   readonly cpu: Record<string, number>;
   /** The table's instant came from dumps (the monitor lost notifications): 50 ms resolution. */
@@ -58,6 +63,7 @@ export const ms = (x: number) =>
 const p50 = (xs: readonly number[]) => percentile(xs, 50);
 const p99 = (xs: readonly number[]) => percentile(xs, 99);
 const pair = (xs: readonly number[]) => `${ms(p50(xs))} / ${ms(p99(xs))}`;
+const finite = (xs: readonly number[]) => xs.filter(Number.isFinite);
 const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? (a / b).toFixed(2) : '-');
 
 /** The single-change figures of one seat and change, as the report and the README use them. */
@@ -67,6 +73,10 @@ export function singleFigures(xs: readonly SingleSample[]) {
     fabric: xs.map((x) => x.fabricMs),
     table: xs.map((x) => x.tableMs),
     seat: xs.map((x) => x.fabricMs - x.tableMs),
+    /** The seat's own share: the table to its UPDATE on hv1's wire (captured samples only). */
+    out: finite(xs.map((x) => x.wireMs - x.tableMs)),
+    /** The fabric's share: that UPDATE to its BGP table. */
+    fabricSide: finite(xs.map((x) => x.fabricMs - x.wireMs)),
     settled: xs.map((x) => x.settledMs),
     northd: xs.map((x) => x.northdMs),
   };
@@ -88,6 +98,7 @@ export function printReport(runs: readonly SeatFigures[], o: ReportOptions): voi
       'commit->fabric p50 / p99',
       'of it commit->table',
       'table->fabric',
+      'of it table->UPDATE out',
       'commit->best / gone',
       'commit->northd SB',
     ],
@@ -102,18 +113,19 @@ export function printReport(runs: readonly SeatFigures[], o: ReportOptions): voi
         pair(f.fabric),
         pair(f.table),
         pair(f.seat),
+        `${pair(f.out)}${f.out.length < f.n ? ` (n ${f.out.length})` : ''}`,
         pair(f.settled),
         pair(f.northd),
       ]);
     }
   console.log(table(rows));
   console.log(
-    '\nremoved: "commit->fabric" is the fabric left with no path it would use (withdrawn, or only at the worst MED); "gone" is the withdrawal',
+    '\nremoved: "commit->fabric" is the fabric left with no path it would use (withdrawn, or only at the worst MED); "gone" is the withdrawal; "UPDATE out": the seat\'s first UPDATE for the FIP leaving hv1 (captured on its interface), the rest of table->fabric is the fabric\'s',
   );
 
   if (o.batch > 0) {
     console.log(
-      `\n${o.batch} FIPs in one transaction, all at the fabric (all gone from it); "first": the first of them in (out of) hv1's table, the fabric's count first moving\n`,
+      `\n${o.batch} FIPs in one transaction, all at the fabric (all gone from it); "first": the first of them in (out of) hv1's table, the first UPDATE for them leaving hv1, the fabric's count first moving\n`,
     );
     const brows: string[][] = [
       [
@@ -122,7 +134,8 @@ export function printReport(runs: readonly SeatFigures[], o: ReportOptions): voi
         'commit->fabric',
         'commit->table',
         'table->fabric',
-        'first in table / at fabric',
+        'of it table->last UPDATE out',
+        'first in table / out / at fabric',
         'commit->northd SB',
         'northd own',
       ],
@@ -135,7 +148,8 @@ export function printReport(runs: readonly SeatFigures[], o: ReportOptions): voi
           ms(b.fabricMs),
           `${ms(b.tableMs)}${b.tableFromDumps ? ' (dumps)' : ''}`,
           ms(b.fabricMs - b.tableMs),
-          `${ms(b.tableFirstMs)} / ${ms(b.fabricFirstMs)}`,
+          ms(b.wireMs - b.tableMs),
+          `${ms(b.tableFirstMs)} / ${ms(b.wireFirstMs)} / ${ms(b.fabricFirstMs)}`,
           ms(b.northdMs),
           `${b.northdOwnMs} ms`,
         ]);
@@ -203,13 +217,17 @@ export function comparisons(batch: number): [string, Figure][] {
     ['FIP added, commit->fabric p99', s('add', (f) => p99(f.fabric))],
     ['FIP added, table->fabric p50', s('add', (f) => p50(f.seat))],
     ['FIP added, table->fabric p99', s('add', (f) => p99(f.seat))],
+    ['FIP added, table->UPDATE out p50', s('add', (f) => p50(f.out))],
+    ['FIP added, table->UPDATE out p99', s('add', (f) => p99(f.out))],
     ['FIP removed, commit->no usable path p50', s('del', (f) => p50(f.fabric))],
     ['FIP removed, commit->gone p50', s('del', (f) => p50(f.settled))],
     ['FIP removed, commit->gone p99', s('del', (f) => p99(f.settled))],
     [`${batch} added, commit->fabric`, b('add', (x) => x.fabricMs)],
     [`${batch} added, table->fabric`, b('add', (x) => x.fabricMs - x.tableMs)],
+    [`${batch} added, table->last UPDATE out`, b('add', (x) => x.wireMs - x.tableMs)],
     [`${batch} removed, commit->all gone`, b('del', (x) => x.fabricMs)],
     [`${batch} removed, table->all gone`, b('del', (x) => x.fabricMs - x.tableMs)],
+    [`${batch} removed, table->last withdrawal out`, b('del', (x) => x.wireMs - x.tableMs)],
   ];
 }
 

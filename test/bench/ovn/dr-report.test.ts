@@ -15,6 +15,7 @@ const single = (change: 'add' | 'del', tableMs: number, fabricMs: number): Singl
   tableMs,
   fabricMs,
   settledMs: fabricMs + 50,
+  wireMs: tableMs + 2,
 });
 const batch = (change: 'add' | 'del', tableMs: number, fabricMs: number): BatchSample => ({
   change,
@@ -24,6 +25,8 @@ const batch = (change: 'add' | 'del', tableMs: number, fabricMs: number): BatchS
   fabricMs,
   tableFirstMs: tableMs / 2,
   fabricFirstMs: tableMs / 2 + 1,
+  wireFirstMs: tableMs / 2 + 1,
+  wireMs: tableMs + 100,
   cpu: {},
   tableFromDumps: false,
 });
@@ -40,6 +43,16 @@ describe('dr-latency report', () => {
     expect(f.table).toEqual([4, 6]);
     expect(f.seat).toEqual([6, 64]);
     expect(f.settled).toEqual([60, 120]);
+    // The seat's share splits into its own (table -> UPDATE out) and the fabric's.
+    expect(f.out).toEqual([2, 2]);
+    expect(f.fabricSide).toEqual([4, 62]);
+  });
+
+  it('leaves samples the capture missed out of the wire figures, not the others', () => {
+    const f = singleFigures([single('add', 4, 10), { ...single('add', 6, 70), wireMs: Number.NaN }]);
+    expect(f.out).toEqual([2]);
+    expect(f.fabricSide).toEqual([4]);
+    expect(f.fabric).toEqual([10, 70]);
   });
 
   it('compares the batch on its seat share as on the whole', () => {
@@ -47,6 +60,9 @@ describe('dr-latency report', () => {
     expect(rows.get('10 added, commit->fabric')).toBe(1400);
     expect(rows.get('10 added, table->fabric')).toBe(400);
     expect(rows.get('10 removed, table->all gone')).toBe(400);
+    expect(rows.get('10 added, table->last UPDATE out')).toBe(100);
+    expect(rows.get('10 removed, table->last withdrawal out')).toBe(100);
+    expect(rows.get('FIP added, table->UPDATE out p99')).toBe(2);
     expect(rows.get('FIP removed, commit->gone p50')).toBe(61);
   });
 
