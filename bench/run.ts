@@ -53,7 +53,7 @@ const LAB_BENCHES: readonly LabBench[] = [
   {
     name: 'ovn-dr-latency',
     title:
-      "OVN 25.03 route exchange: NB commit -> route at the fabric FRR, our speaker beside FRR 10.3 in OVN's reference design on the chassis (10 to 20 minutes, most of it ovn-northd and ovn-controller on 10,000 NATs)",
+      "OVN 25.03 route exchange: NB commit -> route at the fabric FRR, our speaker beside FRR 10.3 in OVN's reference design on the chassis (8 to 20 minutes by the load, most of it ovn-northd and ovn-controller on 10,000 NATs)",
     path: 'ovn/dr-latency',
     args: [],
   },
