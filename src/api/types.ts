@@ -476,7 +476,9 @@ export type ControlErrorCode =
   | 'not-established'
   | 'unsupported'
   | 'internal'
-  | 'timeout';
+  | 'timeout'
+  /** Every connection slot of the control socket is held: try again shortly. */
+  | 'busy';
 
 /** Errors the API returns with a stable code, e.g. an unknown peer name. */
 export class ControlError extends KindedError<ControlErrorCode> {
