@@ -48,6 +48,8 @@ export interface NeighborSummary {
   readonly prefixes: Readonly<Partial<Record<FamilyName, FamilyCounts>>>;
   /** Messages by type since the speaker started; `show summary` prints the totals (MsgRcvd, MsgSent). */
   readonly messages: { readonly sent: MessageCounts; readonly received: MessageCounts };
+  /** Times the session reached Established since the speaker started (FRR's connectionsEstablished). */
+  readonly establishedTransitions: number;
 }
 
 export interface NeighborDetail extends NeighborSummary {
@@ -63,7 +65,6 @@ export interface NeighborDetail extends NeighborSummary {
   /** What each OPEN of the session carried, by name (a capability we do not know: "code N"). */
   readonly localCapabilities?: readonly string[];
   readonly remoteCapabilities?: readonly string[];
-  readonly establishedTransitions: number;
   /** Reconnect back-off as configured (seconds), and while waiting after a reset the seconds left. */
   readonly idleHoldTime: number;
   readonly maxIdleHoldTime: number;

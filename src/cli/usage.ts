@@ -38,9 +38,12 @@ export const CONTROL_USAGE = `${SHOW_USAGE}\n${NEIGHBOR_USAGE}`;
 export const CONTROL_OPTIONS = `Options of show and neighbor (PEER is a neighbor's name or address):
   --socket PATH   the control socket; default $${SOCKET_PATH_ENV}, else
                   ${ApiDefaults.SOCKET_PATH}
-  --json          print the answer as JSON: show rib, advertised and received as
-                  {"routes": {PREFIX: [path, ...]}} (FRR's shape), the others as the
-                  control socket returned them`;
+  --json          print the answer as JSON in FRR's shape where vtysh has one: show
+                  summary and neighbors as \`show bgp summary|neighbors json\` (keyed by
+                  neighbor address; our own fields under "ovnBgpSpeaker"), show rib,
+                  advertised and received as {"routes": {PREFIX: [path, ...]}}; the
+                  others as the control socket returned them
+  --json=native   the answer exactly as the control socket returned it`;
 
 export const ROUTE_USAGE = `  ovn-bgp-speaker route announce PREFIX [--next-hop ADDR] [--origin igp|egp|incomplete]
                   [--med N] [--local-pref N] [--community C]... [--large-community C]...

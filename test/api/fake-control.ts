@@ -95,7 +95,7 @@ export const SUMMARY: SummaryView = {
   routerId: '198.18.0.1',
   localAs: 64512,
   neighbors: NEIGHBORS.map(
-    ({ name, address, remoteAs, state, stateSeconds, adminDown, prefixes, messages }) => ({
+    ({
       name,
       address,
       remoteAs,
@@ -104,6 +104,17 @@ export const SUMMARY: SummaryView = {
       adminDown,
       prefixes,
       messages,
+      establishedTransitions,
+    }) => ({
+      name,
+      address,
+      remoteAs,
+      state,
+      stateSeconds,
+      adminDown,
+      prefixes,
+      messages,
+      establishedTransitions,
     }),
   ),
   rib: { 'ipv4-unicast': 3, 'ipv6-unicast': 1 },
