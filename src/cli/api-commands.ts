@@ -223,11 +223,24 @@ export async function runWatchCommand(args: readonly string[], io: ApiIo): Promi
   } catch (e) {
     return usage(io, e instanceof UsageError ? e : new UsageError((e as Error).message));
   }
-  const watch = watchControl(socket, topics, (event) => io.out(JSON.stringify(event)));
-  try {
-    await watch.started;
-  } catch (e) {
-    return failed(io, e);
+  const open = () => watchControl(socket, topics, (event) => io.out(JSON.stringify(event)));
+  let watch = open();
+  // A `busy` socket (every slot held) is asked again, as callControl does, until its timeout.
+  const deadline = Date.now() + ApiDefaults.CALL_TIMEOUT_MS;
+  for (
+    let pause: number = ApiDefaults.BUSY_RETRY_MS;
+    ;
+    pause = Math.min(2 * pause, ApiDefaults.BUSY_RETRY_MAX_MS)
+  ) {
+    try {
+      await watch.started;
+      break;
+    } catch (e) {
+      const busy = e instanceof ControlError && e.code === 'busy';
+      if (!busy || deadline - Date.now() <= pause) return failed(io, e);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      watch = open();
+    }
   }
   await Promise.race([watch.ended, io.interrupted ?? new Promise<void>(() => {})]);
   watch.close();

@@ -14,6 +14,7 @@ import {
   type WatchEvent,
   watchControl,
 } from '../../src/api/index.js';
+import { runWatchCommand } from '../../src/cli/api-commands.js';
 import { fakeControl, SUMMARY } from './fake-control.js';
 import { exchange, request, tempDir } from './support.js';
 
@@ -148,6 +149,32 @@ describe('control socket with every slot held', () => {
     held[0].socket.destroy();
     expect(await call).toEqual(SUMMARY);
     await eventually(() => server.connections === 1);
+  });
+
+  it('`ovn-bgp-speaker watch` started while busy streams once a slot is free', async () => {
+    const server = await start({ maxConnections: 1 });
+    const held = rude(Buffer.from(''));
+    await eventually(() => server.connections === 1);
+    const lines: string[] = [];
+    const errors: string[] = [];
+    let stop!: () => void;
+    const interrupted = new Promise<void>((resolve) => {
+      stop = resolve;
+    });
+    const run = runWatchCommand(['sessions', '--socket', path], {
+      out: (t) => lines.push(t),
+      err: (t) => errors.push(t),
+      env: {},
+      interrupted,
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(lines).toEqual([]);
+    held.socket.destroy();
+    await eventually(() => lines.length > 0);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'session', peer: 'spine1' });
+    stop();
+    expect(await run).toBe(0);
+    expect(errors).toEqual([]);
   });
 
   it('gives a slot back however the connection ended: answered, half-closed, reset, timed out', async () => {
