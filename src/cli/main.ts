@@ -73,6 +73,8 @@ async function main(argv: string[]): Promise<number> {
     case 'route':
     case 'peer':
     case 'call':
+    case 'mrt':
+    case 'dump':
       return (await import('./api-commands.js')).runApiCommand(command, rest, { out, err, env: process.env });
     case 'watch':
       return (await import('./api-commands.js')).runWatchCommand(rest, {

@@ -250,3 +250,24 @@ export const ZebraSinkDefaults = {
 } as const;
 /** `sinks.ovn_nb`: Logical_Router_Static_Route rows marked with this external_ids key. */
 export const OvnNbSinkDefaults = { markKey: 'ovn-bgp-speaker' } as const;
+
+/** `mrt`: a dump and a recording only when configured; these are what an absent field means. */
+export const MrtConfigDefaults = {
+  /** Seconds between dumps; 0: only when asked (`dump rib`). */
+  dumpInterval: 0,
+  /** Seconds between recording files; 0: one file. */
+  rotate: 0,
+  messages: 'all',
+} as const;
+export const MRT_MESSAGES = ['all', 'updates'] as const;
+/** A day: the longest dump interval or rotation. */
+export const MAX_MRT_SECONDS = 86_400;
+
+/**
+ * The most entries `routes:` may hold. Each is a YAML mapping: 100,000 of them take seconds
+ * and hundreds of megabytes to read before a route exists, and a million exhaust the heap.
+ * A table that large is an MRT file (`mrt inject`), which goes in at the speed of a peer.
+ */
+export const MAX_CONFIG_ROUTES = 10_000;
+export const TOO_MANY_ROUTES_ADVICE =
+  'originate a large table from an MRT file instead (ovn-bgp-speaker mrt inject FILE, docs/mrt.md)';

@@ -5,6 +5,7 @@ import {
   IP_VERSIONS,
   type IpVersion,
   ListenDefaults,
+  MrtConfigDefaults,
   NEXT_HOP_SELF,
   SpeakerSectionDefaults,
   TimerDefaults,
@@ -23,6 +24,7 @@ import type {
   Config,
   ConfigPrefix,
   HealthConfig,
+  MrtConfig,
   PeerConfig,
   PeerTemplateConfig,
   SpeakerConfig,
@@ -183,5 +185,25 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
     ovn,
     ovnRouteTables,
     sinks,
+    mrt: resolveMrt(raw.mrt),
+  };
+}
+
+function resolveMrt(raw: RawConfig['mrt']): MrtConfig | undefined {
+  if (raw === undefined) return undefined;
+  const { dump, updates } = raw;
+  return {
+    dump:
+      dump?.path === undefined
+        ? undefined
+        : { path: dump.path, interval: dump.interval ?? MrtConfigDefaults.dumpInterval },
+    updates:
+      updates?.path === undefined
+        ? undefined
+        : {
+            path: updates.path,
+            rotate: updates.rotate ?? MrtConfigDefaults.rotate,
+            messages: updates.messages ?? MrtConfigDefaults.messages,
+          },
   };
 }

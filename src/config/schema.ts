@@ -59,6 +59,18 @@ export interface Config {
   readonly ovnRouteTables: OvnRouteTablesConfig | undefined;
   /** Where best paths are installed; each absent one is not used. */
   readonly sinks: SinksConfig;
+  /** Absent: no MRT dump on a timer and no recording. */
+  readonly mrt: MrtConfig | undefined;
+}
+
+/** RFC 6396 MRT files (docs/mrt.md). */
+export interface MrtConfig {
+  /** TABLE_DUMP_V2 of the Loc-RIB every `interval` seconds (0: only when asked). */
+  readonly dump: { readonly path: string; readonly interval: number } | undefined;
+  /** BGP4MP recording, a new file every `rotate` seconds (0: one file). */
+  readonly updates:
+    | { readonly path: string; readonly rotate: number; readonly messages: 'all' | 'updates' }
+    | undefined;
 }
 
 /** OVN 25.03+ on a chassis: the kernel tables ovn-controller fills, read and advertised, and learned routes written there. */

@@ -9,6 +9,8 @@ import {
   ControlError,
   type ControlServer,
   type MetricsServer,
+  type MrtDumpResult,
+  type MrtInjectionView,
   type NeighborDetail,
   type OvnView,
   type PeerEditResult,
@@ -67,6 +69,7 @@ import {
 } from '../routing/index.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
 import { SpeakerHealth } from './health.js';
+import { SpeakerMrt } from './mrt.js';
 import { OvnRouteTables } from './ovn-route-tables.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
@@ -122,6 +125,7 @@ export class Speaker implements SpeakerControl {
   readonly #health: SpeakerHealth;
   /** Start-up finished: every part built and started (readiness waits for it). */
   #started = false;
+  readonly #mrt: SpeakerMrt;
   /** The `ovn` origin's routes; they outlive a reload's new watcher. */
   #ovnRoutes: LocalOrigin | undefined;
   #ovn: OvnPublishing | undefined;
@@ -141,7 +145,12 @@ export class Speaker implements SpeakerControl {
   /** Our own graceful restart (RFC 4724 section 4.1), when it was configured at start. */
   #restart: OwnRestart | null = null;
 
-  private constructor(config: Config, sessions: Sessions, components: SpeakerComponents) {
+  private constructor(
+    config: Config,
+    sessions: Sessions,
+    components: SpeakerComponents,
+    interner?: AttrInterner,
+  ) {
     this.#config = config;
     this.#sessions = sessions;
     this.#components = {
@@ -174,6 +183,13 @@ export class Speaker implements SpeakerControl {
     this.#watch = new WatchHub(this.#flow, this.#rib, () =>
       [...this.#neighbors.values()].map((b) => ({ name: b.name, state: b.peer.state })),
     );
+    this.#mrt = new SpeakerMrt({
+      rib: this.#rib,
+      flow: this.#flow,
+      interner,
+      clock: this.#components.clock,
+      log: this.#log,
+    });
     this.#policies = compileConfigPolicies(config);
     this.#dynamic = new DynamicNeighbors(config, {
       log: this.#log,
@@ -214,6 +230,7 @@ export class Speaker implements SpeakerControl {
     components.setLogLevel?.(config.speaker.log.level);
     // Each new connection's OPEN asks the speaker, which exists by the time any connects.
     let built: Speaker | undefined;
+    const interner = new AttrInterner();
     const sessions = await Sessions.create(
       {
         localAs: config.speaker.localAs,
@@ -227,7 +244,7 @@ export class Speaker implements SpeakerControl {
       // The RIB applies each UPDATE before the next is decoded: its prefix lists can be reused.
       {
         logger,
-        interner: new AttrInterner(),
+        interner,
         reuseUpdateLists: true,
         // A connection from a listen range, no configured peer's: a dynamic neighbour or refused.
         admit: (remote) => (built ? built.#dynamic.admit(remote.address) : undefined),
@@ -244,7 +261,7 @@ export class Speaker implements SpeakerControl {
     );
     let speaker: Speaker;
     try {
-      speaker = new Speaker(config, sessions, components);
+      speaker = new Speaker(config, sessions, components, interner);
       built = speaker;
     } catch (error) {
       await sessions.close();
@@ -252,6 +269,7 @@ export class Speaker implements SpeakerControl {
     }
     try {
       await speaker.#startServices(config);
+      await speaker.#mrt.configure(config.mrt);
       // Before any OPEN: what the kernel kept decides our F bits.
       if (config.speaker.gracefulRestart.enabled) await speaker.#beginRestart(config);
       for (const p of config.peers) speaker.#addPeer(p);
@@ -330,6 +348,7 @@ export class Speaker implements SpeakerControl {
       this.#flow.close();
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
       await this.#sessions.close(message, { forRestart });
+      await this.#mrt.close();
       for (const b of this.#neighbors.values()) b.detach();
       await this.#ovn?.close();
       await this.#tables?.close({ keepRoutes: true });
@@ -428,6 +447,37 @@ export class Speaker implements SpeakerControl {
     await this.reload(outcome);
     const action = ({ add: 'added', change: 'changed', remove: 'removed' } as const)[edit.op];
     return { peer: name, action, changes: outcome.summary };
+  }
+
+  async dumpRib(path?: string): Promise<MrtDumpResult> {
+    const target = path ?? this.#config.mrt?.dump?.path;
+    if (target === undefined) {
+      throw new ControlError('bad-request', 'no file given and no mrt.dump.path configured');
+    }
+    try {
+      const r = await this.#mrt.dump(target);
+      return { path: r.path, prefixes: r.prefixes, peers: r.peers, bytes: r.bytes };
+    } catch (error) {
+      throw new ControlError('bad-request', `cannot dump to ${target}: ${(error as Error).message}`);
+    }
+  }
+
+  async injectMrt(name: string, path: string): Promise<MrtInjectionView> {
+    try {
+      return await this.#mrt.inject(name, path);
+    } catch (error) {
+      throw new ControlError('bad-request', `cannot inject ${path}: ${(error as Error).message}`);
+    }
+  }
+
+  async withdrawMrt(name: string): Promise<MrtInjectionView> {
+    const view = await this.#mrt.injections.withdraw(name);
+    if (!view) throw new ControlError('unknown-route', `no MRT file injected as ${name}`);
+    return view;
+  }
+
+  mrtInjections(): MrtInjectionView[] {
+    return this.#mrt.injections.list();
   }
 
   watch(topics: readonly WatchTopic[], sink: WatchSink): () => void {
@@ -565,6 +615,7 @@ export class Speaker implements SpeakerControl {
   #newPeer(config: PeerConfig): Peer {
     const peer = this.#sessions.addPeer(sessionPeerInit(config));
     this.#tap(peer);
+    this.#mrt.attach(peer);
     peer.on('state', (change) => this.#watch.session(config.name, change));
     peer.on('established', (info) => this.#restart?.established(config.name, info.negotiated));
     peer.on('end-of-rib', (f) => this.#restart?.endOfRib(config.name, f.afi, f.safi));
@@ -583,6 +634,7 @@ export class Speaker implements SpeakerControl {
     const b = this.#neighbors.get(name);
     if (!b) return;
     this.#neighbors.delete(name);
+    this.#mrt.detach(name);
     this.#pendingRebuild.delete(name);
     this.#restart?.removed(name);
     // RFC 4486 Cease / Peer De-configured.
@@ -641,6 +693,7 @@ export class Speaker implements SpeakerControl {
       setSinks: (config, changed) => this.#forwarding.configure(config, this.#policies, changed),
       setOvn: (config) => this.#setOvn(config),
       setRouteTables: (config) => this.#setRouteTables(config),
+      setMrt: (config) => this.#mrt.configure(config.mrt),
     };
   }
 

@@ -291,6 +291,7 @@ const expected: Config = {
   ovnRouteTables: undefined,
   peerTemplates: [],
   listenRanges: [],
+  mrt: undefined,
   sinks: {
     kernel: { table: 200, metric: 20, protocol: 186, onStop: 'keep', install: [] },
     zebra: { socket: '/run/frr/zserv.api', instance: 1, distance: 20, metric: 0, install: [] },

@@ -119,10 +119,10 @@ export class LabSpeaker {
     );
   }
 
-  /** `ovn-bgp-speaker show ARGS --json`, parsed; undefined when the command fails. */
+  /** `ovn-bgp-speaker show ARGS --json=native` (the control API's own shape), parsed; undefined when the command fails. */
   async show<T>(args: readonly string[]): Promise<T | undefined> {
     let out = '';
-    const status = await runControlCommand('show', [...args, '--json', '--socket', this.socket], {
+    const status = await runControlCommand('show', [...args, '--json=native', '--socket', this.socket], {
       out: (t) => {
         out += t;
       },
@@ -130,13 +130,7 @@ export class LabSpeaker {
       env: {},
     });
     if (status !== 0) return undefined;
-    const parsed = JSON.parse(out);
-    // Route tables print keyed by prefix (`{"routes": {PREFIX: paths}}`): back to entries.
-    const routes = (parsed as { routes?: Record<string, unknown> }).routes;
-    if (routes && typeof routes === 'object' && !Array.isArray(routes) && !Array.isArray(parsed)) {
-      return Object.entries(routes).map(([prefix, paths]) => ({ prefix, paths })) as T;
-    }
-    return parsed as T;
+    return JSON.parse(out) as T;
   }
 
   /** `ovn-bgp-speaker neighbor PEER VERB` (reset, shutdown, enable, refresh); throws when it fails. */
@@ -160,7 +154,7 @@ export class LabSpeaker {
     return (await this.summary())?.neighbors.find((n) => n.name === name);
   }
 
-  /** `show rib [PREFIX] --json`; [] when the prefix is not in the table. */
+  /** `show rib [PREFIX] --json=native`; [] when the prefix is not in the table. */
   async rib(prefix?: string, afi?: 4 | 6): Promise<RibEntryView[]> {
     const args = ['rib', ...(prefix ? [prefix] : []), ...(afi ? ['--afi', String(afi)] : [])];
     return (await this.show<RibEntryView[]>(args)) ?? [];
