@@ -84,6 +84,8 @@ export interface ReloadPlan {
    * dynamic neighbour takes its template's change as the equivalent peer change would.
    */
   readonly dynamic: readonly FieldChange[];
+  /** MRT changes: the dump timer and the recording begin anew. */
+  readonly mrt: readonly FieldChange[];
 }
 
 /** Every field has its effect here; the Record type makes a new field fail to compile until it does. */
@@ -104,6 +106,8 @@ const SPEAKER_EFFECTS: Readonly<Record<keyof SpeakerConfig, Effect>> = {
   bestpath: 'restart',
   controlSocket: 'live',
   metrics: 'live',
+  // Read by each probe and each tick of the loop monitor.
+  health: 'live',
   log: 'live',
 };
 
@@ -320,8 +324,12 @@ export function planReload(before: Config, after: Config): ReloadPlan {
         ]),
     ...templateChanges(before, after),
   ];
+  const mrt = same(before.mrt, after.mrt)
+    ? []
+    : [{ field: 'mrt', before: before.mrt, after: after.mrt, effect: 'live' as const }];
   const empty =
     dynamic.length === 0 &&
+    mrt.length === 0 &&
     speaker.length === 0 &&
     peers.added.length + peers.removed.length + peers.changed.length === 0 &&
     routes.added.length + routes.removed.length + routes.changed.length === 0 &&
@@ -340,6 +348,7 @@ export function planReload(before: Config, after: Config): ReloadPlan {
     ovnRouteTables,
     sinks,
     dynamic,
+    mrt,
   };
 }
 
@@ -395,5 +404,6 @@ export function describePlan(plan: ReloadPlan): string[] {
   for (const c of plan.sinks) lines.push(`${c.field} changed: rebuilding it`);
   for (const c of plan.dynamic)
     lines.push(`${c.field} changed: applied to the listener and the dynamic neighbours`);
+  if (plan.mrt.length > 0) lines.push('mrt changed: dumping and recording as it now says');
   return lines;
 }

@@ -11,6 +11,7 @@ export {
   AUTH_TYPES,
   FAMILIES,
   FAMILY_NAMES,
+  HealthDefaults,
   ListenDefaults,
   NEXT_HOP_SELF,
   SpeakerSectionDefaults,

@@ -1,3 +1,4 @@
+import type { ReadyRequirements } from '../api/index.js';
 import type { AfiCode } from '../bgp/wire/index.js';
 import type { CommunitySetModel, MatchModel, SetModel } from '../policy/index.js';
 import type {
@@ -58,6 +59,18 @@ export interface Config {
   readonly ovnRouteTables: OvnRouteTablesConfig | undefined;
   /** Where best paths are installed; each absent one is not used. */
   readonly sinks: SinksConfig;
+  /** Absent: no MRT dump on a timer and no recording. */
+  readonly mrt: MrtConfig | undefined;
+}
+
+/** RFC 6396 MRT files (docs/mrt.md). */
+export interface MrtConfig {
+  /** TABLE_DUMP_V2 of the Loc-RIB every `interval` seconds (0: only when asked). */
+  readonly dump: { readonly path: string; readonly interval: number } | undefined;
+  /** BGP4MP recording, a new file every `rotate` seconds (0: one file). */
+  readonly updates:
+    | { readonly path: string; readonly rotate: number; readonly messages: 'all' | 'updates' }
+    | undefined;
 }
 
 /** OVN 25.03+ on a chassis: the kernel tables ovn-controller fills, read and advertised, and learned routes written there. */
@@ -109,7 +122,17 @@ export interface SpeakerConfig {
   readonly bestpath: BestpathConfig;
   readonly controlSocket: string;
   readonly metrics: { readonly listen: { readonly address: string; readonly port: number } } | undefined;
+  readonly health: HealthConfig;
   readonly log: { readonly level: LogLevel };
+}
+
+/** `speaker.health`: served on the metrics listener (/healthz, /readyz). */
+export interface HealthConfig {
+  /** Milliseconds late a timer turn must be to count as a stall. */
+  readonly stallMs: number;
+  /** Seconds a stall stays reported. */
+  readonly stallWindow: number;
+  readonly readyRequires: ReadyRequirements;
 }
 
 /** The decision process's options (FRR's maximum-paths and bestpath settings). */

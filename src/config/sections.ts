@@ -19,6 +19,7 @@ import {
   ListenRangeDefaults,
   LOG_LEVELS,
   MAX_ADD_PATH_SEND,
+  MAX_CONFIG_ROUTES,
   MAX_LISTEN_LIMIT,
   MAX_MULTIPATHS,
   MAX_PORT,
@@ -34,6 +35,7 @@ import {
   PERCENT,
   REMOTE_AS_KINDS,
   SpeakerSectionDefaults,
+  TOO_MANY_ROUTES_ADVICE,
   U32_MAX,
 } from './constants.js';
 import {
@@ -59,6 +61,8 @@ import {
   text,
 } from './decoders.js';
 import { bfdProfiles, peerBfd } from './sections-bfd.js';
+import { healthFields } from './sections-health.js';
+import { mrtFields } from './sections-mrt.js';
 import { ovnFields } from './sections-ovn.js';
 import { ovnRouteTablesFields } from './sections-ovn-tables.js';
 import { policySections } from './sections-policy.js';
@@ -204,6 +208,10 @@ const speakerFields = {
       listen: required(listenAddress, 'Address and port of the Prometheus endpoint, e.g. "127.0.0.1:9179".'),
     }),
     'Prometheus metrics endpoint; absent: no endpoint.',
+  ),
+  health: optional(
+    object('a mapping of health settings', healthFields),
+    'What /healthz and /readyz on the metrics listener answer (see docs/operations.md).',
   ),
   log: optional(
     object('a mapping with level', {
@@ -451,7 +459,14 @@ const topFields = {
     'Prefixes whose addresses may connect as dynamic neighbours, each from a template; we never connect to them.',
     '[]',
   ),
-  routes: optional(list(route, { expected: 'a list of routes' }), 'Static routes to originate.', '[]'),
+  routes: optional(
+    list(route, {
+      expected: 'a list of routes',
+      max: { count: MAX_CONFIG_ROUTES, advice: TOO_MANY_ROUTES_ADVICE },
+    }),
+    `Static routes to originate, at most ${MAX_CONFIG_ROUTES} (a larger table: mrt inject).`,
+    '[]',
+  ),
   networks: optional(
     list(prefix, { key: formatPrefix, expected: 'a list of prefixes' }),
     "Prefixes to originate with next hop self (FRR's network).",
@@ -473,6 +488,10 @@ const topFields = {
   sinks: optional(
     object('a mapping of sinks', sinksFields),
     'Where best paths are installed; absent: nowhere.',
+  ),
+  mrt: optional(
+    object('a mapping with dump or updates', mrtFields),
+    'RFC 6396 MRT files: Loc-RIB dumps and message recordings (docs/mrt.md); absent: none.',
   ),
 } as const;
 

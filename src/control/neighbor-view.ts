@@ -44,6 +44,7 @@ export function neighborSummary(b: Neighbor, now: number): NeighborSummary {
     adminDown: b.stoppedBy !== null && b.stoppedBy !== 'max-prefix',
     prefixes,
     messages: { sent: counts(peer.stats.sent), received: counts(peer.stats.received) },
+    establishedTransitions: b.establishedTransitions,
     ...(b.bfd && {
       bfd: { state: b.bfd.status?.state ?? 'Down', transitions: b.bfd.status?.transitions ?? 0 },
     }),
@@ -157,7 +158,6 @@ export function neighborDetail(b: Neighbor, now: number, localAs: number): Neigh
     families,
     capabilities: capabilities(b),
     ...openCapabilities(b),
-    establishedTransitions: b.establishedTransitions,
     ...gracefulRestartView(b, now),
     idleHoldTime: b.config.idleHoldTime,
     maxIdleHoldTime: b.config.maxIdleHoldTime,

@@ -21,7 +21,7 @@ import {
 import { DEFAULT_DECISION, type DecisionOptions } from './decision.js';
 import { LocRib } from './loc-rib.js';
 import type { EntryView, RankedPaths } from './loc-rib-view.js';
-import { RibPeer, type RibPeerInit } from './peer.js';
+import { RibPeer, type RibPeerInit, type RouteSource } from './peer.js';
 import { toRibPrefix } from './prefix-key.js';
 import type { RouteAdd, RouteChange } from './route-change.js';
 import { applyUpdateRules, type UpdateTarget } from './update-rules.js';
@@ -401,6 +401,13 @@ export class Rib {
     this.attrs.resetNextHops();
     this.locRibs[0].markAllDirty();
     this.locRibs[1].markAllDirty();
+  }
+
+  /** Where routes come from now: the origins and every registered peer (an MRT dump's peer index). */
+  sources(): RouteSource[] {
+    const out: RouteSource[] = [];
+    for (const p of this.peers) if (p) out.push(p.source);
+    return out;
   }
 
   /**

@@ -22,6 +22,12 @@ export { Importer } from './importer.js';
 export { LocalOrigin, type LocalRoute } from './local-origin.js';
 export { MaxPrefixWatch, type MaxPrefixWatchComponents, maxPrefixConfig } from './max-prefix-watch.js';
 export {
+  type ChunkSource,
+  MrtInjections,
+  type MrtInjectionsComponents,
+  type MrtInjectionView,
+} from './mrt-injections.js';
+export {
   Neighbor,
   type NeighborComponents,
   type NotificationRecord,

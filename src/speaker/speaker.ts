@@ -9,6 +9,8 @@ import {
   ControlError,
   type ControlServer,
   type MetricsServer,
+  type MrtDumpResult,
+  type MrtInjectionView,
   type NeighborDetail,
   type OvnView,
   type PeerEditResult,
@@ -69,6 +71,8 @@ import {
   SessionExports,
 } from '../routing/index.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
+import { SpeakerHealth } from './health.js';
+import { SpeakerMrt } from './mrt.js';
 import { OvnRouteTables } from './ovn-route-tables.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
@@ -124,6 +128,11 @@ export class Speaker implements SpeakerControl {
   readonly #forwarding: Forwarding;
   readonly #apiRoutes: ApiRoutes;
   readonly #watch: WatchHub;
+  /** The event loop's liveness and what readiness asks of the parts (/healthz, /readyz). */
+  readonly #health: SpeakerHealth;
+  /** Start-up finished: every part built and started (readiness waits for it). */
+  #started = false;
+  readonly #mrt: SpeakerMrt;
   /** The `ovn` origin's routes; they outlive a reload's new watcher. */
   #ovnRoutes: LocalOrigin | undefined;
   #ovn: OvnPublishing | undefined;
@@ -153,7 +162,12 @@ export class Speaker implements SpeakerControl {
   };
   #bfdInjected: BfdSessions | undefined;
 
-  private constructor(config: Config, sessions: Sessions, components: SpeakerComponents) {
+  private constructor(
+    config: Config,
+    sessions: Sessions,
+    components: SpeakerComponents,
+    interner?: AttrInterner,
+  ) {
     this.#config = config;
     this.#sessions = sessions;
     this.#components = {
@@ -187,6 +201,13 @@ export class Speaker implements SpeakerControl {
     this.#watch = new WatchHub(this.#flow, this.#rib, () =>
       [...this.#neighbors.values()].map((b) => ({ name: b.name, state: b.peer.state })),
     );
+    this.#mrt = new SpeakerMrt({
+      rib: this.#rib,
+      flow: this.#flow,
+      interner,
+      clock: this.#components.clock,
+      log: this.#log,
+    });
     this.#policies = compileConfigPolicies(config);
     this.#dynamic = new DynamicNeighbors(config, {
       log: this.#log,
@@ -202,6 +223,19 @@ export class Speaker implements SpeakerControl {
       target: components.sinkTargets ?? sinkTargets(this.#log),
       clock: this.#components.clock,
     });
+    // Monotonic by default: a wall-clock step must not look like a stall.
+    this.#health = new SpeakerHealth(
+      {
+        config: () => this.#config.speaker.health,
+        started: () => this.#started && this.#closing === null,
+        ovn: () => this.#ovn,
+        tables: () => this.#tables,
+        sinks: () => this.#forwarding.status(),
+        neighbors: () => this.#neighbors.values(),
+      },
+      components.clock ?? systemScheduler,
+    );
+    this.#health.start();
   }
 
   /**
@@ -214,6 +248,7 @@ export class Speaker implements SpeakerControl {
     components.setLogLevel?.(config.speaker.log.level);
     // Each new connection's OPEN asks the speaker, which exists by the time any connects.
     let built: Speaker | undefined;
+    const interner = new AttrInterner();
     const sessions = await Sessions.create(
       {
         localAs: config.speaker.localAs,
@@ -227,7 +262,7 @@ export class Speaker implements SpeakerControl {
       // The RIB applies each UPDATE before the next is decoded: its prefix lists can be reused.
       {
         logger,
-        interner: new AttrInterner(),
+        interner,
         reuseUpdateLists: true,
         // A connection from a listen range, no configured peer's: a dynamic neighbour or refused.
         admit: (remote) => (built ? built.#dynamic.admit(remote.address) : undefined),
@@ -244,7 +279,7 @@ export class Speaker implements SpeakerControl {
     );
     let speaker: Speaker;
     try {
-      speaker = new Speaker(config, sessions, components);
+      speaker = new Speaker(config, sessions, components, interner);
       built = speaker;
     } catch (error) {
       await sessions.close();
@@ -252,6 +287,7 @@ export class Speaker implements SpeakerControl {
     }
     try {
       await speaker.#startServices(config);
+      await speaker.#mrt.configure(config.mrt);
       // Before any OPEN: what the kernel kept decides our F bits.
       if (config.speaker.gracefulRestart.enabled) await speaker.#beginRestart(config);
       for (const p of config.peers) speaker.#addPeer(p);
@@ -265,6 +301,7 @@ export class Speaker implements SpeakerControl {
       throw error;
     }
     speaker.#warnUnused(config);
+    speaker.#started = true;
     const listen = sessions.address;
     speaker.#log.info(
       {
@@ -322,12 +359,14 @@ export class Speaker implements SpeakerControl {
   close(message?: string, opts: { readonly forRestart?: boolean } = {}): Promise<void> {
     this.#closing ??= (async () => {
       const forRestart = opts.forRestart === true && this.#config.speaker.gracefulRestart.enabled;
+      this.#health.stop();
       this.#restart?.cancel();
       this.#watch.close();
       this.#dynamic.close();
       this.#flow.close();
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
       await this.#sessions.close(message, { forRestart });
+      await this.#mrt.close();
       for (const b of this.#neighbors.values()) b.detach();
       await this.#bfd?.close();
       await this.#ovn?.close();
@@ -427,6 +466,37 @@ export class Speaker implements SpeakerControl {
     await this.reload(outcome);
     const action = ({ add: 'added', change: 'changed', remove: 'removed' } as const)[edit.op];
     return { peer: name, action, changes: outcome.summary };
+  }
+
+  async dumpRib(path?: string): Promise<MrtDumpResult> {
+    const target = path ?? this.#config.mrt?.dump?.path;
+    if (target === undefined) {
+      throw new ControlError('bad-request', 'no file given and no mrt.dump.path configured');
+    }
+    try {
+      const r = await this.#mrt.dump(target);
+      return { path: r.path, prefixes: r.prefixes, peers: r.peers, bytes: r.bytes };
+    } catch (error) {
+      throw new ControlError('bad-request', `cannot dump to ${target}: ${(error as Error).message}`);
+    }
+  }
+
+  async injectMrt(name: string, path: string): Promise<MrtInjectionView> {
+    try {
+      return await this.#mrt.inject(name, path);
+    } catch (error) {
+      throw new ControlError('bad-request', `cannot inject ${path}: ${(error as Error).message}`);
+    }
+  }
+
+  async withdrawMrt(name: string): Promise<MrtInjectionView> {
+    const view = await this.#mrt.injections.withdraw(name);
+    if (!view) throw new ControlError('unknown-route', `no MRT file injected as ${name}`);
+    return view;
+  }
+
+  mrtInjections(): MrtInjectionView[] {
+    return this.#mrt.injections.list();
   }
 
   watch(topics: readonly WatchTopic[], sink: WatchSink): () => void {
@@ -532,6 +602,7 @@ export class Speaker implements SpeakerControl {
     this.#metricsServer = await startMetricsServer({
       listen: listenText(m.listen),
       metrics: this.#metrics,
+      health: this.#health,
       logger: this.#log,
     });
   }
@@ -564,6 +635,7 @@ export class Speaker implements SpeakerControl {
   #newPeer(config: PeerConfig): Peer {
     const peer = this.#sessions.addPeer(sessionPeerInit(config));
     this.#tap(peer);
+    this.#mrt.attach(peer);
     peer.on('state', (change) => this.#watch.session(config.name, change));
     peer.on('established', (info) => this.#restart?.established(config.name, info.negotiated));
     peer.on('end-of-rib', (f) => this.#restart?.endOfRib(config.name, f.afi, f.safi));
@@ -582,6 +654,7 @@ export class Speaker implements SpeakerControl {
     const b = this.#neighbors.get(name);
     if (!b) return;
     this.#neighbors.delete(name);
+    this.#mrt.detach(name);
     this.#pendingRebuild.delete(name);
     this.#restart?.removed(name);
     // RFC 4486 Cease / Peer De-configured.
@@ -640,6 +713,7 @@ export class Speaker implements SpeakerControl {
       setSinks: (config, changed) => this.#forwarding.configure(config, this.#policies, changed),
       setOvn: (config) => this.#setOvn(config),
       setRouteTables: (config) => this.#setRouteTables(config),
+      setMrt: (config) => this.#mrt.configure(config.mrt),
     };
   }
 

@@ -183,6 +183,30 @@ const cases: Case[] = [
       'config.yaml:5:14 speaker.metrics.listen: expected ADDRESS:PORT, an IPv6 address in brackets ("[::1]:9179"), got "::1:9179"',
     ],
   },
+  {
+    name: 'health: readiness names a peer or a sink the file does not have, a bad keyword, a stall bound out of range',
+    text: `${SPEAKER}  health:
+    stall_ms: 50
+    ready_requires: { peers: [a, b], sinks: [kernel, ovn-table lr0] }
+peers:
+  - { name: a, peer_ip: 198.18.1.2, remote_as: 65001 }
+sinks:
+  kernel: {}
+`,
+    want: [
+      'config.yaml:6:5 speaker.health.stall_ms: expected an integer 100..600000, got 50',
+      'config.yaml:7:34 speaker.health.ready_requires.peers[1]: no peer is named b',
+      'config.yaml:7:54 speaker.health.ready_requires.sinks[1]: no sink ovn-table lr0 (configured: kernel)',
+    ],
+  },
+  {
+    name: 'health: ready_requires.peers is a keyword or names',
+    text: `${SPEAKER}  health: { ready_requires: { peers: some, sinks: none } }\n`,
+    want: [
+      'config.yaml:5:31 speaker.health.ready_requires.peers: expected one of none, any, all, or a list of peer names, got "some"',
+      'config.yaml:5:44 speaker.health.ready_requires.sinks: expected all, or a list of sink names, got "none"',
+    ],
+  },
   // --- prefixes and routes ---
   {
     name: 'bad prefixes: host bits, too long, no length',
