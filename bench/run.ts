@@ -44,10 +44,24 @@ const LAB_BENCHES: readonly LabBench[] = [
     args: ['--prefixes', '1000000', '--runs', '3', '--out', 'bench-results'],
   },
   {
+    name: 'bfd',
+    title:
+      'BFD detection time at 300 ms x 3 against FRR bfdd, 20 failures idle and 20 while a 1M-prefix table arrives (about 5 minutes)',
+    path: 'bfd/detection',
+    args: ['--failures', '20'],
+  },
+  {
     name: 'ovn-latency',
     title:
       'OVN commit -> route at FRR, next to ovn-northd (6 to 16 minutes by the load, most of it ovn-northd on 10,000 NATs)',
     path: 'ovn/latency',
+    args: [],
+  },
+  {
+    name: 'ovn-dr-latency',
+    title:
+      "OVN 25.03 route exchange: NB commit -> route at the fabric FRR, our speaker beside FRR 10.3 in OVN's reference design on the chassis (8 to 20 minutes by the load, most of it ovn-northd and ovn-controller on 10,000 NATs)",
+    path: 'ovn/dr-latency',
     args: [],
   },
   {
@@ -110,6 +124,8 @@ async function main(): Promise<void> {
   if (process.argv.includes('--codec-only')) return;
   console.log('\n== OVN route derivation in process: 10 against 50,000 FIPs (bench/ovn/derive) ==');
   if (!runBench('ovn/derive', [], ['--expose-gc'])) process.exitCode = 1;
+  console.log('\n== MRT: inject a 1M-prefix TABLE_DUMP_V2 file as an origin (bench/mrt/inject) ==');
+  if (!runBench('mrt/inject', ['--prefixes', '1000000'])) process.exitCode = 1;
   if (process.getuid?.() !== 0) {
     console.log('\nskipped the lab benchmarks (throughput, sinks, OVN): they need root (sudo npm run bench)');
     return;

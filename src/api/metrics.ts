@@ -10,6 +10,9 @@ import { type Logger, silentLogger } from '../components/index.js';
 import { type ForwardingMetricsSource, registerForwardingMetrics } from './metrics-forwarding.js';
 import type { FamilyName, SessionState, SpeakerControl, SummaryView } from './types.js';
 
+/** RFC 5880 4.1's Sta values, in order. */
+const BFD_STATES: readonly string[] = ['AdminDown', 'Down', 'Init', 'Up'];
+
 /** Message type label values: the RFC names in lower case ("route-refresh"). */
 export type MessageTypeLabel = 'open' | 'update' | 'notification' | 'keepalive' | 'route-refresh';
 
@@ -58,6 +61,7 @@ export class SpeakerMetrics {
   readonly #messagesReceived: Counter<'peer' | 'type'>;
   readonly #messagesSent: Counter<'peer' | 'type'>;
   readonly #notifications: Counter<'peer' | 'direction' | 'code' | 'subcode'>;
+  readonly #dynamicRefused: Counter<'range'>;
   /** The notification series of each peer, so forgetPeer can remove them. */
   readonly #notificationSeries = new Map<string, Map<string, NotificationLabels>>();
 
@@ -122,6 +126,30 @@ export class SpeakerMetrics {
       });
     }
     new Gauge({
+      name: 'bfd_session_state',
+      help: 'BFD session state (RFC 5880 4.1): 0 AdminDown, 1 Down, 2 Init, 3 Up',
+      labelNames: ['peer'],
+      registers,
+      collect() {
+        this.reset();
+        for (const n of self.#summary()?.neighbors ?? []) {
+          if (n.bfd) this.set({ peer: n.name }, BFD_STATES.indexOf(n.bfd.state));
+        }
+      },
+    });
+    new Counter({
+      name: 'bfd_session_transitions_total',
+      help: 'BFD session state changes since the session was configured',
+      labelNames: ['peer'],
+      registers,
+      collect() {
+        this.reset();
+        for (const n of self.#summary()?.neighbors ?? []) {
+          if (n.bfd) this.inc({ peer: n.name }, n.bfd.transitions);
+        }
+      },
+    });
+    new Gauge({
       name: 'bgp_rib_prefixes',
       help: 'Prefixes in the Loc-RIB',
       labelNames: ['family'],
@@ -165,6 +193,27 @@ export class SpeakerMetrics {
       registers,
     });
 
+    new Gauge({
+      name: 'bgp_dynamic_neighbors',
+      help: 'Dynamic neighbours (from listen_ranges) alive now, by listen range',
+      labelNames: ['range'],
+      registers,
+      collect() {
+        this.reset();
+        const per = new Map<string, number>();
+        for (const n of self.#summary()?.neighbors ?? []) {
+          if (n.dynamic) per.set(n.dynamic.range, (per.get(n.dynamic.range) ?? 0) + 1);
+        }
+        for (const [range, count] of per) this.set({ range }, count);
+      },
+    });
+    this.#dynamicRefused = new Counter({
+      name: 'bgp_dynamic_refused_total',
+      help: 'Connections from a listen range refused because the range had its limit of dynamic neighbours',
+      labelNames: ['range'],
+      registers,
+    });
+
     if (init.forwarding) registerForwardingMetrics(this.registry, init.forwarding);
     if (init.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
@@ -185,6 +234,11 @@ export class SpeakerMetrics {
     this.#notificationSeries.set(peer, series);
     series.set(`${direction}/${code}/${subcode}`, labels);
     this.#notifications.inc(labels);
+  }
+
+  /** A connection from `range` was refused: the range had its limit of dynamic neighbours. */
+  dynamicRefused(range: string): void {
+    this.#dynamicRefused.inc({ range });
   }
 
   /** Drops a removed peer's counter series; its gauges disappear by themselves at the next scrape. */

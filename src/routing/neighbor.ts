@@ -10,6 +10,7 @@ import {
   Afi,
   type AfiCode,
   CeaseSubcode,
+  capabilitiesOf,
   describeError,
   type RouteRefreshMessage,
   RouteRefreshSubtype,
@@ -23,8 +24,10 @@ import type { PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
 import type { Exporter } from './exporter.js';
 import type { Importer } from './importer.js';
 import { MaxPrefixWatch, maxPrefixConfig } from './max-prefix-watch.js';
+import { type BfdSessions, bfdSpec, NeighborBfd } from './neighbor-bfd.js';
 import { NeighborRestart } from './neighbor-restart.js';
 import { PeerRoutes } from './peer-routes.js';
+import { RefreshStale } from './refresh-stale.js';
 import type { RouteFlow } from './route-flow.js';
 import type { InterfaceTable } from './session-addresses.js';
 import type { SessionExports } from './session-exports.js';
@@ -50,9 +53,12 @@ export interface NeighborComponents {
   readonly onSessionEnded?: (peer: string) => void;
   /**
    * Seconds a restarted peer has to send its End-of-RIBs before what it did not announce again
-   * goes (speaker.graceful_restart.stale_routes_time); default 360 as FRR's stalepath-time.
+   * goes, and a refreshing peer its EoRR (speaker.graceful_restart.stale_routes_time); default
+   * 360 as FRR's stalepath-time, which FRR uses for both.
    */
   readonly staleRoutesTime?: () => number;
+  /** BFD sessions for peers with `bfd` (RFC 5880); absent: BFD is not run. */
+  readonly bfd?: BfdSessions;
 }
 
 /** FRR's `bgp graceful-restart stalepath-time` default. */
@@ -68,10 +74,12 @@ export interface NotificationRecord {
   readonly at: Date;
 }
 
-/** One Established session: what was negotiated, and its routes both ways. */
+/** One Established session: what was negotiated, its routes both ways, the peer's refreshes. */
 interface LiveSession {
   readonly info: EstablishedInfo;
   readonly routes: PeerRoutes;
+  /** RFC 7313's receiving side, when enhanced route refresh was agreed. */
+  readonly refresh: RefreshStale | null;
 }
 
 const FAMILIES: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6];
@@ -104,6 +112,9 @@ export class Neighbor {
   #establishedTransitions = 0;
   #lastNotification: NotificationRecord | undefined;
   #lastError: string | undefined;
+  #bfd: NeighborBfd | null = null;
+  /** BFD is closing the session: why, and whether the peer's forwarding failed (its C bit). */
+  #bfdDrop: { readonly reason: string; readonly forwardingFailed: boolean } | null = null;
 
   constructor(config: PeerConfig, peer: Peer, policies: PeerPolicies, components: NeighborComponents) {
     this.name = config.name;
@@ -131,6 +142,12 @@ export class Neighbor {
     });
     this.#bind(peer);
     for (const w of policies.warnings) this.#log.warn({ rfc: 8212 }, w);
+    this.#syncBfd();
+  }
+
+  /** The BFD session tied to this peer, when `bfd` is configured. */
+  get bfd(): NeighborBfd | null {
+    return this.#bfd;
   }
 
   get config(): PeerConfig {
@@ -287,6 +304,9 @@ export class Neighbor {
       if (s) for (const afi of FAMILIES) this.#checkMaxPrefix(s, afi);
     }
     if (before.nextHopSelf !== config.nextHopSelf) this.#session?.routes.setNextHopSelf(config.nextHopSelf);
+    if (before.nextHopUnchanged !== config.nextHopUnchanged)
+      this.#session?.routes.setNextHopUnchanged(config.nextHopUnchanged);
+    this.#syncBfd();
   }
 
   /**
@@ -301,6 +321,7 @@ export class Neighbor {
     this.#stateSince = this.#c.clock.now();
     this.#bind(peer);
     this.#maxPrefix.setLimit(config.maxPrefixes && maxPrefixConfig(config.maxPrefixes));
+    this.#syncBfd();
   }
 
   /** The peer is removed from the configuration: stop listening and forget its routes. */
@@ -310,6 +331,56 @@ export class Neighbor {
     this.#unbind = [];
     this.#onDown('peer removed', undefined, false);
     this.#restart.detach();
+    this.#bfd?.close();
+    this.#bfd = null;
+  }
+
+  // BFD (RFC 5880, RFC 5882): one session per configured peer, opened with the configuration.
+
+  #syncBfd(): void {
+    const spec = this.#c.bfd && bfdSpec(this.#config, this.#c.interfaces());
+    if (!spec) {
+      this.#bfd?.close();
+      this.#bfd = null;
+      return;
+    }
+    if (this.#bfd) {
+      this.#bfd.reconfigure(spec);
+      return;
+    }
+    this.#bfd = new NeighborBfd(this.#c.bfd!, spec, {
+      log: this.#log,
+      interfaces: this.#c.interfaces,
+      drop: (reason, forwardingFailed) => this.#dropForBfd(reason, forwardingFailed),
+      kick: () => this.#kickForBfd(),
+      now: () => this.#c.clock.now(),
+    });
+  }
+
+  /**
+   * BFD Down: the BGP session closes at once, without a NOTIFICATION the dead path would not
+   * carry (as FRR's bgpd drops the connection), and tries again. Its routes go at once, unless
+   * graceful restart keeps them (RFC 4724 4.2) and the peer's BFD shares fate with its control
+   * plane (C bit clear, RFC 5882 4.3).
+   */
+  #dropForBfd(reason: string, forwardingFailed: boolean): void {
+    const state = this.#peer.state;
+    if (state !== 'OpenSent' && state !== 'OpenConfirm' && state !== 'Established') return;
+    if (!this.#peer.enabled) return;
+    this.#bfdDrop = { reason, forwardingFailed };
+    this.#peer.stopForRestart();
+    this.#bfdDrop = null;
+    this.#lastError = reason;
+    this.#peer.start();
+  }
+
+  /** BFD Up while BGP waits to connect: connect now rather than at the next retry. */
+  #kickForBfd(): void {
+    const state = this.#peer.state;
+    if (!this.#peer.enabled || this.#stoppedBy !== null) return;
+    if (state !== 'Idle' && state !== 'Connect' && state !== 'Active') return;
+    this.#peer.stopForRestart();
+    this.#peer.start();
   }
 
   #bind(peer: Peer): void {
@@ -345,13 +416,14 @@ export class Neighbor {
     // A peer found on its link is at the link-local address the session runs to.
     const unnumbered = this.#config.interface;
     const address = unnumbered === undefined ? this.#config.peerIp : info.connection.remote.address;
+    const staleRoutesTime = this.#c.staleRoutesTime?.() ?? DEFAULT_STALE_ROUTES_TIME;
     const ribPeer = this.#restart.established({
       name: this.name,
       kind,
       address,
       ...(unnumbered !== undefined && { interface: unnumbered }),
       negotiated: info.negotiated,
-      staleRoutesTime: this.#c.staleRoutesTime?.() ?? DEFAULT_STALE_ROUTES_TIME,
+      staleRoutesTime,
     });
     const routes = new PeerRoutes(
       this.#peer,
@@ -362,22 +434,39 @@ export class Neighbor {
         address,
         ...(unnumbered !== undefined && { interface: unnumbered }),
         nextHopSelf: this.#config.nextHopSelf,
+        nextHopUnchanged: this.#config.nextHopUnchanged,
         policies: this.#policies,
         ...(ribPeer && { ribPeer }),
         sendPaths: this.#config.addPath.sendPaths,
       },
       { ...this.#c, log: this.#log },
     );
-    this.#session = { info, routes };
+    const refresh = info.negotiated.enhancedRouteRefresh
+      ? new RefreshStale(
+          {
+            peer: routes.ribPeer,
+            store: routes.importer,
+            gracefulRestart: capabilitiesOf(info.remoteOpen).some((c) => c.name === 'graceful-restart'),
+            staleTime: staleRoutesTime,
+          },
+          { ...this.#c, log: this.#log },
+        )
+      : null;
+    this.#session = { info, routes, refresh };
   }
 
   #onDown(reason: string, end?: SessionEnd, notify = true): void {
     const s = this.#session;
     if (!s) return;
     this.#session = null;
+    // A refresh's marks settle first: what the end of the session keeps stale must not be
+    // purged by a refresh the peer will never finish.
+    s.refresh?.close();
     s.routes.close();
     const longLived = this.#config.longLivedStaleTime ?? 0;
-    this.#restart.ended(s.routes.ribPeer, s.info.negotiated, end?.graceful === true, longLived, reason);
+    const bfd = this.#bfdDrop;
+    const graceful = end?.graceful === true && !bfd?.forwardingFailed;
+    this.#restart.ended(s.routes.ribPeer, s.info.negotiated, graceful, longLived, bfd?.reason ?? reason);
     if (notify) this.#c.onSessionEnded?.(this.name);
   }
 
@@ -385,6 +474,7 @@ export class Neighbor {
     if (f.safi !== Safi.UNICAST) return;
     this.#log.info({ afi: f.afi, safi: f.safi }, 'End-of-RIB received');
     this.#restart.endOfRib(f.afi);
+    if (f.afi === Afi.IPV4 || f.afi === Afi.IPV6) this.#session?.refresh?.endOfRib(f.afi);
   }
 
   #onUpdate(u: UpdateMessage): Promise<void> | undefined {
@@ -406,10 +496,22 @@ export class Neighbor {
 
   #onRouteRefresh(m: RouteRefreshMessage): void {
     const s = this.#session;
-    // RFC 2918: send the routes again (both families: one Adj-RIB-Out holds them), inside
-    // BoRR/EoRR when RFC 7313 was agreed. The peer's own BoRR/EoRR markers need nothing here.
-    if (!s || m.subtype !== RouteRefreshSubtype.NORMAL) return;
-    this.#log.info({ afi: m.afi, safi: m.safi }, 'route refresh requested by the peer');
-    s.routes.resend(undefined, m.afi as AfiCode);
+    if (!s) return;
+    if (m.subtype === RouteRefreshSubtype.NORMAL) {
+      // RFC 2918: send the routes again (both families: one Adj-RIB-Out holds them), inside
+      // BoRR/EoRR when RFC 7313 was agreed.
+      this.#log.info({ afi: m.afi, safi: m.safi }, 'route refresh requested by the peer');
+      s.routes.resend(undefined, m.afi as AfiCode);
+      return;
+    }
+    // The peer's own refresh, framed (RFC 7313 section 4): only where it was agreed, and only
+    // for the families we keep routes of.
+    if (m.safi !== Safi.UNICAST || (m.afi !== Afi.IPV4 && m.afi !== Afi.IPV6)) return;
+    if (!s.refresh) {
+      this.#log.debug({ subtype: m.subtype }, 'BoRR/EoRR without enhanced route refresh agreed ignored');
+      return;
+    }
+    if (m.subtype === RouteRefreshSubtype.BORR) s.refresh.begin(m.afi);
+    else if (m.subtype === RouteRefreshSubtype.EORR) s.refresh.end(m.afi);
   }
 }

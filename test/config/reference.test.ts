@@ -13,6 +13,8 @@ const NAMED = new Set([
   'extended_community_lists',
   'as_path_lists',
   'policies',
+  'peer_templates',
+  'bfd_profiles',
   'ovn.chassis_next_hops',
 ]);
 

@@ -2,7 +2,7 @@ import { normalizeAddress, tryParseIpv4 } from '../../address/index.js';
 import { MS_PER_SECOND } from '../../components/index.js';
 import { type FsmConfig, FsmConfigError, resolveFsmConfig } from '../fsm/index.js';
 import type { TtlOptions } from '../transport/index.js';
-import { BGP_PORT, LONG_LIVED_STALE_TIME_MAX } from '../wire/index.js';
+import { BGP_PORT, type ExpectedRemoteAs, isExternal, LONG_LIVED_STALE_TIME_MAX } from '../wire/index.js';
 import { FAMILY_NAMES, type FamilyName, SessionDefaults } from './constants.js';
 import { SessionConfigError } from './errors.js';
 
@@ -27,7 +27,8 @@ export interface SessionPeerInit extends Partial<FsmConfig> {
    * eth1 interface`. The peer is then known by the interface's name.
    */
   readonly interface?: string;
-  readonly remoteAs: number;
+  /** The peer's AS; `external`: any AS but ours, `internal`: ours (checked on its OPEN). */
+  readonly remoteAs: ExpectedRemoteAs;
   readonly localAs: number;
   /** Our BGP Identifier, a dotted quad (RFC 6286: any non-zero 32-bit value). */
   readonly routerId: string;
@@ -77,7 +78,7 @@ export interface SessionPeerConfig {
   /** The link of an unnumbered peer; undefined for a peer with an address. */
   readonly interface: string | undefined;
   readonly name: string;
-  readonly remoteAs: number;
+  readonly remoteAs: ExpectedRemoteAs;
   readonly localAs: number;
   readonly routerId: string;
   /** routerId as an unsigned 32-bit number. */
@@ -202,7 +203,10 @@ export function resolvePeerConfig(init: SessionPeerInit): SessionPeerConfig {
   // An interface peer runs over IPv6 link-local addresses: IPv6 is its session's family.
   const addr = iface ?? address('address', init.address);
   const sessionAddress = iface === undefined ? addr : 'fe80::';
-  const remoteAs = asNumber('remoteAs', init.remoteAs);
+  const remoteAs =
+    init.remoteAs === 'external' || init.remoteAs === 'internal'
+      ? init.remoteAs
+      : asNumber('remoteAs', init.remoteAs);
   const localAs = asNumber('localAs', init.localAs);
   const bgpId = routerId(init.routerId);
   let fsm: FsmConfig;
@@ -241,7 +245,7 @@ export function resolvePeerConfig(init: SessionPeerInit): SessionPeerConfig {
     localAs,
     routerId: init.routerId,
     bgpId,
-    ebgp: remoteAs !== localAs,
+    ebgp: isExternal(remoteAs, localAs),
     port: init.port === undefined ? BGP_PORT : positiveInt('port', init.port, MAX_PORT),
     localAddress,
     password,
