@@ -79,6 +79,8 @@ export interface ReloadPlan {
   readonly ovnRouteTables: readonly FieldChange[];
   /** Sink changes: the changed sinks are rebuilt and reconciled. */
   readonly sinks: readonly FieldChange[];
+  /** BMP changes: the collectors are connected anew and get the state afresh. */
+  readonly bmp: readonly FieldChange[];
 }
 
 /** Every field has its effect here; the Record type makes a new field fail to compile until it does. */
@@ -293,6 +295,9 @@ export function planReload(before: Config, after: Config): ReloadPlan {
       after: after.sinks[k],
       effect: 'live' as const,
     }));
+  const bmp = same(before.bmp, after.bmp)
+    ? []
+    : [{ field: 'bmp', before: before.bmp, after: after.bmp, effect: 'live' as const }];
   const empty =
     speaker.length === 0 &&
     peers.added.length + peers.removed.length + peers.changed.length === 0 &&
@@ -300,7 +305,8 @@ export function planReload(before: Config, after: Config): ReloadPlan {
     policies.added.length + policies.removed.length + policies.changed.length === 0 &&
     ovn.length === 0 &&
     ovnRouteTables.length === 0 &&
-    sinks.length === 0;
+    sinks.length === 0 &&
+    bmp.length === 0;
   return {
     empty,
     restartRequired: speaker.some((c) => c.effect === 'restart'),
@@ -311,6 +317,7 @@ export function planReload(before: Config, after: Config): ReloadPlan {
     ovn,
     ovnRouteTables,
     sinks,
+    bmp,
   };
 }
 
@@ -350,5 +357,6 @@ export function describePlan(plan: ReloadPlan): string[] {
   if (plan.ovn.length > 0) lines.push('ovn settings changed: reconnecting and deriving the routes again');
   if (plan.ovnRouteTables.length > 0) lines.push('ovn_route_tables changed: following the tables anew');
   for (const c of plan.sinks) lines.push(`${c.field} changed: rebuilding it`);
+  if (plan.bmp.length > 0) lines.push('bmp changed: connecting to the collectors anew');
   return lines;
 }

@@ -11,6 +11,7 @@ import {
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 import type { SecretFiles } from './resolve-auth.js';
+import { resolveBmp } from './resolve-bmp.js';
 import { resolveOvn, resolveOvnRouteTables, resolveSinks } from './resolve-ovn.js';
 import { checkDuplicatePeers, type PeerScope, resolvePeer } from './resolve-peer.js';
 import { BUILTIN_POLICY_NAMES, resolvePolicy } from './resolve-policy.js';
@@ -138,6 +139,7 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
   const ovn = raw.ovn === undefined ? undefined : resolveOvn(raw.ovn, ctx);
   const sinks = resolveSinks(raw.sinks, raw.ovn !== undefined, scope.policyNames, ctx);
   const ovnRouteTables = resolveOvnRouteTables(raw.ovnRouteTables, scope.policyNames, ctx);
+  const bmp = resolveBmp(raw.bmp, ctx);
   if (ctx.problems.length > before || speaker?.config === undefined) return undefined;
   if (peers.some((p) => p === undefined) || (raw.ovn !== undefined && ovn === undefined)) return undefined;
   return {
@@ -148,5 +150,6 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
     ovn,
     ovnRouteTables,
     sinks,
+    bmp,
   };
 }

@@ -52,12 +52,14 @@ import {
   secret,
   text,
 } from './decoders.js';
+import { bmpFields } from './sections-bmp.js';
 import { ovnFields } from './sections-ovn.js';
 import { ovnRouteTablesFields } from './sections-ovn-tables.js';
 import { policySections } from './sections-policy.js';
 import { sinksFields } from './sections-sinks.js';
 import { asn, community, extCommunityText, largeCommunity, name } from './values.js';
 
+export type { RawBmp } from './sections-bmp.js';
 export type { RawOvn, RawOvnRoutes } from './sections-ovn.js';
 export type { RawOvnRouteTables } from './sections-ovn-tables.js';
 export type { RawPolicy, RawPrefixList, RawPrefixListEntry, RawStatement } from './sections-policy.js';
@@ -369,6 +371,10 @@ const topFields = {
   sinks: optional(
     object('a mapping of sinks', sinksFields),
     'Where best paths are installed; absent: nowhere.',
+  ),
+  bmp: optional(
+    object('a mapping with collectors', bmpFields),
+    'BMP (RFC 7854): our peers, their routes and counters sent to monitoring collectors; absent: none.',
   ),
 } as const;
 

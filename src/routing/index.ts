@@ -17,6 +17,7 @@ export {
   Neighbor,
   type NeighborComponents,
   type NotificationRecord,
+  type SessionMonitor,
   type StopCause,
 } from './neighbor.js';
 export { NeighborRestart, type NeighborRestartComponents, type ReturningPeer } from './neighbor-restart.js';

@@ -53,6 +53,17 @@ export interface NeighborComponents {
    * goes (speaker.graceful_restart.stale_routes_time); default 360 as FRR's stalepath-time.
    */
   readonly staleRoutesTime?: () => number;
+  /** Told of the sessions and of each UPDATE once the RIB took it (BMP); read per event, absent: none. */
+  readonly monitor?: SessionMonitor;
+}
+
+/** What a monitor (BMP, RFC 7854) hears of a neighbour's sessions. */
+export interface SessionMonitor {
+  up(neighbor: Neighbor, info: EstablishedInfo): void;
+  /** After the import policy and the RIB took it: the Adj-RIB-In holds its outcome. */
+  update(neighbor: Neighbor, u: UpdateMessage): void;
+  /** `end` is undefined when the peer was removed from the configuration. */
+  down(neighbor: Neighbor, end: SessionEnd | undefined): void;
 }
 
 /** FRR's `bgp graceful-restart stalepath-time` default. */
@@ -364,12 +375,14 @@ export class Neighbor {
       { ...this.#c, log: this.#log },
     );
     this.#session = { info, routes };
+    this.#c.monitor?.up(this, info);
   }
 
   #onDown(reason: string, end?: SessionEnd, notify = true): void {
     const s = this.#session;
     if (!s) return;
     this.#session = null;
+    this.#c.monitor?.down(this, end);
     s.routes.close();
     const longLived = this.#config.longLivedStaleTime ?? 0;
     this.#restart.ended(s.routes.ribPeer, s.info.negotiated, end?.graceful === true, longLived, reason);
@@ -386,6 +399,8 @@ export class Neighbor {
     const s = this.#session;
     if (!s) return undefined;
     const wait = s.routes.update(u);
+    // Optional chaining: with no monitor, nothing is built per UPDATE.
+    this.#c.monitor?.update(this, u);
     if (this.#maxPrefix.active) {
       if (u.nlri.count > 0) this.#checkMaxPrefix(s, Afi.IPV4);
       const mp = u.attrs?.mpReach?.afi;

@@ -27,6 +27,8 @@ export interface ReloadHost {
   /** The OVN settings changed: reconnect and derive again, routes that stay kept. */
   setOvn(config: Config): Promise<void>;
   setRouteTables(config: Config): Promise<void>;
+  /** The bmp section changed: the collectors are connected anew. */
+  setBmp(config: Config): Promise<void>;
 }
 
 /** A change that only a new session object carries (the session layer resolves its settings once). */
@@ -105,4 +107,5 @@ export async function applyReloadPlan(host: ReloadHost, plan: ReloadPlan, config
   await host.setSinks(config, changedPolicies);
   if (plan.ovn.length > 0) await host.setOvn(config);
   if (plan.ovnRouteTables.length > 0) await host.setRouteTables(config);
+  if (plan.bmp.length > 0) await host.setBmp(config);
 }

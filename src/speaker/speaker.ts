@@ -26,6 +26,7 @@ import {
 } from '../api/index.js';
 import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
 import { AttrInterner } from '../bgp/wire/index.js';
+import { BmpStation } from '../bmp/index.js';
 import {
   type Logger,
   type Scheduler,
@@ -63,7 +64,9 @@ import {
   originateAll,
   RouteFlow,
   SessionExports,
+  type SessionMonitor,
 } from '../routing/index.js';
+import { bmpCollectors, monitoredSession, sessionEnding } from './bmp-sessions.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
 import { OvnRouteTables } from './ovn-route-tables.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
@@ -132,6 +135,14 @@ export class Speaker implements SpeakerControl {
   #closing: Promise<void> | null = null;
   /** Our own graceful restart (RFC 4724 section 4.1), when it was configured at start. */
   #restart: OwnRestart | null = null;
+  /** BMP (RFC 7854), when collectors are configured. */
+  #bmp: BmpStation | undefined;
+  /** What the neighbours tell BMP; handed to them only while a station runs. */
+  readonly #bmpEvents: SessionMonitor = {
+    up: (n, info) => this.#bmp?.up(monitoredSession(n, info, this.#rib, this.#components.clock.now())),
+    update: (n, u) => this.#bmp?.update(n.name, u),
+    down: (n, end) => this.#bmp?.down(n.name, sessionEnding(end)),
+  };
 
   private constructor(config: Config, sessions: Sessions, components: SpeakerComponents) {
     this.#config = config;
@@ -225,6 +236,7 @@ export class Speaker implements SpeakerControl {
       if (!speaker.#restart) await speaker.#forwarding.configure(config, speaker.#policies);
       await speaker.#setOvn(config);
       await speaker.#setRouteTables(config);
+      await speaker.#setBmp(config);
     } catch (error) {
       await speaker.close();
       throw error;
@@ -293,6 +305,8 @@ export class Speaker implements SpeakerControl {
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
       await this.#sessions.close(message, { forRestart });
       for (const b of this.#neighbors.values()) b.detach();
+      // After the sessions: each collector hears their Peer Downs, then Termination.
+      await this.#bmp?.close();
       await this.#ovn?.close();
       await this.#tables?.close({ keepRoutes: true });
       await this.#forwarding.close();
@@ -420,6 +434,20 @@ export class Speaker implements SpeakerControl {
     this.#tables.start();
   }
 
+  /** BMP per the configuration: the collectors connected anew, told of the sessions up now. */
+  async #setBmp(config: Config): Promise<void> {
+    await this.#bmp?.close();
+    this.#bmp = undefined;
+    if (!config.bmp) return;
+    const station = new BmpStation(bmpCollectors(config), { clock: this.#components.clock, log: this.#log });
+    const now = this.#components.clock.now();
+    const up = [...this.#neighbors.values()].flatMap((n) =>
+      n.session ? [monitoredSession(n, n.session.info, this.#rib, now)] : [],
+    );
+    this.#bmp = station;
+    station.start(up);
+  }
+
   /** Watches OVN per the configuration (a new watcher after a change); without ovn, its routes go. */
   async #setOvn(config: Config): Promise<void> {
     await this.#ovn?.close();
@@ -507,6 +535,7 @@ export class Speaker implements SpeakerControl {
   }
 
   #neighborComponents(): NeighborComponents {
+    const speaker = this;
     return {
       rib: this.#rib,
       groups: this.#groups,
@@ -520,6 +549,11 @@ export class Speaker implements SpeakerControl {
         if (this.#pendingRebuild.delete(peer)) void this.#rebuild(peer, undefined);
       },
       staleRoutesTime: () => this.#config.speaker.gracefulRestart.staleRoutesTime,
+      // A getter: a station started or stopped by a reload reaches neighbours built before it,
+      // and without one the UPDATE path finds no monitor and builds nothing.
+      get monitor(): SessionMonitor | undefined {
+        return speaker.#bmp ? speaker.#bmpEvents : undefined;
+      },
     };
   }
 
@@ -592,6 +626,7 @@ export class Speaker implements SpeakerControl {
       setSinks: (config, changed) => this.#forwarding.configure(config, this.#policies, changed),
       setOvn: (config) => this.#setOvn(config),
       setRouteTables: (config) => this.#setRouteTables(config),
+      setBmp: (config) => this.#setBmp(config),
     };
   }
 
