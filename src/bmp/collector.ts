@@ -82,6 +82,8 @@ export class BmpCollector {
   #queue: Uint8Array[] = [];
   #queued = 0;
   #retryMs: number;
+  /** The wait before the attempt pending now. */
+  #waitMs = 0;
   #retry: TimerHandle | undefined;
   #statsTimer: TimerHandle | undefined;
   #closed: Promise<void> | null = null;
@@ -121,7 +123,7 @@ export class BmpCollector {
       queued: this.#queued + (this.#socket?.writableLength ?? 0),
       dumping: this.#dump !== null,
       lastError: this.#lastError,
-      retryMs: this.#retryMs,
+      retryMs: this.#waitMs,
     };
   }
 
@@ -229,6 +231,7 @@ export class BmpCollector {
     this.#clearTimers();
     if (this.#state === 'closed') return;
     const wait = this.#retryMs;
+    this.#waitMs = wait;
     this.#retryMs = Math.min(this.#retryMs * 2, this.#init.maxRetryMs);
     this.#setState('waiting');
     this.#log.warn(

@@ -6,6 +6,7 @@ import { networkInterfaces } from 'node:os';
 import { parseIpv4 } from '../address/index.js';
 import {
   type ApiRouteView,
+  type BmpView,
   ControlError,
   type ControlServer,
   type MetricsServer,
@@ -38,6 +39,7 @@ import type { Config, LogLevel, PeerConfig, PeerEdit, ReloadOutcome } from '../c
 import { formatProblem, notActedOnWarnings } from '../config/index.js';
 import {
   advertisedView,
+  bmpView,
   findNeighbor,
   neighborDetail,
   neighborSummary,
@@ -367,6 +369,10 @@ export class Speaker implements SpeakerControl {
     return this.#forwarding.status();
   }
 
+  bmp(): BmpView {
+    return bmpView(this.#bmp?.status() ?? []);
+  }
+
   ovn(): OvnView | null {
     const now = this.#components.clock.now();
     const tables = this.#tables && routeTablesView(this.#tables.status(), this.#tables.southbound, now);
@@ -517,6 +523,7 @@ export class Speaker implements SpeakerControl {
     this.#metrics ??= new SpeakerMetrics({
       control: this,
       forwarding: { ovn: () => (this.#ovn ? ovnStats(this.#ovn) : null), sinks: () => this.sinks() },
+      bmp: () => this.bmp(),
       logger: this.#log,
     });
     for (const b of this.#neighbors.values()) this.#tap(b.peer);
