@@ -3,7 +3,7 @@
 # Services are never started by the install: the lab starts its own daemons in namespaces.
 set -euo pipefail
 
-PKGS=(frr gobgpd bird2 tshark ovn-central ovn-host openvswitch-common openvswitch-switch iproute2 iputils-ping procps openssl time)
+PKGS=(frr gobgpd bird2 tshark pmacct ovn-central ovn-host openvswitch-common openvswitch-switch iproute2 iputils-ping procps openssl time)
 
 missing=()
 for p in "${PKGS[@]}"; do
