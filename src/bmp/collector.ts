@@ -152,6 +152,18 @@ export class BmpCollector {
     for (const m of out) this.#send(m);
   }
 
+  /**
+   * A changed import policy ran over the session's routes: every prefix the peer sent, as the
+   * Adj-RIB-In holds it now or withdrawn, so the post-policy view matches again.
+   */
+  reimported(s: MonitoredSession): void {
+    if (this.#state !== 'up' || !this.#announced.has(s.peer.name) || !this.#init.views.includes('post'))
+      return;
+    const out: Uint8Array[] = [];
+    this.#messages.postResync(s, this.#c.clock.now(), out);
+    for (const m of out) this.#send(m);
+  }
+
   down(p: MonitoredPeer, ending: SessionEnding): void {
     if (this.#state !== 'up' || !this.#announced.delete(p.name)) return;
     this.#send(this.#messages.peerDown(p, ending, this.#c.clock.now()));

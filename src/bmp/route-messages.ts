@@ -105,6 +105,22 @@ export class RouteMessages {
     for (const list of changes.withdrawn) if (list.count > 0) this.withdrawals(s.peer, 'post', list, ms, out);
   }
 
+  /**
+   * The post-policy view of every prefix the peer sent (each is either held, with the
+   * attributes policy set, or withdrawn): after import policy changed, the view is whole again.
+   */
+  postResync(s: MonitoredSession, ms: number, out: Uint8Array[]): void {
+    const addPath = [s.peer.context.update.addPathIpv4, s.peer.context.update.addPathIpv6];
+    const sent = [new PrefixList(Afi.IPV4, addPath[0]), new PrefixList(Afi.IPV6, addPath[1])];
+    s.preRoutes((afi, words, off, len, pathId) =>
+      appendPrefix(sent[afi === Afi.IPV4 ? 0 : 1]!, words, off, len, pathId),
+    );
+    const changes = new PostChanges(s);
+    for (const list of sent) changes.add(list);
+    this.routes(s.peer, 'post', changes.announced, ms, out);
+    for (const list of changes.withdrawn) if (list.count > 0) this.withdrawals(s.peer, 'post', list, ms, out);
+  }
+
   /** Announcements grouped by attribute set, packed into as few UPDATEs as fit. */
   routes(
     p: MonitoredPeer,

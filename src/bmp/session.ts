@@ -67,4 +67,6 @@ export interface BmpEvents {
   /** One UPDATE, after the RIB applied it (post-policy is read from the Adj-RIB-In then). */
   update(name: string, u: UpdateMessage): void;
   down(name: string, ending: SessionEnding): void;
+  /** Import policy ran again over the session's stored routes: the post-policy view is sent again. */
+  reimported(name: string): void;
 }

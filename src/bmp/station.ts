@@ -53,6 +53,12 @@ export class BmpStation implements BmpEvents {
     for (const c of this.#collectors) c.down(s.peer, ending);
   }
 
+  reimported(name: string): void {
+    const s = this.#sessions.get(name);
+    if (!s) return;
+    for (const c of this.#collectors) c.reimported(s);
+  }
+
   /** Termination to every collector, then the connections close. */
   async close(): Promise<void> {
     await Promise.all(this.#collectors.map((c) => c.close()));

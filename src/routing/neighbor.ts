@@ -64,6 +64,8 @@ export interface SessionMonitor {
   update(neighbor: Neighbor, u: UpdateMessage): void;
   /** `end` is undefined when the peer was removed from the configuration. */
   down(neighbor: Neighbor, end: SessionEnd | undefined): void;
+  /** Import policy ran again over the stored routes: the Adj-RIB-In may hold other routes now. */
+  reimported(neighbor: Neighbor): void;
 }
 
 /** FRR's `bgp graceful-restart stalepath-time` default. */
@@ -372,7 +374,7 @@ export class Neighbor {
         ...(ribPeer && { ribPeer }),
         sendPaths: this.#config.addPath.sendPaths,
       },
-      { ...this.#c, log: this.#log },
+      { ...this.#c, log: this.#log, reimported: () => this.#c.monitor?.reimported(this) },
     );
     this.#session = { info, routes };
     this.#c.monitor?.up(this, info);

@@ -144,6 +144,7 @@ export class Speaker implements SpeakerControl {
     up: (n, info) => this.#bmp?.up(monitoredSession(n, info, this.#rib, this.#components.clock.now())),
     update: (n, u) => this.#bmp?.update(n.name, u),
     down: (n, end) => this.#bmp?.down(n.name, sessionEnding(end)),
+    reimported: (n) => this.#bmp?.reimported(n.name),
   };
 
   private constructor(config: Config, sessions: Sessions, components: SpeakerComponents) {

@@ -91,6 +91,23 @@ describe('live UPDATEs', () => {
     ]);
   });
 
+  it('after import policy changed: every prefix the peer sent, held with its new attributes or withdrawn', () => {
+    const s = new FakeSession();
+    for (const p of ['198.19.1.0/24', '198.19.2.0/24', '198.19.3.0/24']) s.pre.set(p, attrs());
+    // The new policy keeps one prefix with MED 3 and rejects the other two.
+    s.post.set('198.19.2.0/24', attrs(3));
+    const out: Uint8Array[] = [];
+    new RouteMessages().postResync(s, NOW, out);
+    const got = decodeAll(out);
+    expect(got.every((g) => g.type === 'route-monitoring' && (g.peer.flags & BmpPeerFlag.L) !== 0)).toBe(
+      true,
+    );
+    expect(got.map(routesOf)).toEqual([
+      { announced: ['198.19.2.0/24'], withdrawn: [], med: 3 },
+      { announced: [], withdrawn: ['198.19.1.0/24', '198.19.3.0/24'] },
+    ]);
+  });
+
   it('a 2-octet AS session sets the A flag', () => {
     const s = new FakeSession();
     const peer = {

@@ -26,7 +26,7 @@ const LIVE = '198.19.22.0/24';
 
 type BmpLine = Record<string, unknown> & { bmp_msg_type?: string; event_type?: string };
 
-function configDoc(lab: Lab, collector: string): Record<string, unknown> {
+function configDoc(lab: Lab, collector: string, drop = DROPPED): Record<string, unknown> {
   const frr = lab.peer('frr');
   const gobgp = lab.peer('gobgp');
   return {
@@ -44,7 +44,7 @@ function configDoc(lab: Lab, collector: string): Record<string, unknown> {
       { name: 'frr6', peer_ip: frr.address.ipv6, remote_as: frr.as, import: ['all'], export: ['all'] },
       { name: 'gobgp4', peer_ip: gobgp.address.ipv4, remote_as: gobgp.as, import: ['all'], export: ['all'] },
     ],
-    prefix_lists: { 'frr-drop': [{ action: 'permit', prefix: DROPPED }] },
+    prefix_lists: { 'frr-drop': [{ action: 'permit', prefix: drop }] },
     policies: {
       all: { statements: [{ action: 'accept' }] },
       'from-frr': {
@@ -239,6 +239,28 @@ describe.skipIf(!IS_ROOT || !HAS_PMBMPD)('BMP to pmbmpd', () => {
     expect((await pmbmpd.until(stat(8), 'Loc-RIB routes')).counter_value).toBe(FRR.ipv4.length - 1);
     const perAfi = await pmbmpd.until(stat(9), 'Adj-RIB-In per AFI/SAFI');
     expect(perAfi).toMatchObject({ afi: 1, safi: 1, counter_value: received });
+  });
+
+  it('a reload changes the import policy: the post-policy view follows (the newly rejected withdrawn, the newly accepted announced)', async () => {
+    const { frr } = peers();
+    const collector = frr.speakerAddress.ipv4;
+    const kept = FRR.ipv4[0]!;
+    const outcome = await speaker.reload(configDoc(lab, collector, kept));
+    expect(outcome.msg).toBe('configuration reloaded');
+    await pmbmpd.until(
+      (ls) => routeOf(ls, frr.address.ipv4, kept, 1, 'withdraw'),
+      `${kept} withdrawn post-policy`,
+    );
+    const now = await pmbmpd.until(
+      (ls) => routeOf(ls, frr.address.ipv4, DROPPED, 1),
+      `${DROPPED} post-policy`,
+    );
+    expect(now.local_pref).toBe(222);
+    expect((await speaker.reload(configDoc(lab, collector))).msg).toBe('configuration reloaded');
+    await pmbmpd.until(
+      (ls) => (ls.filter((l) => routeOf([l], frr.address.ipv4, kept, 1)).length >= 2 ? true : undefined),
+      `${kept} back post-policy`,
+    );
   });
 
   it('logs a Peer Down with our NOTIFICATION when a neighbour is shut down, and its Peer Up again', async () => {
