@@ -51,6 +51,13 @@ const LAB_BENCHES: readonly LabBench[] = [
     args: [],
   },
   {
+    name: 'ovn-dr-latency',
+    title:
+      "OVN 25.03 route exchange: NB commit -> route at the fabric FRR, our speaker beside FRR 10.3 in OVN's reference design on the chassis (8 to 20 minutes by the load, most of it ovn-northd and ovn-controller on 10,000 NATs)",
+    path: 'ovn/dr-latency',
+    args: [],
+  },
+  {
     name: 'ovn-scale',
     title: 'OVN at 50,000 FIPs, 2,000 routers, 1,000 chassis, beside 10 and 10,000 FIPs (about 6 minutes)',
     path: 'ovn/scale',
@@ -110,6 +117,8 @@ async function main(): Promise<void> {
   if (process.argv.includes('--codec-only')) return;
   console.log('\n== OVN route derivation in process: 10 against 50,000 FIPs (bench/ovn/derive) ==');
   if (!runBench('ovn/derive', [], ['--expose-gc'])) process.exitCode = 1;
+  console.log('\n== MRT: inject a 1M-prefix TABLE_DUMP_V2 file as an origin (bench/mrt/inject) ==');
+  if (!runBench('mrt/inject', ['--prefixes', '1000000'])) process.exitCode = 1;
   if (process.getuid?.() !== 0) {
     console.log('\nskipped the lab benchmarks (throughput, sinks, OVN): they need root (sudo npm run bench)');
     return;

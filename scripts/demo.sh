@@ -65,7 +65,7 @@ ip netns exec "$speaker_ns" node dist/src/cli/main.js run --config "$lab_dir/spe
 speaker_pid=$!
 # Up when all six sessions are Established and each family holds the four prefixes (3 peers + ours).
 ready() {
-  $bin show summary --json --socket "$socket" 2>/dev/null | node -e '
+  $bin show summary --json=native --socket "$socket" 2>/dev/null | node -e '
     let t = ""; process.stdin.on("data", (d) => (t += d)).on("end", () => {
       const s = JSON.parse(t);
       const up = s.neighbors.length === 6 && s.neighbors.every((n) => n.state === "Established");

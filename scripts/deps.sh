@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the lab and the interop tests need, when any is missing.
 # Services are never started by the install: the lab starts its own daemons in namespaces.
+# systemd brings systemd-analyze (the service unit's check); python3 is the sd_notify listener of
+# the notify tests.
 set -euo pipefail
 
-PKGS=(frr gobgpd bird2 tshark pmacct ovn-central ovn-host openvswitch-common openvswitch-switch iproute2 iputils-ping procps openssl time)
+PKGS=(frr gobgpd bird2 tshark pmacct ovn-central ovn-host openvswitch-common openvswitch-switch iproute2 iputils-ping procps openssl time systemd python3 bgpdump)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,8 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startControlServer } from '../src/api/index.js';
+import { fakeControl, SUMMARY } from './api/fake-control.js';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -27,6 +29,10 @@ describe('the package entry point (package.json main)', () => {
         stdio: 'pipe',
       },
     );
+    execFileSync(process.execPath, [join(root, 'scripts/build-cli.mjs'), join(pkg, 'dist')], {
+      cwd: root,
+      stdio: 'pipe',
+    });
     mkdirSync(join(dir, 'app/node_modules'), { recursive: true });
     symlinkSync(pkg, join(dir, 'app/node_modules/ovn-bgp-speaker'));
   }, 120_000);
@@ -61,4 +67,41 @@ routes: [{ prefix: 198.18.100.0/24 }]
     expect(result).toMatchObject({ as: 65000, type: 'keepalive', bad: 'invalid' });
     expect(result.rib['ipv4-unicast']).toBe(1);
   });
+
+  // The command package.json's bin names: one bundled file for show and neighbor, main.js for
+  // the rest.
+  it('installs a command that answers show from its bundle and hands every other command to main.js', async () => {
+    const pkgJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    const bin = join(dir, 'pkg', pkgJson.bin['ovn-bgp-speaker']);
+    const socket = join(dir, 'bin-control.sock');
+    const server = await startControlServer({ path: socket, control: fakeControl() });
+    try {
+      const run = (...args: string[]) =>
+        new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+          execFile(process.execPath, [bin, ...args], { timeout: 30_000 }, (e, stdout, stderr) =>
+            resolve({ code: e ? Number(e.code ?? -1) : 0, stdout, stderr }),
+          ),
+        );
+      const native = await run('show', 'summary', '--json=native', '--socket', socket);
+      expect(native.code).toBe(0);
+      expect(JSON.parse(native.stdout)).toEqual(SUMMARY);
+      const frr = await run('show', 'summary', '--json', '--socket', socket);
+      expect(Object.keys(JSON.parse(frr.stdout))).toEqual(['ipv4Unicast', 'ipv6Unicast']);
+      expect(await run('neighbor', 'spine9', 'reset', '--socket', socket)).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'ovn-bgp-speaker: no neighbor named spine9\n',
+      });
+      expect(await run('version')).toEqual({
+        code: 0,
+        stdout: `ovn-bgp-speaker ${pkgJson.version}\n`,
+        stderr: '',
+      });
+      const help = await run('show', '--help');
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain('ovn-bgp-speaker show summary');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });

@@ -1,26 +1,35 @@
 /**
- * How long a `show` query takes from the shell: a fresh Node process per call, as an operator
- * or a script runs it, against a control socket serving a small fixed answer. Beside it, bare
- * Node (the floor) and Node loading the speaker's modules (what every CLI call cost when the
- * entry imported them all). Wall time of each spawn, median and max of RUNS.
+ * How long a `show` query takes from the shell: a fresh process per call, as an operator or a
+ * script runs it, against a control socket serving a small fixed answer. Beside the installed
+ * command (one bundled file) are the ways we measured and left: the ES module graph file by
+ * file (what the command was before), the bundle with --jitless, a V8 startup snapshot of the
+ * bundle; and the floors: bare Node and, as root with `--vtysh`, FRR's vtysh asking a bgpd
+ * started in a lab namespace. Wall time of each spawn, median and max of --runs (default 15),
+ * the cases taking turns so a busy machine weighs on each alike.
+ *
+ *   npm run build && node dist/bench/cli/show-latency.js [--runs N] [--vtysh]
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { startControlServer } from '../../src/api/index.js';
 import type { SpeakerControl, SummaryView } from '../../src/api/types.js';
 import { machineLine, table } from '../support/report.js';
 
 const RUNS = 15;
 const SPAWN_TIMEOUT_MS = 10_000;
+const SNAPSHOT_TIMEOUT_MS = 60_000;
 const SELF = fileURLToPath(import.meta.url);
 const EXT = extname(SELF);
 const SRC = join(dirname(SELF), '../../src');
 /** From the sources the process must load tsx too; the build's figure is the one that counts. */
 const LOADER = EXT === '.ts' ? ['--import', 'tsx'] : [];
+/** What `npm run build` bundles (scripts/build-cli.mjs); absent when run from the sources. */
+const BUNDLE = join(SRC, 'cli/ovn-bgp-speaker.cjs');
 
 const SUMMARY: SummaryView = {
   routerId: '198.18.0.1',
@@ -48,53 +57,170 @@ const CONTROL: SpeakerControl = {
   apiRoutes: () => [],
   editPeer: unused,
   watch: unused,
+  dumpRib: unused,
+  injectMrt: unused,
+  withdrawMrt: unused,
+  mrtInjections: () => [],
 };
 
+interface Case {
+  readonly what: string;
+  readonly file: string;
+  readonly args: readonly string[];
+}
+
 /** Asynchronous: the control server answering the CLI runs in this process. */
-function spawnOnce(args: readonly string[]): Promise<number> {
+function spawnOnce(c: Case): Promise<number> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...args], { timeout: SPAWN_TIMEOUT_MS }, (error) =>
-      error ? reject(new Error(`${args.join(' ')}: ${error.message}`)) : resolve(performance.now() - start),
+    execFile(c.file, [...c.args], { timeout: SPAWN_TIMEOUT_MS }, (error) =>
+      error ? reject(new Error(`${c.what}: ${error.message}`)) : resolve(performance.now() - start),
     );
   });
 }
 
-async function timeSpawn(args: readonly string[]): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < RUNS; i++) out.push(await spawnOnce(args));
-  return out.sort((a, b) => a - b);
+/** Each case once per round, so load that comes and goes falls on all of them. */
+async function timeCases(cases: readonly Case[], runs: number): Promise<number[][]> {
+  const times = cases.map(() => [] as number[]);
+  for (let i = 0; i < runs; i++) for (const [k, c] of cases.entries()) times[k]!.push(await spawnOnce(c));
+  return times.map((t) => t.sort((a, b) => a - b));
+}
+
+/**
+ * A snapshot needs one script whose main function is set at build time; esbuild (a
+ * devDependency, through tsx) bundles one from show.ts. Undefined when that cannot be done.
+ */
+async function buildSnapshot(dir: string): Promise<string | undefined> {
+  let esbuild: typeof import('esbuild');
+  try {
+    esbuild = await import('esbuild');
+  } catch {
+    return undefined;
+  }
+  const entry = join(dir, 'snapshot-entry.mjs');
+  writeFileSync(
+    entry,
+    `import { startupSnapshot } from 'node:v8';
+import { runControlCommand } from ${JSON.stringify(join(SRC, `cli/show${EXT}`))};
+startupSnapshot.setDeserializeMainFunction(() => {
+  const [command, ...rest] = process.argv.slice(1);
+  const io = { out: (t) => console.log(t), err: (t) => console.error(t), env: process.env };
+  runControlCommand(command, rest, io).then((s) => { process.exitCode = s; });
+});
+`,
+  );
+  const script = join(dir, 'snapshot-entry.cjs');
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile: script,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    logLevel: 'error',
+  });
+  const blob = join(dir, 'show.blob');
+  await new Promise<void>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ['--snapshot-blob', blob, '--build-snapshot', script],
+      { timeout: SNAPSHOT_TIMEOUT_MS },
+      (e) => (e ? reject(e) : resolve()),
+    ),
+  );
+  return blob;
+}
+
+/** A bgpd in a lab namespace for vtysh to ask (root only); `stop` removes the lab. */
+async function startBgpd(): Promise<{ vtyDir: string; stop: () => Promise<void> }> {
+  const { Lab } = await import('../../frr-interop/lab/index.js');
+  const lab = await Lab.create({
+    id: 'clibench',
+    speaker: { as: 65000, routerId: '198.18.0.1' },
+    peers: [{ name: 'frr', impl: 'frr', as: 65001, originate: { ipv4: ['198.19.1.0/24'] } }],
+  });
+  return {
+    vtyDir: lab.frr('frr').dir,
+    stop: async () => {
+      await lab.destroy();
+    },
+  };
 }
 
 const ms = (n: number) => `${n.toFixed(0)} ms`;
 
-export async function runShowLatencyBench(): Promise<string> {
+export interface ShowLatencyOptions {
+  readonly runs?: number;
+  /** Also time `vtysh -c 'show bgp summary'` against a lab bgpd (needs root and FRR). */
+  readonly vtysh?: boolean;
+}
+
+export async function runShowLatencyBench(options: ShowLatencyOptions = {}): Promise<string> {
+  const runs = options.runs ?? RUNS;
   const dir = mkdtempSync(join(tmpdir(), 'obs-bench-cli-'));
   const socket = join(dir, 'control.sock');
   const server = await startControlServer({ path: socket, control: CONTROL });
+  let bgpd: Awaited<ReturnType<typeof startBgpd>> | undefined;
   try {
+    const node = process.execPath;
+    const show = ['show', 'summary', '--socket', socket];
     const speakerModules = `import(${JSON.stringify(join(SRC, `speaker/index${EXT}`))})`;
-    const cases: [string, string[]][] = [
-      ['node -e 0 (the floor)', ['-e', '0']],
-      ['node loading the speaker modules', [...LOADER, '--input-type=module', '-e', speakerModules]],
-      [
-        'ovn-bgp-speaker show summary',
-        [...LOADER, join(SRC, `cli/main${EXT}`), 'show', 'summary', '--socket', socket],
-      ],
+    const cases: Case[] = [
+      { what: 'node -e 0 (the floor)', file: node, args: ['-e', '0'] },
+      {
+        what: 'node loading the speaker modules',
+        file: node,
+        args: [...LOADER, '--input-type=module', '-e', speakerModules],
+      },
+      {
+        what: 'show summary: ES modules (main.js)',
+        file: node,
+        args: [...LOADER, join(SRC, `cli/main${EXT}`), ...show],
+      },
     ];
+    if (existsSync(BUNDLE)) {
+      cases.push({ what: 'show summary: the bundle (installed)', file: node, args: [BUNDLE, ...show] });
+      cases.push({
+        what: 'show summary: the bundle, --jitless',
+        file: node,
+        args: ['--jitless', BUNDLE, ...show],
+      });
+    }
+    const blob = await buildSnapshot(dir).catch(() => undefined);
+    if (blob)
+      cases.push({
+        what: 'show summary: V8 startup snapshot',
+        file: node,
+        args: ['--snapshot-blob', blob, ...show],
+      });
+    if (options.vtysh) {
+      bgpd = await startBgpd();
+      cases.push({
+        what: "vtysh -c 'show bgp summary' (FRR)",
+        file: 'vtysh',
+        args: ['--vty_socket', bgpd.vtyDir, '-d', 'bgpd', '-c', 'show bgp summary'],
+      });
+    }
+    const times = await timeCases(cases, runs);
     const rows = [['what', 'median', 'max']];
-    for (const [what, args] of cases) {
-      const t = await timeSpawn(args);
-      rows.push([what, ms(t[Math.floor(t.length / 2)]!), ms(t[t.length - 1]!)]);
+    for (const [k, c] of cases.entries()) {
+      const t = times[k]!;
+      rows.push([c.what, ms(t[Math.floor(t.length / 2)]!), ms(t[t.length - 1]!)]);
     }
     return table(rows);
   } finally {
+    await bgpd?.stop();
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 if (process.argv[1] === SELF) {
+  const { values } = parseArgs({ options: { runs: { type: 'string' }, vtysh: { type: 'boolean' } } });
   console.log(`machine: ${machineLine()}`);
-  console.log(await runShowLatencyBench());
+  console.log(
+    await runShowLatencyBench({
+      ...(values.runs !== undefined && { runs: Number(values.runs) }),
+      vtysh: values.vtysh ?? false,
+    }),
+  );
 }

@@ -21,20 +21,26 @@ export class WireCapture {
   readonly file: string;
   readonly #record: ProcessRecord;
   readonly #source: string;
+  readonly #ns: string;
 
-  private constructor(file: string, record: ProcessRecord, source: string) {
+  private constructor(file: string, record: ProcessRecord, source: string, ns: string) {
     this.file = file;
     this.#record = record;
     this.#source = source;
+    this.#ns = ns;
   }
 
-  /** Captures BGP sent by `source` on `ifname` in namespace `ns` into `file`; resolves once dumpcap writes. */
+  /**
+   * Captures BGP sent by `source` on `ifname` in namespace `ns` into `file`; resolves once
+   * dumpcap writes. `pings`: echo requests from `source` too, so flush() works.
+   */
   static async start(
     ns: string,
     ifname: string,
     source: string,
     file: string,
     log: string,
+    opts: { readonly pings?: boolean } = {},
   ): Promise<WireCapture> {
     const p = spawnDetached(
       [
@@ -47,7 +53,7 @@ export class WireCapture {
         '-i',
         ifname,
         '-f',
-        `tcp port 179 and src host ${source}`,
+        `${opts.pings ? '(tcp port 179 or icmp)' : 'tcp port 179'} and src host ${source}`,
         '-w',
         file,
       ],
@@ -63,7 +69,21 @@ export class WireCapture {
       }
       await new Promise((r) => setTimeout(r, 20));
     }
-    return new WireCapture(file, p.record, source);
+    return new WireCapture(file, p.record, source, ns);
+  }
+
+  /**
+   * dumpcap keeps the last packets it captured to itself until another one comes (its ring's
+   * block is handed over then), and a speaker that has sent its last UPDATE may send nothing
+   * for a minute (FRR's keepalives): three pings to `to` bring them out before stop().
+   */
+  async flush(to: string): Promise<void> {
+    await run(
+      'ip',
+      ['netns', 'exec', this.#ns, 'ping', '-q', '-c', '3', '-i', '0.2', '-W', '1', to],
+      10_000,
+    ).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 500));
   }
 
   async stop(): Promise<void> {

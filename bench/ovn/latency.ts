@@ -15,7 +15,6 @@
  * distributed (logical_port + external_mac: next hop the VM's chassis) and centralized FIPs.
  */
 
-import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { buildTopology } from '../../frr-interop/capture/ovn-snapshot.js';
 import { callControl } from '../../src/api/client.js';
@@ -23,6 +22,7 @@ import { nbctl, sbctl } from '../../test/support/ovsdb-lab.js';
 import { loadLine, machineLine, percentile, table } from '../support/report.js';
 import { firstAfter, WireCapture, type WireLog, wallOf } from './capture.js';
 import { checkBuild, cpuMeter, LAB, OvnBenchLab } from './lab.js';
+import { nbctlChange, northdDone, northdOwn, withTimeout } from './nbctl.js';
 import { CommitWatch, type RouteSeen, received, waitReceived, watchRoute } from './watch.js';
 
 function arg(name: string, fallback: number | undefined): number | undefined {
@@ -71,51 +71,6 @@ interface Sample {
   wireMs: number;
   /** CPU ms each process used from just before the commit until FRR had everything (batches). */
   cpu?: Record<string, number>;
-}
-
-const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
-  Promise.race([
-    p,
-    new Promise<T>((_, reject) =>
-      setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms).unref(),
-    ),
-  ]);
-
-/** ovn-nbctl with the changes of a sample; an error quotes its stderr, not 10,000 arguments. */
-function nbctlChange(db: string, timeoutMs: number, args: readonly string[]): Promise<string> {
-  const argv = [
-    `--db=${db}`,
-    `--timeout=${Math.ceil(timeoutMs / 1000)}`,
-    '--wait=sb',
-    '--print-wait-time',
-    ...args,
-  ];
-  return new Promise((resolve, reject) => {
-    execFile('ovn-nbctl', argv, { timeout: timeoutMs + 5000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
-      const shown = argv.slice(0, 12).join(' ');
-      reject(
-        new Error(
-          `ovn-nbctl ${shown}${argv.length > 12 ? ` … (${argv.length} arguments)` : ''}: ${err.code ?? err.signal}: ${stderr.trim()}`,
-        ),
-      );
-    });
-  });
-}
-
-function northdOwn(out: string): number {
-  const m = /ovn-northd completion:\s*(-?\d+)ms/.exec(out);
-  return m ? Number(m[1]) : Number.NaN;
-}
-
-async function northdDone(watch: CommitWatch, nbCfg: number, timeoutMs: number): Promise<number> {
-  const end = performance.now() + timeoutMs;
-  for (;;) {
-    const at = watch.sbCfgAt(nbCfg);
-    if (at !== undefined) return at;
-    if (performance.now() > end) throw new Error(`sb_cfg never reached ${nbCfg}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
 }
 
 /** One commit of `args` (ovn-nbctl commands), timed to FRR (`frr`) and to ovn-northd. */

@@ -172,3 +172,62 @@ export async function waitReceived(
     await sleep(pollMs);
   }
 }
+
+/** When FRR's answers showed a removed prefix losing its use, and leaving (performance.now). */
+export interface RemovalSeen {
+  /** No usable path any more: gone, marked removed, or only at MED `leavingMed`. */
+  readonly left: number;
+  /** The prefix is gone from the table. */
+  readonly gone: number;
+}
+
+/**
+ * Reads `show bgp ipv4 unicast PREFIX json` until the prefix is gone, noting first when it
+ * had no path left but ones at MED `leavingMed`: a sender that marks a route on its way out
+ * with the worst MED before it withdraws it (ours, leaving an OVN route table) has moved the
+ * fabric away then, if any other path exists.
+ */
+export async function watchRemoval(
+  vty: VtyClient,
+  prefix: string,
+  leavingMed: number,
+  timeoutMs: number,
+  pollMs: number,
+): Promise<RemovalSeen> {
+  const end = performance.now() + timeoutMs;
+  let left: number | undefined;
+  for (;;) {
+    const out = await vty.command(`show bgp ipv4 unicast ${prefix} json`);
+    const at = performance.now();
+    const paths = (JSON.parse(out) as { paths?: { metric?: number; removed?: boolean }[] }).paths ?? [];
+    if (paths.every((p) => p.removed || p.metric === leavingMed)) left ??= at;
+    if (paths.length === 0) return { left: left ?? at, gone: at };
+    if (at > end) throw new Error(`FRR: ${prefix} not gone after ${timeoutMs} ms`);
+    await sleep(pollMs);
+  }
+}
+
+/**
+ * performance.now() of the first answer in which FRR's count of prefixes from `neighbor` had
+ * moved off `from`, and of the first in which it was `count`: when a batch began to arrive,
+ * and when all of it had.
+ */
+export async function waitReceivedSpan(
+  vty: VtyClient,
+  neighbor: string,
+  from: number,
+  count: number,
+  timeoutMs: number,
+  pollMs: number,
+): Promise<{ readonly first: number; readonly last: number }> {
+  const end = performance.now() + timeoutMs;
+  let first: number | undefined;
+  for (;;) {
+    const n = await received(vty, neighbor);
+    const at = performance.now();
+    if (n !== from) first ??= at;
+    if (n === count) return { first: first ?? at, last: at };
+    if (at > end) throw new Error(`FRR: ${n} prefixes from ${neighbor}, not ${count}, after ${timeoutMs} ms`);
+    await sleep(pollMs);
+  }
+}

@@ -3,9 +3,9 @@ import { parseIpv4 } from '../../src/address/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
-import { AcceptAll } from '../../src/policy/index.js';
+import { AcceptAll, compileLists, compilePolicy, type RouteFilter } from '../../src/policy/index.js';
 import { ChangeBatch, FIRST_BEST, Rib, RibDefaults, UpdateGroups } from '../../src/rib/index.js';
-import { Exporter } from '../../src/routing/index.js';
+import { Exporter, nextHopPlan } from '../../src/routing/index.js';
 import { generateTable } from '../gen/full-table.js';
 import { machineLine, rate, table } from '../support/report.js';
 
@@ -13,7 +13,9 @@ import { machineLine, rate, table } from '../support/report.js';
 // update group offers every best path to its Adj-RIB-Out, `take` turns them into work, the
 // exporter packs the UPDATEs. What every session without add-path does; a change that slows
 // it shows here. Then the same for an add-path peer sent both paths of every prefix (prefixes/s
-// counts prefixes, each sent twice).
+// counts prefixes, each sent twice). And the single-path export to an eBGP peer whose export
+// policy keeps next hops (`next_hop: unchanged`): its group keeps each route's own next hop and
+// the exporter decides it after the policy, a cost only such peers pay.
 
 const LOCAL_AS = 65000;
 const OUR_IPV4 = parseIpv4('198.18.1.1');
@@ -34,18 +36,29 @@ function setup() {
   return { rib, groups, w };
 }
 
+/** An export policy that keeps every route's next hop towards eBGP. */
+const KEEP_NEXT_HOP = compilePolicy(
+  { name: 'keep', statements: [{ set: { nextHop: 'unchanged' }, action: 'accept' }] },
+  compileLists({}),
+);
+
 /** One peer joins, gets the whole table packed into UPDATEs, and leaves; returns the messages. */
-function exportTable({ rib, groups, w }: ReturnType<typeof setup>): number {
-  const target = { kind: 'ebgp' as const, localIpv4: OUR_IPV4 };
-  const out = groups.attach({ id: 'b', routerId: 3, target });
+function exportTable(
+  { rib, groups, w }: ReturnType<typeof setup>,
+  filter: RouteFilter = new AcceptAll('all'),
+): number {
+  const plan = nextHopPlan({ kind: 'ebgp' as const, localIpv4: OUR_IPV4 }, filter);
+  const out = groups.attach({ id: 'b', routerId: 3, target: plan.group });
   groups.fill('b', rib, FIRST_BEST, Number.POSITIVE_INFINITY);
-  const exporter = new Exporter(new AcceptAll('all'), {
+  const exporter = new Exporter(filter, {
     packer: new UpdatePacker({ as4: true }),
     families: new Set([Afi.IPV4]),
     addPathSend: [false, false],
     localIpv4: OUR_IPV4,
     localIpv6: undefined,
+    ebgp: true,
   });
+  exporter.nextHopRule = plan.rule;
   exporter.track(out);
   w.reset();
   const messages = exporter.encode(out.take(), w);
@@ -107,6 +120,9 @@ async function main(): Promise<void> {
     'single-path export',
     b.add(`offer + take + encode, IPv4 ${PREFIXES}`, () => {
       exportTable(world);
+    }),
+    b.add(`the same, export policy next_hop: unchanged`, () => {
+      exportTable(world, KEEP_NEXT_HOP);
     }),
     b.configure({ cases: { minSamples: 10, maxTime: 8 } }),
     b.complete((summary) => {

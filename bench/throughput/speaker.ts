@@ -65,7 +65,7 @@ function onEstablished(peer: Peer, role: SpeakerPeer['role'], info: EstablishedI
   const rp = rib.addPeer({
     id: peer.address,
     kind: 'ebgp',
-    asn: peer.config.remoteAs,
+    asn: info.negotiated.remoteAs,
     routerId: info.remoteOpen.bgpId,
     address: peer.address,
   });

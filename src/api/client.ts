@@ -37,6 +37,7 @@ const ERROR_CODES: readonly ControlErrorCode[] = [
   'unsupported',
   'internal',
   'timeout',
+  'busy',
 ];
 
 function connectError(path: string, e: NodeJS.ErrnoException): ControlClientError {
@@ -85,14 +86,43 @@ export function readResponse(path: string, line: string): unknown {
   return result;
 }
 
-export function callControl<M extends ControlMethod>(
+/**
+ * One request, one answer. A `busy` speaker (every connection slot held, say by a flood of
+ * bad clients) is asked again after a short, growing pause until the call's time is up.
+ */
+export async function callControl<M extends ControlMethod>(
   path: string,
   method: M,
   params: ControlParams<M>,
   options: CallOptions = {},
 ): Promise<ControlResult<M>> {
   const timeoutMs = options.timeoutMs ?? ApiDefaults.CALL_TIMEOUT_MS;
-  const splitter = new LineSplitter(options.maxResponseBytes ?? MAX_RESPONSE_BYTES);
+  const deadline = Date.now() + timeoutMs;
+  for (
+    let pause: number = ApiDefaults.BUSY_RETRY_MS;
+    ;
+    pause = Math.min(2 * pause, ApiDefaults.BUSY_RETRY_MAX_MS)
+  ) {
+    const left = deadline - Date.now();
+    try {
+      return await callOnce(path, method, params, left, timeoutMs, options.maxResponseBytes);
+    } catch (e) {
+      const busy = e instanceof ControlError && e.code === 'busy';
+      if (!busy || deadline - Date.now() <= pause) throw e;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
+function callOnce<M extends ControlMethod>(
+  path: string,
+  method: M,
+  params: ControlParams<M>,
+  waitMs: number,
+  timeoutMs: number,
+  maxResponseBytes: number | undefined,
+): Promise<ControlResult<M>> {
+  const splitter = new LineSplitter(maxResponseBytes ?? MAX_RESPONSE_BYTES);
   return new Promise((resolve, reject) => {
     const socket = connect(path);
     let connected = false;
@@ -108,7 +138,7 @@ export function callControl<M extends ControlMethod>(
     const timer = setTimeout(() => {
       const what = connected ? 'no answer from' : 'cannot connect to';
       finish({ error: new ControlClientError('timeout', `${what} ${path} within ${timeoutMs} ms`) });
-    }, timeoutMs);
+    }, waitMs);
 
     socket.once('connect', () => {
       connected = true;

@@ -29,6 +29,10 @@ export interface ConnectionLimits {
   /** Entries of an array result serialised between two yields to the event loop. */
   readonly responseSliceEntries: number;
   readonly watch: WatchLimits;
+  /** A connection closed on an error is destroyed this long after its answer at the latest. */
+  readonly closeLingerMs: number;
+  /** Bytes of an oversize request read and dropped while closing, before cutting the client off. */
+  readonly discardBytes: number;
 }
 
 export class ControlConnection {
@@ -45,6 +49,10 @@ export class ControlConnection {
   #ended = false;
   /** Set once a `watch` took the connection over: nothing else is read or answered. */
   #watch: WatchStream | null = null;
+  /** The error answer went out; what else comes is dropped until the connection is gone. */
+  #closing = false;
+  /** Bytes dropped after the error answer to an oversize request. */
+  #discarded = 0;
 
   constructor(socket: Socket, control: SpeakerControl, limits: ConnectionLimits, log: Logger) {
     this.#socket = socket;
@@ -56,7 +64,8 @@ export class ControlConnection {
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('end', () => {
       this.#ended = true;
-      void this.#work();
+      // Closing already: our side is ended too, and Node closes the connection by itself.
+      if (!this.#closing) void this.#work();
     });
     socket.on('error', (e) => log.debug({ err: e.message }, 'control client connection failed'));
   }
@@ -67,7 +76,11 @@ export class ControlConnection {
   }
 
   #onData(chunk: Buffer): void {
-    if (this.#fatal || this.#watch) return;
+    if (this.#watch) return;
+    if (this.#fatal) {
+      this.#discard(chunk.length);
+      return;
+    }
     const split = this.#splitter.push(chunk);
     for (const line of split.lines) if (line.trim() !== '') this.#queue.push(line);
     if (split.kind === 'oversize') {
@@ -95,12 +108,32 @@ export class ControlConnection {
         await this.#send(response);
       }
       if (this.#socket.destroyed || this.#watch) return;
-      if (this.#fatal) this.#socket.end(encodeResponse(this.#fatal));
+      if (this.#fatal) this.#closeWith(this.#fatal);
       else if (this.#ended) this.#socket.end();
       else this.#socket.resume();
     } finally {
       this.#working = false;
     }
+  }
+
+  /**
+   * Answers the error and closes. Half-open with reading paused, the connection would wait
+   * for an `end` the client never sends while it blocks writing the rest of its line: each
+   * such client held a connection slot until the idle timeout, and enough of them refused
+   * everyone else. So the rest is read and dropped (bounded) and the socket destroyed after
+   * a short linger, whatever the client does.
+   */
+  #closeWith(response: ControlResponse): void {
+    const socket = this.#socket;
+    this.#closing = true;
+    socket.setTimeout(this.#limits.closeLingerMs, () => socket.destroy());
+    socket.end(encodeResponse(response));
+    if (!this.#ended) socket.resume();
+  }
+
+  #discard(bytes: number): void {
+    this.#discarded += bytes;
+    if (this.#discarded > this.#limits.discardBytes) this.#socket.destroy();
   }
 
   /** A `watch` answered without error: from now on the connection is its stream. */

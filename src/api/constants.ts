@@ -8,6 +8,9 @@ export const ApiDefaults = {
   RIB_LIMIT: 1000,
   /** The CLI waits this long for an answer. */
   CALL_TIMEOUT_MS: 10_000,
+  /** A `busy` answer is tried again after this long, doubling up to BUSY_RETRY_MAX_MS. */
+  BUSY_RETRY_MS: 20,
+  BUSY_RETRY_MAX_MS: 500,
 } as const;
 
 /** Overrides ApiDefaults.SOCKET_PATH for the CLI; `--socket` overrides both. */
@@ -17,8 +20,18 @@ export const SOCKET_PATH_ENV = 'OVN_BGP_SPEAKER_SOCKET';
 export const MAX_REQUEST_LINE_BYTES = 64 * 1024;
 /** Requests read ahead on one connection before reading pauses until answers are written. */
 export const MAX_PENDING_REQUESTS = 16;
-/** Clients served at once; more wait in the listen backlog. */
+/** Clients served at once; one more is answered `busy` and closed (the CLI tries again). */
 export const MAX_CONTROL_CONNECTIONS = 64;
+/**
+ * A connection being closed on an error (an oversize request) or refused as `busy` is closed
+ * for good after this long, whether or not the client ever reads or ends its side.
+ */
+export const CONTROL_CLOSE_LINGER_MS = 2_000;
+/**
+ * Of the rest of an oversize request, this much is read and dropped so the client's write can
+ * finish and it reads the error; a client still sending beyond it is cut off.
+ */
+export const CONTROL_DISCARD_BYTES = 1024 * 1024;
 /** A connection that sends nothing for this long is closed (a CLI call lasts milliseconds). */
 export const CONTROL_IDLE_TIMEOUT_MS = 60_000;
 /** A request the speaker has not answered in this time gets a `timeout` error. */
@@ -47,6 +60,11 @@ export const METRICS_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const METRICS_MAX_CONNECTIONS = 32;
 export const METRICS_MAX_HEADER_BYTES = 8 * 1024;
 export const METRICS_PATH = '/metrics';
+/** Liveness, as Kubernetes names it (/livez is the same answer). */
+export const HEALTH_PATH = '/healthz';
+export const LIVE_PATH = '/livez';
+/** Readiness. */
+export const READY_PATH = '/readyz';
 
 /** The control API's version (`version`): bumped on an incompatible change, kept on additions. */
 export const CONTROL_API_VERSION = 1;

@@ -10,12 +10,26 @@ export {
   SOCKET_PATH_ENV,
 } from './constants.js';
 export {
+  type HealthAnswer,
+  type HealthCheck,
+  type HealthQuery,
+  healthAnswer,
+  healthQuery,
+  type LoopReport,
+  livenessChecks,
+  type PeerRequirement,
+  type ReadinessFacts,
+  type ReadyRequirements,
+  readinessChecks,
+} from './health.js';
+export {
   type MessageTypeLabel,
   SpeakerMetrics,
   type SpeakerMetricsInit,
   sessionStateNumber,
 } from './metrics.js';
 export {
+  type HealthSource,
   type ListenAddress,
   type MetricsServer,
   type MetricsServerInit,

@@ -1,18 +1,23 @@
 /**
- * The Prometheus endpoint: GET /metrics in the text exposition format, 404 for anything else.
- * Small bounds everywhere (header size, request time, connections): a scraper is one client
- * asking a few times a minute.
+ * The Prometheus endpoint: GET /metrics in the text exposition format, and the probes
+ * /healthz (alive) and /readyz (ready) when the speaker gives a HealthSource; 404 for anything
+ * else. Small bounds everywhere (header size, request time, connections): a scraper or a probe
+ * is one client asking a few times a minute.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { type Logger, silentLogger } from '../components/index.js';
 import {
+  HEALTH_PATH,
+  LIVE_PATH,
   METRICS_KEEP_ALIVE_TIMEOUT_MS,
   METRICS_MAX_CONNECTIONS,
   METRICS_MAX_HEADER_BYTES,
   METRICS_PATH,
   METRICS_REQUEST_TIMEOUT_MS,
+  READY_PATH,
 } from './constants.js';
+import { type HealthCheck, healthAnswer, healthQuery } from './health.js';
 import type { SpeakerMetrics } from './metrics.js';
 
 const MAX_PORT = 0xffff;
@@ -40,7 +45,17 @@ export interface MetricsServerInit {
   /** HOST:PORT, e.g. "127.0.0.1:9101". */
   readonly listen: string;
   readonly metrics: SpeakerMetrics;
+  /** Serves /healthz and /readyz; without it those paths are 404 like any other. */
+  readonly health?: HealthSource;
   readonly logger?: Logger;
+}
+
+/** What the probes ask, each time one does. */
+export interface HealthSource {
+  /** /healthz (and /livez): is the process alive (its event loop turning)? */
+  liveness(): readonly HealthCheck[];
+  /** /readyz: is it doing its job (configuration, OVN, sinks, sessions as required)? */
+  readiness(): readonly HealthCheck[];
 }
 
 export interface MetricsServer {
@@ -54,7 +69,7 @@ export async function startMetricsServer(init: MetricsServerInit): Promise<Metri
   const log = init.logger ?? silentLogger;
   const { host, port } = parseListenAddress(init.listen);
   const server = createServer({ maxHeaderSize: METRICS_MAX_HEADER_BYTES }, (req, res) => {
-    void serve(init.metrics, req, res, log);
+    void serve(init, req, res, log);
   });
   server.requestTimeout = METRICS_REQUEST_TIMEOUT_MS;
   server.headersTimeout = METRICS_REQUEST_TIMEOUT_MS;
@@ -88,18 +103,40 @@ export async function startMetricsServer(init: MetricsServerInit): Promise<Metri
   };
 }
 
+/** The probes: the answer is computed on each request from what the speaker reports then. */
+function probe(health: HealthSource, path: string, req: IncomingMessage, res: ServerResponse): void {
+  const search = (req.url ?? '').slice(path.length);
+  const ready = path === READY_PATH;
+  const checks = ready ? health.readiness() : health.liveness();
+  const answer = healthAnswer(path.slice(1), checks, healthQuery(search, req.headers.accept));
+  res.writeHead(answer.status, {
+    'Content-Type': answer.contentType,
+    'Content-Length': Buffer.byteLength(answer.body),
+    // A probe's answer is about this moment.
+    'Cache-Control': 'no-store',
+  });
+  res.end(req.method === 'HEAD' ? undefined : answer.body);
+}
+
 async function serve(
-  metrics: SpeakerMetrics,
+  init: MetricsServerInit,
   req: IncomingMessage,
   res: ServerResponse,
   log: Logger,
 ): Promise<void> {
-  const path = (req.url ?? '').split('?', 1)[0];
-  if (path !== METRICS_PATH) return reply(res, HTTP.NOT_FOUND, `not found: try ${METRICS_PATH}\n`);
+  const path = (req.url ?? '').split('?', 1)[0] ?? '';
+  const health = init.health;
+  const isProbe = health !== undefined && (path === HEALTH_PATH || path === LIVE_PATH || path === READY_PATH);
+  if (path !== METRICS_PATH && !isProbe) {
+    const paths = health ? `${METRICS_PATH}, ${HEALTH_PATH} or ${READY_PATH}` : METRICS_PATH;
+    return reply(res, HTTP.NOT_FOUND, `not found: try ${paths}\n`);
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
     return reply(res, HTTP.METHOD_NOT_ALLOWED, 'method not allowed\n');
   }
+  if (isProbe) return probe(health, path, req, res);
+  const metrics = init.metrics;
   try {
     const body = await metrics.render();
     res.writeHead(HTTP.OK, {

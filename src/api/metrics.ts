@@ -61,6 +61,7 @@ export class SpeakerMetrics {
   readonly #messagesReceived: Counter<'peer' | 'type'>;
   readonly #messagesSent: Counter<'peer' | 'type'>;
   readonly #notifications: Counter<'peer' | 'direction' | 'code' | 'subcode'>;
+  readonly #dynamicRefused: Counter<'range'>;
   /** The notification series of each peer, so forgetPeer can remove them. */
   readonly #notificationSeries = new Map<string, Map<string, NotificationLabels>>();
 
@@ -168,6 +169,27 @@ export class SpeakerMetrics {
       registers,
     });
 
+    new Gauge({
+      name: 'bgp_dynamic_neighbors',
+      help: 'Dynamic neighbours (from listen_ranges) alive now, by listen range',
+      labelNames: ['range'],
+      registers,
+      collect() {
+        this.reset();
+        const per = new Map<string, number>();
+        for (const n of self.#summary()?.neighbors ?? []) {
+          if (n.dynamic) per.set(n.dynamic.range, (per.get(n.dynamic.range) ?? 0) + 1);
+        }
+        for (const [range, count] of per) this.set({ range }, count);
+      },
+    });
+    this.#dynamicRefused = new Counter({
+      name: 'bgp_dynamic_refused_total',
+      help: 'Connections from a listen range refused because the range had its limit of dynamic neighbours',
+      labelNames: ['range'],
+      registers,
+    });
+
     if (init.forwarding) registerForwardingMetrics(this.registry, init.forwarding);
     if (init.bmp) registerBmpMetrics(this.registry, init.bmp);
     if (init.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
@@ -189,6 +211,11 @@ export class SpeakerMetrics {
     this.#notificationSeries.set(peer, series);
     series.set(`${direction}/${code}/${subcode}`, labels);
     this.#notifications.inc(labels);
+  }
+
+  /** A connection from `range` was refused: the range had its limit of dynamic neighbours. */
+  dynamicRefused(range: string): void {
+    this.#dynamicRefused.inc({ range });
   }
 
   /** Drops a removed peer's counter series; its gauges disappear by themselves at the next scrape. */

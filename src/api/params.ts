@@ -106,3 +106,21 @@ export function watchTopicsParam(params: Params): WatchTopic[] {
   }
   return [...new Set(topics as WatchTopic[])];
 }
+
+/** A file path the speaker opens: absolute, since the speaker's working directory is not the caller's. */
+export function filePathParam(params: Params, field: string, required: boolean): string | undefined {
+  const v = params[field];
+  if (v === undefined && !required) return undefined;
+  if (typeof v !== 'string' || !v.startsWith('/') || v.includes('\0'))
+    throw bad(`"${field}" must be an absolute file path`);
+  return v;
+}
+
+/** An MRT injection's name: letters, digits and . _ - (it is logged and listed). */
+export function mrtNameParam(params: Params): string {
+  const v = params.name;
+  if (typeof v !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(v)) {
+    throw bad(`"name" must be 1..64 letters, digits, '.', '_' or '-', got ${JSON.stringify(v)}`);
+  }
+  return v;
+}

@@ -8,6 +8,8 @@
  */
 import { CONTROL_API_VERSION } from './constants.js';
 import {
+  filePathParam,
+  mrtNameParam,
   onlyKeys,
   type Params,
   paramsObject,
@@ -131,6 +133,22 @@ const HANDLERS: Readonly<Record<ControlMethod, Handler>> = {
   'peer.remove': (c, p) => {
     onlyKeys(p, ['peer']);
     return c.editPeer({ op: 'remove', name: peerParam(p, true) });
+  },
+  'mrt.dump': (c, p) => {
+    onlyKeys(p, ['path']);
+    return c.dumpRib(filePathParam(p, 'path', false));
+  },
+  'mrt.inject': (c, p) => {
+    onlyKeys(p, ['name', 'path']);
+    return c.injectMrt(mrtNameParam(p), filePathParam(p, 'path', true)!);
+  },
+  'mrt.withdraw': (c, p) => {
+    onlyKeys(p, ['name']);
+    return c.withdrawMrt(mrtNameParam(p));
+  },
+  'mrt.list': (c, p) => {
+    onlyKeys(p, []);
+    return c.mrtInjections();
   },
   // The connection streams a watch (watch-stream.ts); answered here only for its params' sake.
   watch: (_c, p) => {

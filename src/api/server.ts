@@ -2,10 +2,13 @@
  * The control socket: a unix socket (0600) serving SpeakerControl to the CLI, one JSON
  * request per line (see protocol.ts). Many requests per connection, many clients at once.
  */
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { type Logger, silentLogger } from '../components/index.js';
 import { type ConnectionLimits, ControlConnection } from './connection.js';
+import { ConnectionSlots } from './connection-slots.js';
 import {
+  CONTROL_CLOSE_LINGER_MS,
+  CONTROL_DISCARD_BYTES,
   CONTROL_IDLE_TIMEOUT_MS,
   CONTROL_REQUEST_TIMEOUT_MS,
   MAX_CONTROL_CONNECTIONS,
@@ -15,8 +18,9 @@ import {
   RESPONSE_SLICE_ENTRIES,
   WATCH_SLICE_EVENTS,
 } from './constants.js';
+import { encodeResponse, errorResponse } from './protocol.js';
 import { listenPrivately, removeSocketFile } from './socket-file.js';
-import type { SpeakerControl } from './types.js';
+import { ControlError, type SpeakerControl } from './types.js';
 
 export interface ControlServerInit extends Partial<ConnectionLimits> {
   /** Where the socket is created; its directory is created (0700) when missing. */
@@ -28,6 +32,8 @@ export interface ControlServerInit extends Partial<ConnectionLimits> {
 
 export interface ControlServer {
   readonly path: string;
+  /** Clients connected now (each holds one of the `maxConnections` slots). */
+  readonly connections: number;
   /** Stops accepting, drops connected clients and removes the socket file. */
   close(): Promise<void>;
 }
@@ -45,15 +51,34 @@ export async function startControlServer(init: ControlServerInit): Promise<Contr
     requestTimeoutMs: init.requestTimeoutMs ?? CONTROL_REQUEST_TIMEOUT_MS,
     responseSliceEntries: init.responseSliceEntries ?? RESPONSE_SLICE_ENTRIES,
     watch: init.watch ?? { maxBacklog: MAX_WATCH_BACKLOG, sliceEvents: WATCH_SLICE_EVENTS },
+    closeLingerMs: init.closeLingerMs ?? CONTROL_CLOSE_LINGER_MS,
+    discardBytes: init.discardBytes ?? CONTROL_DISCARD_BYTES,
   };
   const connections = new Set<ControlConnection>();
+  // Our own count, not net.Server's maxConnections: that one drops a connection over the cap
+  // without a word (the client reads ECONNRESET or EPIPE and cannot tell busy from broken).
+  const slots = new ConnectionSlots(init.maxConnections ?? MAX_CONTROL_CONNECTIONS);
+  let refusing = false;
   // Half-open: a client may send its requests and shut its side; it still gets every answer.
   const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
+    const slot = slots.take();
+    if (!slot) {
+      // One line per busy spell, not per refused client (a flood would flood the log too).
+      if (!refusing)
+        log.warn({ connections: slots.max }, 'control socket busy; refusing new clients until one leaves');
+      refusing = true;
+      refuse(socket, limits.closeLingerMs);
+      return;
+    }
+    refusing = false;
     const connection = new ControlConnection(socket, init.control, limits, log);
     connections.add(connection);
-    socket.once('close', () => connections.delete(connection));
+    // 'close' comes once however the socket ended, and only then is its descriptor gone.
+    socket.once('close', () => {
+      connections.delete(connection);
+      slot.release();
+    });
   });
-  server.maxConnections = init.maxConnections ?? MAX_CONTROL_CONNECTIONS;
   server.on('error', (e) => log.error({ err: e.message, path: init.path }, 'control socket failed'));
 
   const id = await listenPrivately(server, init.path);
@@ -62,6 +87,9 @@ export async function startControlServer(init: ControlServerInit): Promise<Contr
   let closing: Promise<void> | null = null;
   return {
     path: init.path,
+    get connections() {
+      return slots.used;
+    },
     close() {
       closing ??= new Promise<void>((resolve) => {
         removeSocketFile(init.path, id);
@@ -71,4 +99,18 @@ export async function startControlServer(init: ControlServerInit): Promise<Contr
       return closing;
     },
   };
+}
+
+const BUSY = encodeResponse(
+  errorResponse(
+    null,
+    new ControlError('busy', 'the control socket serves as many clients as it takes; try again'),
+  ),
+);
+
+/** Says `busy` and closes; nothing the client sent is read. */
+function refuse(socket: Socket, lingerMs: number): void {
+  socket.on('error', () => {});
+  socket.setTimeout(lingerMs, () => socket.destroy());
+  socket.end(BUSY, () => socket.destroy());
 }

@@ -30,7 +30,13 @@ export interface NeighborSummary {
   /** The configured name; the address when none was given. */
   readonly name: string;
   readonly address: string;
-  readonly remoteAs: number;
+  /**
+   * The AS its OPEN gave while Established; else as configured: a number, or for a dynamic
+   * neighbour's template possibly external (any AS but ours) or internal (ours).
+   */
+  readonly remoteAs: number | 'external' | 'internal';
+  /** A dynamic neighbour: the listen range it connected from and the template it is built from. */
+  readonly dynamic?: { readonly range: string; readonly template: string };
   readonly state: SessionState;
   /** Seconds in the current state. */
   readonly stateSeconds: number;
@@ -42,6 +48,8 @@ export interface NeighborSummary {
   readonly prefixes: Readonly<Partial<Record<FamilyName, FamilyCounts>>>;
   /** Messages by type since the speaker started; `show summary` prints the totals (MsgRcvd, MsgSent). */
   readonly messages: { readonly sent: MessageCounts; readonly received: MessageCounts };
+  /** Times the session reached Established since the speaker started (FRR's connectionsEstablished). */
+  readonly establishedTransitions: number;
 }
 
 export interface NeighborDetail extends NeighborSummary {
@@ -57,7 +65,6 @@ export interface NeighborDetail extends NeighborSummary {
   /** What each OPEN of the session carried, by name (a capability we do not know: "code N"). */
   readonly localCapabilities?: readonly string[];
   readonly remoteCapabilities?: readonly string[];
-  readonly establishedTransitions: number;
   /** Reconnect back-off as configured (seconds), and while waiting after a reset the seconds left. */
   readonly idleHoldTime: number;
   readonly maxIdleHoldTime: number;
@@ -393,6 +400,37 @@ export interface SpeakerControl {
   ): Promise<PeerEditResult>;
   /** Snapshot first, then changes, into `sink` (synchronously registered); returns the unsubscribe. */
   watch(topics: readonly WatchTopic[], sink: WatchSink): () => void;
+  /** The Loc-RIB as an MRT TABLE_DUMP_V2 file: `path`, else the configured mrt.dump.path. */
+  dumpRib(path?: string): Promise<MrtDumpResult>;
+  /** An MRT file's routes originated as `name` (the `mrt` origin), replacing what `name` held. */
+  injectMrt(name: string, path: string): Promise<MrtInjectionView>;
+  withdrawMrt(name: string): Promise<MrtInjectionView>;
+  mrtInjections(): MrtInjectionView[];
+}
+
+/** A finished Loc-RIB dump. */
+export interface MrtDumpResult {
+  readonly path: string;
+  /** RIB records written: one per prefix, its best path. */
+  readonly prefixes: number;
+  /** Entries of the PEER_INDEX_TABLE. */
+  readonly peers: number;
+  readonly bytes: number;
+}
+
+/** An injected MRT file. */
+export interface MrtInjectionView {
+  readonly name: string;
+  readonly path: string;
+  readonly ipv4: number;
+  readonly ipv6: number;
+  readonly records: number;
+  /** Records not read as routes (other types, multicast, messages other than UPDATE). */
+  readonly skipped: number;
+  /** Routes whose attributes RFC 7606 turned into withdrawals. */
+  readonly invalid: number;
+  /** Milliseconds the file took to read and originate. */
+  readonly ms: number;
 }
 
 /**
@@ -443,6 +481,13 @@ export interface ControlMethods {
   readonly 'peer.add': { readonly params: { readonly peer: unknown }; readonly result: PeerEditResult };
   readonly 'peer.change': { readonly params: { readonly peer: unknown }; readonly result: PeerEditResult };
   readonly 'peer.remove': { readonly params: { readonly peer: string }; readonly result: PeerEditResult };
+  readonly 'mrt.dump': { readonly params: { readonly path?: string }; readonly result: MrtDumpResult };
+  readonly 'mrt.inject': {
+    readonly params: { readonly name: string; readonly path: string };
+    readonly result: MrtInjectionView;
+  };
+  readonly 'mrt.withdraw': { readonly params: { readonly name: string }; readonly result: MrtInjectionView };
+  readonly 'mrt.list': { readonly params: Record<string, never>; readonly result: MrtInjectionView[] };
   /** A stream: this result, then one `{"id", "event"}` line per WatchEvent until either side closes. */
   readonly watch: {
     readonly params: { readonly topics?: readonly WatchTopic[] };
@@ -466,7 +511,9 @@ export type ControlErrorCode =
   | 'not-established'
   | 'unsupported'
   | 'internal'
-  | 'timeout';
+  | 'timeout'
+  /** Every connection slot of the control socket is held: try again shortly. */
+  | 'busy';
 
 /** Errors the API returns with a stable code, e.g. an unknown peer name. */
 export class ControlError extends KindedError<ControlErrorCode> {

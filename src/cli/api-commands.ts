@@ -16,6 +16,7 @@ import {
   type WatchTopic,
   watchControl,
 } from '../api/index.js';
+import { dumpRequest, mrtRequest } from './mrt-commands.js';
 import { EXIT, UsageError } from './show.js';
 import { API_USAGE } from './usage.js';
 
@@ -28,6 +29,8 @@ export interface ApiIo {
   /** Resolves when the operator wants `watch` to stop (SIGINT); default never. */
   readonly interrupted?: Promise<void>;
 }
+
+const MRT_TIMEOUT_MS = 10 * 60 * 1000;
 
 interface Request {
   readonly socket: string;
@@ -47,6 +50,7 @@ function readArgs(args: readonly string[]) {
       'local-pref': { type: 'string' },
       community: { type: 'string', multiple: true },
       'large-community': { type: 'string', multiple: true },
+      name: { type: 'string' },
     },
   });
 }
@@ -128,9 +132,11 @@ function callRequest(words: readonly string[]) {
   return { method: method as ControlMethod, params: params as Record<string, unknown> };
 }
 
-/** Reads the arguments of `route`, `peer` or `call` into one control request (pure but for reading a peer file). */
+export type ApiCommand = 'route' | 'peer' | 'call' | 'mrt' | 'dump';
+
+/** Reads the arguments of `route`, `peer`, `call`, `mrt` or `dump` into one control request (pure but for reading a peer file). */
 export function parseApiCommand(
-  command: 'route' | 'peer' | 'call',
+  command: ApiCommand,
   args: readonly string[],
   env: ApiIo['env'],
   readFile: (path: string) => string = (p) => readFileSync(p === '-' ? 0 : p, 'utf8'),
@@ -148,8 +154,13 @@ export function parseApiCommand(
       ? routeRequest(positionals, values)
       : command === 'peer'
         ? peerRequest(positionals, readFile)
-        : callRequest(positionals);
-  if (command !== 'route' && Object.keys(values).some((k) => k !== 'socket')) {
+        : command === 'mrt'
+          ? mrtRequest(positionals, values.name)
+          : command === 'dump'
+            ? dumpRequest(positionals)
+            : callRequest(positionals);
+  const own = command === 'mrt' ? ['socket', 'name'] : ['socket'];
+  if (command !== 'route' && Object.keys(values).some((k) => !own.includes(k))) {
     throw new UsageError(`${command}: only --socket is an option here`);
   }
   return { socket, ...request };
@@ -168,8 +179,8 @@ function failed(io: ApiIo, e: unknown): number {
   throw e;
 }
 
-/** Runs `route`, `peer` or `call`; returns the exit status. */
-export async function runApiCommand(command: 'route' | 'peer' | 'call', args: readonly string[], io: ApiIo) {
+/** Runs `route`, `peer`, `call`, `mrt` or `dump`; returns the exit status. */
+export async function runApiCommand(command: ApiCommand, args: readonly string[], io: ApiIo) {
   let request: Request;
   try {
     request = parseApiCommand(command, args, io.env, io.readFile);
@@ -178,7 +189,14 @@ export async function runApiCommand(command: 'route' | 'peer' | 'call', args: re
     throw e;
   }
   try {
-    const result = await callControl(request.socket, request.method, request.params as never);
+    // A dump or an injection of a full table takes longer than a show.
+    const slow = command === 'mrt' || command === 'dump';
+    const result = await callControl(
+      request.socket,
+      request.method,
+      request.params as never,
+      slow ? { timeoutMs: MRT_TIMEOUT_MS } : {},
+    );
     io.out(JSON.stringify(result, null, 2));
     return EXIT.OK;
   } catch (e) {
@@ -205,11 +223,24 @@ export async function runWatchCommand(args: readonly string[], io: ApiIo): Promi
   } catch (e) {
     return usage(io, e instanceof UsageError ? e : new UsageError((e as Error).message));
   }
-  const watch = watchControl(socket, topics, (event) => io.out(JSON.stringify(event)));
-  try {
-    await watch.started;
-  } catch (e) {
-    return failed(io, e);
+  const open = () => watchControl(socket, topics, (event) => io.out(JSON.stringify(event)));
+  let watch = open();
+  // A `busy` socket (every slot held) is asked again, as callControl does, until its timeout.
+  const deadline = Date.now() + ApiDefaults.CALL_TIMEOUT_MS;
+  for (
+    let pause: number = ApiDefaults.BUSY_RETRY_MS;
+    ;
+    pause = Math.min(2 * pause, ApiDefaults.BUSY_RETRY_MAX_MS)
+  ) {
+    try {
+      await watch.started;
+      break;
+    } catch (e) {
+      const busy = e instanceof ControlError && e.code === 'busy';
+      if (!busy || deadline - Date.now() <= pause) return failed(io, e);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      watch = open();
+    }
   }
   await Promise.race([watch.ended, io.interrupted ?? new Promise<void>(() => {})]);
   watch.close();

@@ -4,7 +4,7 @@
  * loads the control client and the formatters, not the speaker, and answers fast.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { asksForHelp, CHECK_CONFIG_USAGE, commandHelp, USAGE } from './usage.js';
+import { asksForHelp, commandHelp, USAGE } from './usage.js';
 
 /** Usage errors are status 2, as for every command. */
 const USAGE_STATUS = 2;
@@ -54,17 +54,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'decode':
       return (await import('./decode.js')).decodeCommand(rest[0] ?? '-', out);
-    case 'check-config': {
-      if (!rest[0]) {
-        err(
-          'check-config: FILE is missing: give the configuration file to check (the one ' +
-            '`run --config FILE` reads); there is no default location, so none was looked in.\n\n' +
-            `Usage:\n${CHECK_CONFIG_USAGE}`,
-        );
-        return USAGE_STATUS;
-      }
-      return (await import('../config/check.js')).checkConfigFile(rest[0], out);
-    }
+    case 'check-config':
+      return (await import('./check-config.js')).checkConfigCommand(rest, { out, err });
     case 'roundtrip': {
       const verbose = rest[0] === '-v';
       const path = verbose ? rest[1] : rest[0];
@@ -82,6 +73,8 @@ async function main(argv: string[]): Promise<number> {
     case 'route':
     case 'peer':
     case 'call':
+    case 'mrt':
+    case 'dump':
       return (await import('./api-commands.js')).runApiCommand(command, rest, { out, err, env: process.env });
     case 'watch':
       return (await import('./api-commands.js')).runWatchCommand(rest, {

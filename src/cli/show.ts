@@ -23,6 +23,7 @@ import { formatNeighbors } from './format-neighbor.js';
 import { formatOvn, formatOvnProblems, formatSinks } from './format-ovn.js';
 import { formatAdjRib, formatRibDetail, formatRibTable } from './format-rib.js';
 import { formatSummary } from './format-summary.js';
+import { frrNeighbors, frrSummary } from './frr-json.js';
 import { CONTROL_OPTIONS, CONTROL_USAGE } from './usage.js';
 
 const SHOW_TOPICS = 'summary, neighbors, rib, advertised, received, ovn, sinks, bmp';
@@ -48,14 +49,21 @@ export class UsageError extends KindedError<'usage'> {
   }
 }
 
+/**
+ * `--json` (or `--json=frr`): the shapes of FRR's vtysh json for summary, neighbors and the
+ * route tables; `--json=native`: the answer exactly as the control socket returned it.
+ */
+export type JsonShape = 'frr' | 'native';
+
 /** What to ask the speaker and how to print its answer. */
 export interface Invocation {
   readonly socket: string;
-  readonly json: boolean;
+  /** null: the text tables. */
+  readonly json: JsonShape | null;
   readonly method: ControlMethod;
   readonly params: object;
   format(result: unknown): string;
-  /** What `--json` prints: the answer, or for route tables the shape keyed by prefix. */
+  /** What `--json` prints: FRR's shape where vtysh has one, else the answer; `--json=native` skips it. */
   toJson(result: unknown): unknown;
   /** The exit status the answer calls for: a prefix that is not in the table is a failure. */
   status(result: unknown): number;
@@ -63,15 +71,18 @@ export interface Invocation {
 
 type Options = ReturnType<typeof readArgs>['values'];
 
+/** `--json` alone means `--json=frr`: parseArgs reads an option as a flag or as a value, not both. */
+const JSON_FLAG = '--json';
+
 function readArgs(args: readonly string[]) {
   try {
     return parseArgs({
-      args: [...args],
+      args: args.map((a) => (a === JSON_FLAG ? `${JSON_FLAG}=frr` : a)),
       allowPositionals: true,
       strict: true,
       options: {
         socket: { type: 'string' },
-        json: { type: 'boolean' },
+        json: { type: 'string' },
         afi: { type: 'string' },
         limit: { type: 'string' },
         message: { type: 'string' },
@@ -110,8 +121,14 @@ function ribQuery(values: Options, prefix: string | undefined): RibQuery {
   return { ...(prefix !== undefined && { prefix }), ...(afi && { afi }), ...(limit && { limit }) };
 }
 
+function jsonShape(value: string | undefined): JsonShape | null {
+  if (value === undefined) return null;
+  if (value === 'frr' || value === 'native') return value;
+  throw new UsageError(`--json=${value}: expected --json (FRR's shape), --json=frr or --json=native`);
+}
+
 function invocation<M extends ControlMethod>(
-  common: { socket: string; json: boolean },
+  common: { socket: string; json: JsonShape | null },
   method: M,
   params: ControlParams<M>,
   format: (result: ControlResult<M>) => string,
@@ -145,7 +162,7 @@ export function parseControlCommand(
   const { values, positionals: rest } = readArgs(args);
   const common = {
     socket: values.socket ?? env[SOCKET_PATH_ENV] ?? ApiDefaults.SOCKET_PATH,
-    json: values.json ?? false,
+    json: jsonShape(values.json),
   };
   if (command === 'neighbor') {
     const [peer, verb, ...extra] = rest;
@@ -178,12 +195,19 @@ export function parseControlCommand(
     case 'summary':
       positionals('show summary', more, 0, 0);
       allowOnly('show summary', values, []);
-      return invocation(common, 'summary', {}, formatSummary);
+      return invocation(common, 'summary', {}, formatSummary, undefined, (r) => frrSummary(r, Date.now()));
     case 'neighbor':
     case 'neighbors':
       positionals('show neighbors', more, 0, 1);
       allowOnly('show neighbors', values, []);
-      return invocation(common, 'neighbors', more[0] === undefined ? {} : { peer: more[0] }, formatNeighbors);
+      return invocation(
+        common,
+        'neighbors',
+        more[0] === undefined ? {} : { peer: more[0] },
+        formatNeighbors,
+        undefined,
+        (r) => frrNeighbors(r, Date.now()),
+      );
     case 'rib': {
       positionals('show rib', more, 0, 1);
       allowOnly('show rib', values, ['afi', 'limit']);
@@ -268,6 +292,7 @@ export async function runControlCommand(
     }
     throw e;
   }
-  io.out(call.json ? JSON.stringify(call.toJson(result), null, 2) : call.format(result));
+  if (call.json === null) io.out(call.format(result));
+  else io.out(JSON.stringify(call.json === 'native' ? result : call.toJson(result), null, 2));
   return call.status(result);
 }

@@ -10,7 +10,8 @@ export const RUN_USAGE = `  ovn-bgp-speaker run --config FILE        run the spe
 const DECODE_USAGE = `  ovn-bgp-speaker decode [FILE|-]          decode BGP messages given as hex (a capture, or stdin)`;
 const ROUNDTRIP_USAGE = `  ovn-bgp-speaker roundtrip [-v] PATH      decode and re-encode captured sessions (a .json file
                                            or a folder of them), compare the bytes`;
-export const CHECK_CONFIG_USAGE = `  ovn-bgp-speaker check-config FILE        check a configuration file: one line per problem, and
+export const CHECK_CONFIG_USAGE = `  ovn-bgp-speaker check-config [--config] FILE
+                                           check a configuration file: one line per problem, and
                                            a warning per setting accepted but not acted on yet`;
 
 export const SHOW_USAGE = `  ovn-bgp-speaker show summary             sessions and prefix counts (\`show bgp summary\`)
@@ -39,9 +40,12 @@ export const CONTROL_USAGE = `${SHOW_USAGE}\n${NEIGHBOR_USAGE}`;
 export const CONTROL_OPTIONS = `Options of show and neighbor (PEER is a neighbor's name or address):
   --socket PATH   the control socket; default $${SOCKET_PATH_ENV}, else
                   ${ApiDefaults.SOCKET_PATH}
-  --json          print the answer as JSON: show rib, advertised and received as
-                  {"routes": {PREFIX: [path, ...]}} (FRR's shape), the others as the
-                  control socket returned them`;
+  --json          print the answer as JSON in FRR's shape where vtysh has one: show
+                  summary and neighbors as \`show bgp summary|neighbors json\` (keyed by
+                  neighbor address; our own fields under "ovnBgpSpeaker"), show rib,
+                  advertised and received as {"routes": {PREFIX: [path, ...]}}; the
+                  others as the control socket returned them
+  --json=native   the answer exactly as the control socket returned it`;
 
 export const ROUTE_USAGE = `  ovn-bgp-speaker route announce PREFIX [--next-hop ADDR] [--origin igp|egp|incomplete]
                   [--med N] [--local-pref N] [--community C]... [--large-community C]...
@@ -55,7 +59,14 @@ export const CALL_USAGE =
   '  ovn-bgp-speaker call METHOD [PARAMS]     one control API request, PARAMS as JSON';
 export const WATCH_USAGE = `  ovn-bgp-speaker watch [bestpath] [sessions]
                                            the state, then every change, one JSON event per line`;
-export const API_USAGE = `${ROUTE_USAGE}\n${PEER_USAGE}\n${CALL_USAGE}\n${WATCH_USAGE}`;
+export const MRT_USAGE = `  ovn-bgp-speaker dump rib [FILE]          the Loc-RIB as an MRT TABLE_DUMP_V2 file (default
+                                           mrt.dump.path; %Y%m%d%H%M%S in FILE become the time)
+  ovn-bgp-speaker mrt inject FILE [--name NAME]
+                                           originate an MRT file's routes with its attributes
+                                           (the mrt origin; NAME defaults to the file's name)
+  ovn-bgp-speaker mrt withdraw NAME        withdraw every route of an injected file
+  ovn-bgp-speaker mrt list                 the injected files`;
+export const API_USAGE = `${ROUTE_USAGE}\n${PEER_USAGE}\n${CALL_USAGE}\n${WATCH_USAGE}\n${MRT_USAGE}`;
 
 const EXIT_STATUS = `Exit status: 0 on success, 1 when a message fails to decode or re-encode, the speaker cannot be
 reached or answers with an error (an unknown peer, a prefix not in the table), 2 on usage errors.`;
@@ -90,6 +101,8 @@ export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   peer: PEER_USAGE,
   call: CALL_USAGE,
   watch: WATCH_USAGE,
+  mrt: MRT_USAGE,
+  dump: MRT_USAGE,
   version: VERSION_USAGE,
 };
 

@@ -62,6 +62,23 @@ export const SpeakerSectionDefaults = {
   maxPaths: RibDefaults.MAX_PATHS,
   maxPathsIbgp: RibDefaults.MAX_PATHS,
 } as const;
+/** `speaker.health`: the liveness bound and what readiness requires unless told. */
+export const HealthDefaults = {
+  /** A timer turn this late is a stall: far beyond the 8 ms slices work is cut into, short of any hold time. */
+  stallMs: 5_000,
+  minStallMs: 100,
+  maxStallMs: 600_000,
+  /** Seconds a stall stays reported: one or two probes at Kubernetes' 10 s period see it. */
+  stallWindow: 10,
+  maxStallWindow: 3600,
+  /** Ticks of the loop monitor: often enough to see a stall of stallMs, cheap enough to not matter. */
+  tickMs: 250,
+} as const;
+/** `speaker.health.ready_requires.peers` keywords. */
+export const HEALTH_PEER_KEYWORDS = ['none', 'any', 'all'] as const;
+/** Sink names as `show sinks` prints them. */
+export const HEALTH_SINK_NAME = /^(kernel|zebra|ovn-nb|ovn-table \S{1,256})$/;
+
 /** pino's levels, quietest last. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
@@ -113,6 +130,18 @@ export type IpVersion = (typeof IP_VERSIONS)[number];
 
 export const AUTH_TYPES = ['none', 'md5'] as const;
 export const PEER_TYPES = ['ebgp', 'ibgp'] as const;
+/** A template's `remote_as` besides a number: any AS but ours, or ours (FRR's remote-as external / internal). */
+export const REMOTE_AS_KINDS = ['external', 'internal'] as const;
+
+/**
+ * Dynamic neighbours (`listen_ranges`): FRR's `bgp listen limit` default, per range here, and
+ * its bound; the name a dynamic neighbour gets before its address (FRR prints `*ADDRESS`).
+ */
+export const ListenRangeDefaults = {
+  limit: 100,
+} as const;
+export const MAX_LISTEN_LIMIT = 0xffff;
+export const DYNAMIC_PEER_NAME_PREFIX = 'dyn-';
 export const ORIGINS = ['igp', 'egp', 'incomplete'] as const;
 export const LIST_ACTIONS = ['permit', 'deny'] as const;
 export const STATEMENT_ACTIONS = ['accept', 'reject', 'next'] as const;
@@ -221,3 +250,24 @@ export const ZebraSinkDefaults = {
 } as const;
 /** `sinks.ovn_nb`: Logical_Router_Static_Route rows marked with this external_ids key. */
 export const OvnNbSinkDefaults = { markKey: 'ovn-bgp-speaker' } as const;
+
+/** `mrt`: a dump and a recording only when configured; these are what an absent field means. */
+export const MrtConfigDefaults = {
+  /** Seconds between dumps; 0: only when asked (`dump rib`). */
+  dumpInterval: 0,
+  /** Seconds between recording files; 0: one file. */
+  rotate: 0,
+  messages: 'all',
+} as const;
+export const MRT_MESSAGES = ['all', 'updates'] as const;
+/** A day: the longest dump interval or rotation. */
+export const MAX_MRT_SECONDS = 86_400;
+
+/**
+ * The most entries `routes:` may hold. Each is a YAML mapping: 100,000 of them take seconds
+ * and hundreds of megabytes to read before a route exists, and a million exhaust the heap.
+ * A table that large is an MRT file (`mrt inject`), which goes in at the speed of a peer.
+ */
+export const MAX_CONFIG_ROUTES = 10_000;
+export const TOO_MANY_ROUTES_ADVICE =
+  'originate a large table from an MRT file instead (ovn-bgp-speaker mrt inject FILE, docs/mrt.md)';

@@ -123,6 +123,8 @@ export function oneOf<const T extends string | number>(values: readonly T[]): De
 
 export interface ListRule<T> {
   readonly min?: number;
+  /** At most this many items; more is one problem at the list, saying how many and why not. */
+  readonly max?: { readonly count: number; readonly advice: string };
   /** Items with equal keys are duplicates; each repeat is a problem at its index. */
   readonly key?: (item: T) => string;
   readonly expected?: string;
@@ -138,6 +140,11 @@ export function list<T>(item: Decoder<T>, rule: ListRule<T> = {}): Decoder<reado
       const min = rule.min ?? 0;
       if (value.length < min) {
         return reject(ctx, path, expected, value, `expected at least ${min} item${min === 1 ? '' : 's'}`);
+      }
+      if (rule.max && value.length > rule.max.count) {
+        const { count, advice } = rule.max;
+        ctx.problems.push(problem(path, `${value.length} entries, over the limit of ${count}: ${advice}`));
+        return INVALID;
       }
       const out: T[] = [];
       const seen = new Map<string, number>();

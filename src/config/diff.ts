@@ -81,6 +81,13 @@ export interface ReloadPlan {
   readonly sinks: readonly FieldChange[];
   /** BMP changes: the collectors are connected anew and get the state afresh. */
   readonly bmp: readonly FieldChange[];
+  /**
+   * listen_ranges and peer_templates changes: the listener's ranges follow, and each live
+   * dynamic neighbour takes its template's change as the equivalent peer change would.
+   */
+  readonly dynamic: readonly FieldChange[];
+  /** MRT changes: the dump timer and the recording begin anew. */
+  readonly mrt: readonly FieldChange[];
 }
 
 /** Every field has its effect here; the Record type makes a new field fail to compile until it does. */
@@ -101,6 +108,8 @@ const SPEAKER_EFFECTS: Readonly<Record<keyof SpeakerConfig, Effect>> = {
   bestpath: 'restart',
   controlSocket: 'live',
   metrics: 'live',
+  // Read by each probe and each tick of the loop monitor.
+  health: 'live',
   log: 'live',
 };
 
@@ -112,6 +121,8 @@ const PEER_EFFECTS: Readonly<Record<keyof PeerConfig, Effect>> = {
   port: 'reset',
   remoteAs: 'reset',
   type: 'reset',
+  // Which range and template a dynamic neighbour came from: what show prints of it.
+  dynamic: 'none',
   auth: 'reset',
   holdTime: 'next-session',
   keepaliveTime: 'next-session',
@@ -128,6 +139,7 @@ const PEER_EFFECTS: Readonly<Record<keyof PeerConfig, Effect>> = {
   addPath: 'reset',
   routeReflectorClient: 'reset',
   nextHopSelf: 'soft-out',
+  nextHopUnchanged: 'soft-out',
   extendedMessage: 'reset',
   longLivedStaleTime: 'next-session',
   extendedNextHop: 'reset',
@@ -211,7 +223,11 @@ function planPolicies(before: PolicyConfig, after: PolicyConfig): ReloadPlan['po
   };
 }
 
-function planPeer(
+/**
+ * What changes for one peer (or one live dynamic neighbour, its settings from the old and the
+ * new template); undefined when nothing does.
+ */
+export function planPeerChange(
   before: PeerConfig,
   after: PeerConfig,
   changedPolicies: ReadonlySet<string>,
@@ -265,7 +281,7 @@ export function planReload(before: Config, after: Config): ReloadPlan {
   const changed: PeerChange[] = [];
   for (const p of after.peers) {
     const was = oldPeers.get(p.name);
-    const change = was && planPeer(was, p, changedPolicies);
+    const change = was && planPeerChange(was, p, changedPolicies);
     if (change) changed.push(change);
   }
   const peers = {
@@ -298,7 +314,25 @@ export function planReload(before: Config, after: Config): ReloadPlan {
   const bmp = same(before.bmp, after.bmp)
     ? []
     : [{ field: 'bmp', before: before.bmp, after: after.bmp, effect: 'live' as const }];
+  const dynamic = [
+    ...(same(before.listenRanges, after.listenRanges)
+      ? []
+      : [
+          {
+            field: 'listen_ranges',
+            before: before.listenRanges,
+            after: after.listenRanges,
+            effect: 'live' as const,
+          },
+        ]),
+    ...templateChanges(before, after),
+  ];
+  const mrt = same(before.mrt, after.mrt)
+    ? []
+    : [{ field: 'mrt', before: before.mrt, after: after.mrt, effect: 'live' as const }];
   const empty =
+    dynamic.length === 0 &&
+    mrt.length === 0 &&
     speaker.length === 0 &&
     peers.added.length + peers.removed.length + peers.changed.length === 0 &&
     routes.added.length + routes.removed.length + routes.changed.length === 0 &&
@@ -318,7 +352,23 @@ export function planReload(before: Config, after: Config): ReloadPlan {
     ovnRouteTables,
     sinks,
     bmp,
+    dynamic,
+    mrt,
   };
+}
+
+/** One change per template added, removed or changed; passwords hidden as for peers. */
+function templateChanges(before: Config, after: Config): FieldChange[] {
+  const old = new Map(before.peerTemplates.map((t) => [t.name, t]));
+  const now = new Map(after.peerTemplates.map((t) => [t.name, t]));
+  const out: FieldChange[] = [];
+  for (const name of new Set([...old.keys(), ...now.keys()])) {
+    const [a, b] = [old.get(name), now.get(name)];
+    if (same(a, b)) continue;
+    const hide = (t: typeof a) => t && { ...t, auth: shown('auth', t.auth) };
+    out.push({ field: `peer_templates.${name}`, before: hide(a), after: hide(b), effect: 'live' });
+  }
+  return out;
 }
 
 function show(value: unknown): string {
@@ -358,5 +408,8 @@ export function describePlan(plan: ReloadPlan): string[] {
   if (plan.ovnRouteTables.length > 0) lines.push('ovn_route_tables changed: following the tables anew');
   for (const c of plan.sinks) lines.push(`${c.field} changed: rebuilding it`);
   if (plan.bmp.length > 0) lines.push('bmp changed: connecting to the collectors anew');
+  for (const c of plan.dynamic)
+    lines.push(`${c.field} changed: applied to the listener and the dynamic neighbours`);
+  if (plan.mrt.length > 0) lines.push('mrt changed: dumping and recording as it now says');
   return lines;
 }

@@ -11,6 +11,7 @@ export {
   AUTH_TYPES,
   FAMILIES,
   FAMILY_NAMES,
+  HealthDefaults,
   ListenDefaults,
   NEXT_HOP_SELF,
   SpeakerSectionDefaults,
@@ -21,6 +22,7 @@ export {
   type Effect,
   type FieldChange,
   type PeerChange,
+  planPeerChange,
   planReload,
   type ReloadPlan,
   type RouteChange,
@@ -38,6 +40,7 @@ export {
 } from './problem.js';
 export { redactConfig } from './redact.js';
 export { configReference, formatReference, type ReferenceRow } from './reference.js';
+export { dynamicPeerConfig, dynamicPeerName } from './resolve-dynamic.js';
 export type { PeerEdit } from './runtime-peers.js';
 export { decodeRoute, type RouteInput } from './runtime-route.js';
 export type * from './schema.js';

@@ -1,8 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LineCounter, parseDocument, type YAMLError } from 'yaml';
+import { MAX_CONFIG_ROUTES, TOO_MANY_ROUTES_ADVICE } from './constants.js';
 import { withPositions } from './locate.js';
-import { byPosition, ConfigError, type Problem } from './problem.js';
+import { byPosition, ConfigError, type Problem, problem } from './problem.js';
+import { countRouteItems } from './route-count.js';
 import type { Config } from './schema.js';
 import { validateConfig } from './validate.js';
 
@@ -48,6 +50,16 @@ function yamlProblem(e: YAMLError, lines: LineCounter): Problem {
  */
 export function parseConfig(text: string, options: ParseOptions = {}): LoadedConfig {
   const { file } = options;
+  // Refused before YAML reads it: a million routes would take minutes and the whole heap there.
+  const routes = countRouteItems(text, MAX_CONFIG_ROUTES);
+  if (routes && routes.count > MAX_CONFIG_ROUTES) {
+    const message = `${routes.count} entries, over the limit of ${MAX_CONFIG_ROUTES}: ${TOO_MANY_ROUTES_ADVICE}`;
+    throw new ConfigError(
+      'invalid',
+      [{ ...problem(['routes'], message), line: routes.line, column: 1 }],
+      file,
+    );
+  }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, logLevel: 'silent' });
   if (doc.errors.length > 0) {

@@ -16,6 +16,17 @@ const NOT_ACTED_ON: readonly {
       `peers[].long_lived_stale_time is not used without speaker.graceful_restart (peers ${longLivedPeers(c).join(', ')}): ` +
       'long-lived graceful restart (RFC 9494) is not offered and their routes are withdrawn at once',
   },
+  {
+    // A dynamic neighbour is forgotten when its session ends, routes and all.
+    applies: (c) => c.peerTemplates.some((t) => t.longLivedStaleTime !== undefined),
+    warning: (c) =>
+      `peer_templates.NAME.long_lived_stale_time keeps no routes of a dynamic neighbour (templates ${c.peerTemplates
+        .filter((t) => t.longLivedStaleTime !== undefined)
+        .map((t) => t.name)
+        .join(
+          ', ',
+        )}): it is forgotten, its routes withdrawn, when its session ends; only the time offered to it applies`,
+  },
 ];
 
 function longLivedPeers(c: Config): string[] {

@@ -86,7 +86,7 @@ function readPasswordFile(
 
 /** md5 needs exactly one of password and password_file; none takes neither. */
 export function resolveAuth(
-  raw: RawPeer,
+  raw: Pick<RawPeer, 'authType' | 'password' | 'passwordFile'>,
   path: Path,
   ctx: Context,
   files: SecretFiles,

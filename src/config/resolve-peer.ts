@@ -73,7 +73,7 @@ function checkExtendedNextHop(
   }
 }
 
-function checkPolicyNames(names: readonly string[] | undefined, path: Path, scope: PeerScope): void {
+export function checkPolicyNames(names: readonly string[] | undefined, path: Path, scope: PeerScope): void {
   names?.forEach((n, i) => {
     if (scope.policyNames.has(n)) return;
     const own = [...scope.policyNames].filter((p) => !BUILTIN_POLICY_NAMES.includes(p));
@@ -132,6 +132,15 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
       ),
     );
   }
+  if (raw.nextHopSelf === true && raw.nextHopUnchanged === true) {
+    ctx.problems.push(
+      problem(
+        at('next_hop_unchanged'),
+        "contradicts next_hop_self: true (our address, or the route's own next hop; choose one)",
+        true,
+      ),
+    );
+  }
   checkExtendedNextHop(raw, families, path, scope);
   checkPolicyNames(raw.import, at('import'), scope);
   checkPolicyNames(raw.export, at('export'), scope);
@@ -169,6 +178,7 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
     addPath: addPathOf(raw.addPath?.receive, raw.addPath?.send),
     routeReflectorClient: raw.routeReflectorClient ?? false,
     nextHopSelf: raw.nextHopSelf ?? false,
+    nextHopUnchanged: raw.nextHopUnchanged ?? false,
     extendedMessage: raw.extendedMessage ?? false,
     longLivedStaleTime: raw.longLivedStaleTime,
     extendedNextHop: raw.extendedNextHop ?? false,

@@ -1,9 +1,11 @@
 import { formatPrefix } from './addresses.js';
 import {
   GracefulRestartDefaults,
+  HealthDefaults,
   IP_VERSIONS,
   type IpVersion,
   ListenDefaults,
+  MrtConfigDefaults,
   NEXT_HOP_SELF,
   SpeakerSectionDefaults,
   TimerDefaults,
@@ -12,12 +14,23 @@ import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 import type { SecretFiles } from './resolve-auth.js';
 import { resolveBmp } from './resolve-bmp.js';
+import { checkDynamicNames, resolveListenRanges, resolveTemplate } from './resolve-dynamic.js';
+import { checkHealthNames } from './resolve-health.js';
 import { resolveOvn, resolveOvnRouteTables, resolveSinks } from './resolve-ovn.js';
 import { checkDuplicatePeers, type PeerScope, resolvePeer } from './resolve-peer.js';
 import { BUILTIN_POLICY_NAMES, resolvePolicy } from './resolve-policy.js';
 import { resolveTimers, type Timers } from './resolve-timers.js';
 import { routeFamilyProblems, staticRoute } from './route-checks.js';
-import type { Config, ConfigPrefix, PeerConfig, SpeakerConfig, StaticRoute } from './schema.js';
+import type {
+  Config,
+  ConfigPrefix,
+  HealthConfig,
+  MrtConfig,
+  PeerConfig,
+  PeerTemplateConfig,
+  SpeakerConfig,
+  StaticRoute,
+} from './schema.js';
 import type { RawConfig, RawRoute, RawSpeaker } from './sections.js';
 
 /*
@@ -27,6 +40,15 @@ import type { RawConfig, RawRoute, RawSpeaker } from './sections.js';
  */
 
 export type ResolveOptions = SecretFiles;
+
+function resolveHealth(raw: RawSpeaker['health']): HealthConfig {
+  const r = raw?.readyRequires;
+  return {
+    stallMs: raw?.stallMs ?? HealthDefaults.stallMs,
+    stallWindow: raw?.stallWindow ?? HealthDefaults.stallWindow,
+    readyRequires: { ovn: r?.ovn ?? true, sinks: r?.sinks ?? 'all', peers: r?.peers ?? 'none' },
+  };
+}
 
 function resolveSpeaker(
   raw: RawSpeaker,
@@ -71,6 +93,7 @@ function resolveSpeaker(
       },
       controlSocket: raw.controlSocket ?? SpeakerSectionDefaults.controlSocket,
       metrics: raw.metrics?.listen === undefined ? undefined : { listen: raw.metrics.listen },
+      health: resolveHealth(raw.health),
       log: { level: raw.log?.level ?? SpeakerSectionDefaults.logLevel },
     },
   };
@@ -135,21 +158,55 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
   const rawPeers = raw.peers ?? [];
   checkDuplicatePeers(rawPeers, ctx);
   const peers = rawPeers.map((p, i) => resolvePeer(p, i, scope));
+  const rawTemplates = raw.peerTemplates ?? new Map();
+  const peerTemplates = [...rawTemplates].map(([name, t]) => resolveTemplate(t, name, scope));
+  const listenRanges = resolveListenRanges(raw.listenRanges ?? [], {
+    ctx,
+    ipVersions: scope.ipVersions,
+    templateNames: [...rawTemplates.keys()],
+    templates: rawTemplates,
+    listenAddress: raw.speaker?.listen?.address,
+  });
+  checkDynamicNames(rawPeers, raw.listenRanges ?? [], ctx);
   const routes = resolveRoutes(raw, scope);
   const ovn = raw.ovn === undefined ? undefined : resolveOvn(raw.ovn, ctx);
   const sinks = resolveSinks(raw.sinks, raw.ovn !== undefined, scope.policyNames, ctx);
   const ovnRouteTables = resolveOvnRouteTables(raw.ovnRouteTables, scope.policyNames, ctx);
   const bmp = resolveBmp(raw.bmp, ctx);
+  if (speaker?.config) checkHealthNames(speaker.config.health, { peers, sinks, ovnRouteTables }, ctx);
   if (ctx.problems.length > before || speaker?.config === undefined) return undefined;
   if (peers.some((p) => p === undefined) || (raw.ovn !== undefined && ovn === undefined)) return undefined;
+  if (peerTemplates.some((t) => t === undefined)) return undefined;
   return {
     speaker: speaker.config,
     peers: peers as PeerConfig[],
+    peerTemplates: peerTemplates as PeerTemplateConfig[],
+    listenRanges,
     routes,
     policy,
     ovn,
     ovnRouteTables,
     sinks,
     bmp,
+    mrt: resolveMrt(raw.mrt),
+  };
+}
+
+function resolveMrt(raw: RawConfig['mrt']): MrtConfig | undefined {
+  if (raw === undefined) return undefined;
+  const { dump, updates } = raw;
+  return {
+    dump:
+      dump?.path === undefined
+        ? undefined
+        : { path: dump.path, interval: dump.interval ?? MrtConfigDefaults.dumpInterval },
+    updates:
+      updates?.path === undefined
+        ? undefined
+        : {
+            path: updates.path,
+            rotate: updates.rotate ?? MrtConfigDefaults.rotate,
+            messages: updates.messages ?? MrtConfigDefaults.messages,
+          },
   };
 }

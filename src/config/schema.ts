@@ -1,3 +1,4 @@
+import type { ReadyRequirements } from '../api/index.js';
 import type { AfiCode } from '../bgp/wire/index.js';
 import type { CommunitySetModel, MatchModel, SetModel } from '../policy/index.js';
 import type {
@@ -46,6 +47,10 @@ export type OvsdbRemote =
 export interface Config {
   readonly speaker: SpeakerConfig;
   readonly peers: readonly PeerConfig[];
+  /** Dynamic neighbours' settings, by name, in file order. */
+  readonly peerTemplates: readonly PeerTemplateConfig[];
+  /** Prefixes whose addresses may connect as dynamic neighbours; no two alike. */
+  readonly listenRanges: readonly ListenRangeConfig[];
   /** `routes` then `networks`, in file order; no two share a prefix. */
   readonly routes: readonly StaticRoute[];
   readonly policy: PolicyConfig;
@@ -57,6 +62,18 @@ export interface Config {
   readonly sinks: SinksConfig;
   /** Absent: no BMP collector is told anything. */
   readonly bmp: BmpConfig | undefined;
+  /** Absent: no MRT dump on a timer and no recording. */
+  readonly mrt: MrtConfig | undefined;
+}
+
+/** RFC 6396 MRT files (docs/mrt.md). */
+export interface MrtConfig {
+  /** TABLE_DUMP_V2 of the Loc-RIB every `interval` seconds (0: only when asked). */
+  readonly dump: { readonly path: string; readonly interval: number } | undefined;
+  /** BGP4MP recording, a new file every `rotate` seconds (0: one file). */
+  readonly updates:
+    | { readonly path: string; readonly rotate: number; readonly messages: 'all' | 'updates' }
+    | undefined;
 }
 
 /** BMP (RFC 7854): the collectors our peers and their routes are sent to. */
@@ -127,7 +144,17 @@ export interface SpeakerConfig {
   readonly bestpath: BestpathConfig;
   readonly controlSocket: string;
   readonly metrics: { readonly listen: { readonly address: string; readonly port: number } } | undefined;
+  readonly health: HealthConfig;
   readonly log: { readonly level: LogLevel };
+}
+
+/** `speaker.health`: served on the metrics listener (/healthz, /readyz). */
+export interface HealthConfig {
+  /** Milliseconds late a timer turn must be to count as a stall. */
+  readonly stallMs: number;
+  /** Seconds a stall stays reported. */
+  readonly stallWindow: number;
+  readonly readyRequires: ReadyRequirements;
 }
 
 /** The decision process's options (FRR's maximum-paths and bestpath settings). */
@@ -153,15 +180,21 @@ export type PeerAuth =
   | { readonly type: 'none' }
   | { readonly type: 'md5'; readonly password: string; readonly passwordFile: string | undefined };
 
+/** A peer's AS: a number, or (dynamic neighbours) any AS but ours, or ours, as its OPEN says. */
+export type RemoteAs = number | 'external' | 'internal';
+
 export interface PeerConfig {
   readonly name: string;
   readonly description: string | undefined;
   readonly peerIp: string;
   /** The peer's TCP port. */
   readonly port: number;
-  readonly remoteAs: number;
-  /** Derived: ibgp when remote_as equals speaker.local_as. */
+  /** A number for a configured peer; a dynamic neighbour's may be external or internal. */
+  readonly remoteAs: RemoteAs;
+  /** Derived: ibgp when remote_as equals speaker.local_as (or is internal). */
   readonly type: 'ebgp' | 'ibgp';
+  /** Set on a dynamic neighbour only: the range it connected from and its template. */
+  readonly dynamic?: { readonly range: string; readonly template: string };
   readonly auth: PeerAuth;
   readonly holdTime: number;
   readonly keepaliveTime: number;
@@ -190,6 +223,8 @@ export interface PeerConfig {
   };
   readonly routeReflectorClient: boolean;
   readonly nextHopSelf: boolean;
+  /** Keep the routes' own next hops towards this peer, eBGP too (FRR's attribute-unchanged next-hop). */
+  readonly nextHopUnchanged: boolean;
   /** RFC 8654. */
   readonly extendedMessage: boolean;
   /** RFC 9494 Long-lived Stale Time in seconds; undefined: off. */
@@ -202,6 +237,30 @@ export interface PeerConfig {
   /** Policy chains; RFC 8212: for an eBGP peer an empty chain accepts and sends nothing. */
   readonly import: readonly string[];
   readonly export: readonly string[];
+}
+
+/**
+ * A dynamic neighbour's settings before it connects: a peer's, without its name, address,
+ * port, and what a passive session cannot use (passive, local_address, shutdown).
+ */
+export interface PeerTemplateConfig
+  extends Omit<
+    PeerConfig,
+    'name' | 'peerIp' | 'port' | 'passive' | 'shutdown' | 'localAddress' | 'families' | 'dynamic'
+  > {
+  /** The template's own name. */
+  readonly name: string;
+  /** Undefined: the family of the connecting address. */
+  readonly families: readonly FamilyName[] | undefined;
+}
+
+export interface ListenRangeConfig {
+  readonly prefix: ConfigPrefix;
+  /** "198.18.0.0/24", canonical. */
+  readonly text: string;
+  readonly template: string;
+  /** Dynamic neighbours of this range at most at once. */
+  readonly limit: number;
 }
 
 /** Paths sent per prefix with add-path: every path, the multipath set, or the N best. */

@@ -151,7 +151,10 @@ const setFields = {
     }),
     'Prepend copies of an AS.',
   ),
-  next_hop: optional(keywordOrAddress(SET_NEXT_HOP_KEYWORDS), 'self, unchanged, or an address.'),
+  next_hop: optional(
+    keywordOrAddress(SET_NEXT_HOP_KEYWORDS),
+    "self (our address), unchanged (the route's own, to an eBGP peer too), or an address for routes of its version.",
+  ),
 } as const;
 
 const statementFields = {

@@ -16,8 +16,11 @@ import {
   GracefulRestartDefaults,
   IP_VERSIONS,
   ListenDefaults,
+  ListenRangeDefaults,
   LOG_LEVELS,
   MAX_ADD_PATH_SEND,
+  MAX_CONFIG_ROUTES,
+  MAX_LISTEN_LIMIT,
   MAX_MULTIPATHS,
   MAX_PORT,
   MAX_RESTART_TIME,
@@ -30,13 +33,18 @@ import {
   ORIGINS,
   PEER_TYPES,
   PERCENT,
+  REMOTE_AS_KINDS,
   SpeakerSectionDefaults,
+  TOO_MANY_ROUTES_ADVICE,
   U32_MAX,
 } from './constants.js';
 import {
   boolean,
+  type Context,
   type Decoded,
+  dictionary,
   either,
+  INVALID,
   integer,
   isBoolean,
   isMapping,
@@ -53,6 +61,8 @@ import {
   text,
 } from './decoders.js';
 import { bmpFields } from './sections-bmp.js';
+import { healthFields } from './sections-health.js';
+import { mrtFields } from './sections-mrt.js';
 import { ovnFields } from './sections-ovn.js';
 import { ovnRouteTablesFields } from './sections-ovn-tables.js';
 import { policySections } from './sections-policy.js';
@@ -128,7 +138,7 @@ const gracefulRestartFields = object('a mapping of graceful restart settings', {
   ),
   stale_routes_time: optional(
     seconds(1, MAX_STALE_ROUTES_TIME),
-    'How long a restarted peer has to send End-of-RIB; its routes not announced again by then are withdrawn.',
+    'How long a restarted peer has to send End-of-RIB, and a refreshing peer (RFC 7313) its EoRR; its routes not announced again by then are withdrawn.',
     String(GracefulRestartDefaults.staleRoutesTime),
   ),
 });
@@ -198,6 +208,10 @@ const speakerFields = {
       listen: required(listenAddress, 'Address and port of the Prometheus endpoint, e.g. "127.0.0.1:9179".'),
     }),
     'Prometheus metrics endpoint; absent: no endpoint.',
+  ),
+  health: optional(
+    object('a mapping of health settings', healthFields),
+    'What /healthz and /readyz on the metrics listener answer (see docs/operations.md).',
   ),
   log: optional(
     object('a mapping with level', {
@@ -296,6 +310,11 @@ const peerFields = {
   ),
   route_reflector_client: optional(boolean, 'Reflect iBGP routes to this iBGP peer (RFC 4456).', 'false'),
   next_hop_self: optional(boolean, 'Put our address as next hop on routes sent to this peer.', 'false'),
+  next_hop_unchanged: optional(
+    boolean,
+    "Send each route with its own next hop, to an eBGP peer too (FRR's attribute-unchanged next-hop): central OVN mode across a routed hop; a route without one gets ours.",
+    'false',
+  ),
   extended_message: optional(boolean, 'Offer RFC 8654 messages up to 65535 bytes.', 'false'),
   long_lived_stale_time: optional(
     seconds(1, LONG_LIVED_STALE_TIME_MAX),
@@ -317,6 +336,78 @@ const peerFields = {
 } as const;
 const peer = object('a mapping of peer settings', peerFields);
 export type RawPeer = Decoded<typeof peerFields>;
+
+/** A number, or `external` / `internal` (FRR's remote-as external and internal). */
+const remoteAs = scalar<number | (typeof REMOTE_AS_KINDS)[number]>(
+  `${asn.expected}, ${REMOTE_AS_KINDS.join(' or ')}`,
+  (v, bad, path) => {
+    const kind = REMOTE_AS_KINDS.find((k) => k === v);
+    if (kind !== undefined) return kind;
+    // The AS number's own problem (AS_TRANS, an unquoted asdot) says more than "expected".
+    const scratch: Context = { problems: [], warnings: [] };
+    const n = asn.decode(v, path, scratch);
+    return n === INVALID
+      ? bad(scratch.problems[0]?.message.startsWith('expected') ? undefined : scratch.problems[0]?.message)
+      : n;
+  },
+);
+
+/*
+ * A peer template: a peer's settings without what names one peer (name, address, port), and
+ * without what a passive session from a range cannot use (passive, local_address, shutdown,
+ * and the reconnect timers: a dynamic neighbour never connects and is forgotten when down).
+ * The peer section's rows are taken as they are, so a new peer setting reaches templates too.
+ */
+const {
+  name: _name,
+  peer_ip: _peerIp,
+  port: _port,
+  remote_as: _remoteAs,
+  type: _type,
+  passive: _passive,
+  local_address: _localAddress,
+  shutdown: _shutdown,
+  families: _families,
+  connect_retry: _connectRetry,
+  idle_hold_time: _idleHoldTime,
+  max_idle_hold_time: _maxIdleHoldTime,
+  idle_hold_reset_time: _idleHoldResetTime,
+  ...templatePeerFields
+} = peerFields;
+const templateFields = {
+  remote_as: required(
+    remoteAs,
+    "The peer's AS number; external: any AS but ours, internal: ours (checked on its OPEN, RFC 4271 6.2 Bad Peer AS otherwise).",
+  ),
+  type: optional(oneOf(PEER_TYPES), 'Checked against remote_as and local_as when given.'),
+  families: optional(
+    list(oneOf(FAMILY_NAMES), {
+      min: 1,
+      key: String,
+      expected: `a list of families (${FAMILY_NAMES.join(', ')})`,
+    }),
+    'Address families negotiated (RFC 4760).',
+    'the family of the connecting address',
+  ),
+  ...templatePeerFields,
+} as const;
+const peerTemplate = object('a mapping of peer settings', templateFields);
+export type RawPeerTemplate = Decoded<typeof templateFields>;
+
+const listenRangeFields = {
+  prefix: required(
+    prefix,
+    'Addresses that may connect as dynamic neighbours (FRR bgp listen range, GoBGP dynamic-neighbors); a configured peer inside it wins.',
+  ),
+  template: required(name, 'The peer_templates entry each dynamic neighbour of the range is built from.'),
+  limit: optional(
+    integer(1, MAX_LISTEN_LIMIT),
+    "At most this many dynamic neighbours from this range at once; further connections are refused (FRR's bgp listen limit, counted per range).",
+    String(ListenRangeDefaults.limit),
+  ),
+} as const;
+const listenRange = object('a mapping with prefix and template', listenRangeFields);
+export type RawListenRange = Decoded<typeof listenRangeFields>;
 
 const routeFields = {
   prefix: required(prefix, 'The prefix to originate; host bits must be zero.'),
@@ -353,7 +444,24 @@ export type RawRoute = Decoded<typeof routeFields>;
 const topFields = {
   speaker: required(speaker, 'This speaker.'),
   peers: optional(list(peer, { expected: 'a list of peers' }), 'BGP neighbours.', '[]'),
-  routes: optional(list(route, { expected: 'a list of routes' }), 'Static routes to originate.', '[]'),
+  peer_templates: optional(
+    dictionary('a mapping of template names to peer settings', name, peerTemplate),
+    "Settings of dynamic neighbours, by name (FRR's peer-group): a peer's, without name, peer_ip, port, passive, local_address, shutdown and the reconnect timers.",
+    '{}',
+  ),
+  listen_ranges: optional(
+    list(listenRange, { expected: 'a list of listen ranges' }),
+    'Prefixes whose addresses may connect as dynamic neighbours, each from a template; we never connect to them.',
+    '[]',
+  ),
+  routes: optional(
+    list(route, {
+      expected: 'a list of routes',
+      max: { count: MAX_CONFIG_ROUTES, advice: TOO_MANY_ROUTES_ADVICE },
+    }),
+    `Static routes to originate, at most ${MAX_CONFIG_ROUTES} (a larger table: mrt inject).`,
+    '[]',
+  ),
   networks: optional(
     list(prefix, { key: formatPrefix, expected: 'a list of prefixes' }),
     "Prefixes to originate with next hop self (FRR's network).",
@@ -375,6 +483,10 @@ const topFields = {
   bmp: optional(
     object('a mapping with collectors', bmpFields),
     'BMP (RFC 7854): our peers, their routes and counters sent to monitoring collectors; absent: none.',
+  ),
+  mrt: optional(
+    object('a mapping with dump or updates', mrtFields),
+    'RFC 6396 MRT files: Loc-RIB dumps and message recordings (docs/mrt.md); absent: none.',
   ),
 } as const;
 

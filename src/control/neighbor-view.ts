@@ -36,12 +36,14 @@ export function neighborSummary(b: Neighbor, now: number): NeighborSummary {
   return {
     name: config.name,
     address: config.peerIp,
-    remoteAs: config.remoteAs,
+    remoteAs: b.session?.info.negotiated.remoteAs ?? config.remoteAs,
+    ...(config.dynamic && { dynamic: config.dynamic }),
     state: peer.state,
     stateSeconds: Math.max(0, Math.floor((now - b.stateSince) / MS_PER_SECOND)),
     adminDown: b.stoppedBy !== null && b.stoppedBy !== 'max-prefix',
     prefixes,
     messages: { sent: counts(peer.stats.sent), received: counts(peer.stats.received) },
+    establishedTransitions: b.establishedTransitions,
   };
 }
 
@@ -117,7 +119,6 @@ export function neighborDetail(b: Neighbor, now: number, localAs: number): Neigh
     families,
     capabilities: capabilities(b),
     ...openCapabilities(b),
-    establishedTransitions: b.establishedTransitions,
     ...gracefulRestartView(b, now),
     idleHoldTime: b.config.idleHoldTime,
     maxIdleHoldTime: b.config.maxIdleHoldTime,

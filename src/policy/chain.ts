@@ -28,10 +28,12 @@ export class PolicyChain extends FilterBase {
     // Only the first policy can decide for every route: a later one sees what the first passed on.
     this.acceptsAll = policies.length > 0 && policies[0].acceptsAll;
     this.rejectsAll = policies.length === 0 || policies[0].rejectsAll;
+    this.readsNextHop = !this.acceptsAll && !this.rejectsAll && policies.some((p) => p.readsNextHop);
   }
 
   override readonly acceptsAll: boolean;
   override readonly rejectsAll: boolean;
+  override readonly readsNextHop: boolean;
 
   evaluate(
     afi: AfiCode,

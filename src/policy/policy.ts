@@ -5,12 +5,13 @@ import type { CompiledPrefixList } from './prefix-match.js';
 import {
   AcceptedResults,
   DIRECTIVE_DEFAULT,
+  DIRECTIVE_UNCHANGED,
   FilterBase,
   type PolicyResult,
   type Rejected,
   rejected,
 } from './results.js';
-import { applySets, type CompiledSets } from './set-actions.js';
+import { applySets, type CompiledSets, setsNextHop } from './set-actions.js';
 
 /** Statement and default actions inside the evaluator. */
 export const ACCEPT = 0;
@@ -119,12 +120,18 @@ export class Policy extends FilterBase {
     this.acceptsAll = first === undefined ? defaultAction === ACCEPT : acceptsUnchanged(first);
     this.rejectsAll =
       first === undefined ? defaultAction === REJECT : first.action === REJECT && matchesAll(first);
+    this.readsNextHop =
+      !this.acceptsAll &&
+      !this.rejectsAll &&
+      statements.some((s) => s.nextHopList !== null || s.directive === DIRECTIVE_UNCHANGED);
   }
 
   /** True when the first statement accepts every route unchanged: callers may skip evaluation. */
   override readonly acceptsAll: boolean;
   /** True when the first statement rejects every route. */
   override readonly rejectsAll: boolean;
+  /** True when a statement matches on the next hop or keeps it, and the policy decides per route. */
+  override readonly readsNextHop: boolean;
 
   evaluate(
     afi: AfiCode,
@@ -226,7 +233,11 @@ export class Policy extends FilterBase {
     let next = node.children[s.index];
     if (next === undefined) {
       const attrs = s.sets === null ? node.attrs : applySets(s.sets, node.attrs, afi);
-      next = new MemoNode(attrs, s.directive >= 0 ? s.directive : node.directive);
+      // An address set for this family is final, as a directive is: the next hop it put in the
+      // attributes goes as it is ("unchanged"), until a later statement says otherwise.
+      const directive =
+        s.directive >= 0 ? s.directive : setsNextHop(s.sets, afi) ? DIRECTIVE_UNCHANGED : node.directive;
+      next = new MemoNode(attrs, directive);
       node.children[s.index] = next;
     }
     return next;

@@ -26,6 +26,12 @@ export interface RouteFilter {
   /** True when every route is accepted unchanged (iBGP without policy). */
   readonly acceptsAll: boolean;
   /**
+   * True when a statement that can run matches on the next hop or keeps it (`next_hop:
+   * unchanged`): on export such a filter must see the route's own next hop, before RFC 4271
+   * section 5.1.3 puts ours in its place. Never true together with acceptsAll.
+   */
+  readonly readsNextHop: boolean;
+  /**
    * The hot path. The prefix is `len` bits of words[offset] (IPv4) or words[offset .. offset + 4)
    * (IPv6, most significant first), as PrefixList keeps them; bits past `len` are ignored.
    */
@@ -47,6 +53,7 @@ export interface RouteFilter {
 /** Directives as small integers inside the evaluator; index into this table for the text. */
 export const DIRECTIVES: readonly NextHopDirective[] = ['default', 'self', 'unchanged'];
 export const DIRECTIVE_DEFAULT = 0;
+export const DIRECTIVE_UNCHANGED = 2;
 
 export function directiveCode(d: NextHopDirective): number {
   return DIRECTIVES.indexOf(d);
@@ -99,6 +106,7 @@ export abstract class FilterBase implements RouteFilter {
   abstract readonly name: string;
   readonly rejectsAll: boolean = false;
   readonly acceptsAll: boolean = false;
+  readonly readsNextHop: boolean = false;
   private readonly scratch = new Uint32Array(1);
 
   abstract evaluate(

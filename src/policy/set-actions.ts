@@ -35,7 +35,8 @@ import type { CommunitySetModel, SetModel } from './model.js';
 
 /**
  * What the sender of the route does with the next hop: its own rules ("default": RFC 4271
- * section 5.1.3), our address ("self"), or the next hop as it is even towards eBGP ("unchanged").
+ * section 5.1.3), our address ("self"), or the next hop the attributes carry, even towards eBGP
+ * ("unchanged": the route's own, or the address a statement set for the route's family).
  */
 export type NextHopDirective = 'default' | 'self' | 'unchanged';
 
@@ -186,6 +187,11 @@ function compileNextHop(text: string, path: string): NextHopSet {
   } catch {
     throw new PolicyError('invalid-value', path, `expected self, unchanged or an address, got ${text}`);
   }
+}
+
+/** Does the set clause put an address of the route's family in its next hop? */
+export function setsNextHop(sets: CompiledSets | null, afi: AfiCode): boolean {
+  return sets?.nextHop?.kind === 'address' && sets.nextHop.afi === afi;
 }
 
 /** The directive a set clause gives, or null when it gives none. */

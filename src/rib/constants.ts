@@ -29,9 +29,10 @@ export const LOCAL_PEER = 0;
  * distance). The same prefix from two origins is two paths; when weight, LOCAL_PREF and the
  * local-route step cannot tell them apart, this decides: what the operator configured
  * (`static`) over what a program announced (`api`) over what came from OVN (`ovn`, derived from
- * its databases; `ovn-table`, read from the kernel table ovn-controller fills).
+ * its databases; `ovn-table`, read from the kernel table ovn-controller fills) over what an
+ * MRT file injected (`mrt`).
  */
-export const ORIGIN_PREFERENCE = { static: 10, api: 20, ovn: 30, 'ovn-table': 30 } as const;
+export const ORIGIN_PREFERENCE = { static: 10, api: 20, ovn: 30, 'ovn-table': 30, mrt: 40 } as const;
 export type OriginName = keyof typeof ORIGIN_PREFERENCE;
 
 /** The preference of paths learned from BGP peers: after every local origin (the local-route step has ordered them already). */

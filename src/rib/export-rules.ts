@@ -7,6 +7,7 @@ import {
   exportUnknown,
   type MpReach,
   type MutableAttributes,
+  makeAttributes,
   type PathAttributes,
   Safi,
 } from '../bgp/wire/index.js';
@@ -37,6 +38,13 @@ export interface ExportTarget {
   readonly extendedNextHop?: boolean;
   /** iBGP: announce ourselves as next hop ("next-hop-self"); eBGP always does unless third-party. */
   readonly nextHopSelf?: boolean;
+  /**
+   * Keep the route's own next hop, towards eBGP too and before nextHopSelf (FRR's
+   * `attribute-unchanged next-hop`, BIRD's `next hop keep`): the peer's `next_hop_unchanged`,
+   * or an export policy that must see it (`applyNextHopRule` then decides after the policy).
+   * A route without a next hop of its own still gets ours.
+   */
+  readonly nextHopUnchanged?: boolean;
   /** eBGP: pass on the MED of routes learned from another AS ("attribute-unchanged med"). */
   readonly medUnchanged?: boolean;
   /**
@@ -120,13 +128,47 @@ export function exportAttributes(
 }
 
 /**
+ * The attributes of a route that left its update group with its own next hop kept
+ * (`nextHopUnchanged`, for an export policy that must see it), given the next hop `target`'s
+ * rule chooses instead: `attrs` itself when that is the one it carries, null when the route
+ * cannot be sent (no address of ours to offer). Exactly the next hop exportAttributes gives
+ * the route for `target`: keeping first and choosing later loses nothing, because the kept
+ * next hop is the one the rule reads (`currentNextHop`), and one that is our own address is
+ * ours either way.
+ */
+export function applyNextHopRule(
+  attrs: PathAttributes,
+  afi: AfiCode,
+  target: ExportTarget,
+): PathAttributes | null {
+  const nh = exportNextHop(attrs, afi, target);
+  if (nh === null) return null;
+  if (typeof nh === 'number') {
+    if (attrs.nextHop === nh && attrs.mpReach === undefined) return attrs;
+    return makeAttributes({ ...makeAttributes(attrs), nextHop: nh, mpReach: undefined });
+  }
+  const mp = attrs.mpReach;
+  if (
+    attrs.nextHop === undefined &&
+    mp !== undefined &&
+    mp.afi === nh.afi &&
+    sameBytes(mp.nextHop, nh.nextHop)
+  )
+    return attrs;
+  // makeAttributes first: a spread alone would drop a wire-backed set's lazily decoded fields.
+  return makeAttributes({ ...makeAttributes(attrs), nextHop: undefined, mpReach: nh });
+}
+
+/**
  * A number for NEXT_HOP (IPv4), an MpReach for IPv6 (and for IPv4 with an IPv6 next hop,
  * RFC 8950), or null when we have no address to offer.
  */
 function exportNextHop(attrs: PathAttributes, afi: AfiCode, target: ExportTarget): number | MpReach | null {
-  const current = currentNextHop(attrs, afi);
+  let current = currentNextHop(attrs, afi);
+  // Our own address is ours whatever the route says: global and link-local on a shared link.
+  if (current !== undefined && isOurs(current, target)) current = undefined;
   const ebgp = target.kind === 'ebgp';
-  let keep = current !== undefined && !(ebgp || target.nextHopSelf);
+  let keep = current !== undefined && (target.nextHopUnchanged || !(ebgp || target.nextHopSelf));
   // RFC 4271 section 5.1.3: a next hop on a subnet shared with the external peer may stay.
   if (current !== undefined && ebgp && inSharedSubnet(current, target.sharedSubnets)) keep = true;
   if (afi === Afi.IPV4) {
@@ -163,6 +205,17 @@ function currentNextHop(attrs: PathAttributes, afi: AfiCode): number | Uint8Arra
   }
   if (afi === Afi.IPV4 && attrs.nextHop !== undefined && attrs.nextHop !== 0) return attrs.nextHop;
   return undefined;
+}
+
+function isOurs(nh: number | Uint8Array, target: ExportTarget): boolean {
+  if (typeof nh === 'number') return nh === target.localIpv4;
+  return target.localIpv6 !== undefined && sameBytes(nh, target.localIpv6);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function mpReach(afi: AfiCode, nextHop: Uint8Array): MpReach {

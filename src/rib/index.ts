@@ -55,6 +55,7 @@ export {
 } from './decision.js';
 export { ExportInterner } from './export-interner.js';
 export {
+  applyNextHopRule,
   communitiesAllow,
   type ExportContext,
   type ExportTarget,

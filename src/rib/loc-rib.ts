@@ -1,8 +1,8 @@
 // Over 400 lines on purpose: the Loc-RIB's columns, its path pool and the decision that reads
 // them are one hot loop per received prefix; split across modules the columns would have to
 // be shared through accessors the JIT does not always inline. What is not on that loop lives
-// beside it: graceful restart's stale marks (stale-paths.ts) and the views for `show` and
-// add-path (loc-rib-view.ts).
+// beside it: the stale marks of graceful restart and route refresh (stale-paths.ts) and the
+// views for `show` and add-path (loc-rib-view.ts).
 import type { AfiCode, PrefixList } from '../bgp/wire/index.js';
 import type { AttrTable } from './attr-table.js';
 import { ChangeBatch } from './change-batch.js';
@@ -84,7 +84,7 @@ export class LocRib {
   private pArrival = new Uint32Array(64);
   private pEntry = new Int32Array(64);
   private pDenied = new Uint8Array(64);
-  /** Graceful restart's marks per path and their counts per peer (stale-paths.ts). */
+  /** Graceful restart's and route refresh's marks per path, their counts per peer (stale-paths.ts). */
   private readonly stale = new StalePaths(64);
   private pFree = NONE;
   private pEnd = 0;
@@ -146,6 +146,11 @@ export class LocRib {
     return this.stale.from(peer);
   }
 
+  /** Paths of one peer marked at its BoRR and not announced again since (RFC 7313). */
+  refreshStaleFrom(peer: number): number {
+    return this.stale.refreshFrom(peer);
+  }
+
   /**
    * Adds or replaces the path (peer, pathId) of a prefix; `denied` keeps it out of the
    * decision (a loop). Returns false when nothing changed (a duplicate).
@@ -171,7 +176,8 @@ export class LocRib {
       if (this.pPeer[p] !== peer || this.pPathId.get(p) !== pathId) continue;
       const prev = this.pAttr[p];
       // Announced again after a graceful restart: fresh, and it may win again (RFC 4724 4.2).
-      const wasStale = this.stale.set(p, peer, FRESH);
+      // Announced again in a route refresh: fresh too, but nothing to decide (RFC 7313 4).
+      const wasStale = this.stale.fresh(p, peer);
       if (prev === attrId && this.pDenied[p] === deny) {
         if (!wasStale) return false;
         this.markDirty(e);
@@ -265,6 +271,28 @@ export class LocRib {
    */
   sweepStale(peer: number, budget: number): number {
     return this.stale.sweep(peer, budget, this.stalePool());
+  }
+
+  /**
+   * RFC 7313 section 4, the peer's BoRR: every path of the peer is stale until sent again, its
+   * preference unchanged (no prefix is decided again). Returns how many paths are marked.
+   */
+  markRefreshStale(peer: number): number {
+    if (this.receivedFrom(peer) === 0) return 0;
+    return this.stale.markRefresh(peer, this.stalePool());
+  }
+
+  /**
+   * RFC 7313 section 4, the peer's EoRR: removes up to `budget` of the paths it did not send
+   * again since its BoRR, going on from where the last call stopped. Returns how many it removed.
+   */
+  sweepRefreshStale(peer: number, budget: number): number {
+    return this.stale.sweepRefresh(peer, budget, this.stalePool());
+  }
+
+  /** The peer's route refresh is abandoned: its paths lose the refresh mark, nothing else. */
+  clearRefreshStale(peer: number): void {
+    if (this.stale.refreshFrom(peer) > 0) this.stale.clearRefresh(peer, this.stalePool());
   }
 
   /** A peer's paths of one prefix, denied ones included: (path id, attribute id) pairs. */
@@ -577,7 +605,7 @@ export class LocRib {
       this.pNext[q] = this.pNext[p];
     }
     this.setDenied(p, peer, 0);
-    this.stale.set(p, peer, FRESH);
+    this.stale.fresh(p, peer);
     this.countPath(peer, -1);
     this.ctx.attrs.unref(this.pAttr[p]);
     this.freePath(p);

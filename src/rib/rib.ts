@@ -21,7 +21,7 @@ import {
 import { DEFAULT_DECISION, type DecisionOptions } from './decision.js';
 import { LocRib } from './loc-rib.js';
 import type { EntryView, RankedPaths } from './loc-rib-view.js';
-import { RibPeer, type RibPeerInit } from './peer.js';
+import { RibPeer, type RibPeerInit, type RouteSource } from './peer.js';
 import { toRibPrefix } from './prefix-key.js';
 import type { RouteAdd, RouteChange } from './route-change.js';
 import { applyUpdateRules, type UpdateTarget } from './update-rules.js';
@@ -235,6 +235,39 @@ export class Rib {
     return this.locRib(afi).staleFrom(peer.index);
   }
 
+  /**
+   * RFC 7313 section 4: the peer sent a BoRR for a family. Every path it sent in it is stale
+   * until sent again; unlike a restart's stale paths they keep their preference (the peer still
+   * holds them), so nothing is decided again. Returns how many paths are marked.
+   */
+  markRefreshStale(peer: RibPeer, afi: AfiCode): number {
+    this.check(peer);
+    return this.locRib(afi).markRefreshStale(peer.index);
+  }
+
+  /**
+   * RFC 7313 section 4: the peer's EoRR (or our wait for it ran out). Withdraws up to `budget`
+   * of its paths of a family not sent again since its BoRR. Returns how many stay stale.
+   */
+  sweepRefreshStale(peer: RibPeer, afi: AfiCode, budget = Number.POSITIVE_INFINITY): number {
+    this.check(peer);
+    const loc = this.locRib(afi);
+    loc.sweepRefreshStale(peer.index, budget);
+    return loc.refreshStaleFrom(peer.index);
+  }
+
+  /** The peer's route refresh of a family is abandoned (its session ended): the marks go, the paths stay. */
+  clearRefreshStale(peer: RibPeer, afi: AfiCode): void {
+    this.check(peer);
+    this.locRib(afi).clearRefreshStale(peer.index);
+  }
+
+  /** Paths of the peer in a family not sent again since its BoRR. */
+  refreshStaleCount(peer: RibPeer, afi: AfiCode): number {
+    this.check(peer);
+    return this.locRib(afi).refreshStaleFrom(peer.index);
+  }
+
   adjRibIn(peer: RibPeer): AdjRibIn {
     this.check(peer);
     return new AdjRibIn(peer, this.attrs, this.locRibs);
@@ -368,6 +401,13 @@ export class Rib {
     this.attrs.resetNextHops();
     this.locRibs[0].markAllDirty();
     this.locRibs[1].markAllDirty();
+  }
+
+  /** Where routes come from now: the origins and every registered peer (an MRT dump's peer index). */
+  sources(): RouteSource[] {
+    const out: RouteSource[] = [];
+    for (const p of this.peers) if (p) out.push(p.source);
+    return out;
   }
 
   /**

@@ -37,19 +37,33 @@ export interface StalePool {
 }
 
 /**
- * Graceful restart's marks on the Loc-RIB's paths (RFC 4724 4.2, RFC 9494): one mark per path,
- * the count of marked paths per peer, and where a peer's unfinished sweep goes on. A stale path
- * stays a candidate but loses to any fresh one; announced again it is fresh.
+ * The stale marks on the Loc-RIB's paths, two kinds side by side, each with its count of marked
+ * paths per peer and where a peer's unfinished sweep goes on:
+ *
+ * - graceful restart's (RFC 4724 4.2, RFC 9494): a path kept from a session that ended stays a
+ *   candidate but loses to any fresh one (decision.ts, compareStale);
+ * - enhanced route refresh's (RFC 7313 section 4): a path the peer has not sent again since its
+ *   BoRR. It keeps its preference: the peer is re-advertising a table it still holds, and a
+ *   refresh that sends everything again must change nothing, at our peers or in the sinks.
+ *
+ * A path can carry both (a BoRR while graceful restart's sweep is still under way): each sweep
+ * removes the paths of its own kind whatever the other mark, and a path announced again is
+ * fresh of both.
  */
 export class StalePaths {
-  /** The mark per path: FRESH, STALE or LONG_LIVED. */
+  /** Graceful restart's mark per path: FRESH, STALE or LONG_LIVED. */
   private marks: Uint8Array;
   private perPeer = new Int32Array(8);
   /** Where a peer's unfinished sweep of stale paths goes on in the pool. */
   private readonly sweepFrom = new Map<number, number>();
+  /** Enhanced route refresh's mark per path: 1 from the peer's BoRR until announced again. */
+  private refresh: Uint8Array;
+  private refreshPerPeer = new Int32Array(8);
+  private readonly refreshSweepFrom = new Map<number, number>();
 
   constructor(capacity: number) {
     this.marks = new Uint8Array(capacity);
+    this.refresh = new Uint8Array(capacity);
   }
 
   /** The mark of path p. */
@@ -71,9 +85,32 @@ export class StalePaths {
     return true;
   }
 
+  /** Paths of one peer marked at its BoRR and not announced again since. */
+  refreshFrom(peer: number): number {
+    return peer < this.refreshPerPeer.length ? this.refreshPerPeer[peer] : 0;
+  }
+
+  /** Whether path p waits to be sent again in the peer's route refresh. */
+  refreshOf(p: number): boolean {
+    return this.refresh[p] !== 0;
+  }
+
+  /**
+   * Path p was announced again, or goes: fresh of both kinds, the counts in step. True when
+   * graceful restart's mark changed (the only one the decision reads).
+   */
+  fresh(p: number, peer: number): boolean {
+    if (this.refresh[p] !== 0) {
+      this.refresh[p] = 0;
+      this.refreshPerPeer[peer]--;
+    }
+    return this.set(p, peer, FRESH);
+  }
+
   /** A new path starts fresh. */
   reset(p: number): void {
     this.marks[p] = FRESH;
+    this.refresh[p] = 0;
   }
 
   /**
@@ -101,22 +138,45 @@ export class StalePaths {
    */
   sweep(peer: number, budget: number, pool: StalePool): number {
     if (this.from(peer) === 0) return 0;
-    let removed = 0;
-    let p = this.sweepFrom.get(peer) ?? 0;
-    for (let wrapped = false; removed < budget && this.perPeer[peer] > 0; p++) {
-      if (p >= pool.end) {
-        if (wrapped) break;
-        wrapped = true;
-        p = -1;
-        continue;
-      }
-      if (pool.peers[p] !== peer || this.marks[p] === FRESH) continue;
-      pool.drop(p);
-      removed++;
+    return sweepMarked(peer, budget, pool, this.marks, this.perPeer, this.sweepFrom);
+  }
+
+  /**
+   * RFC 7313 section 4, the peer's BoRR: every path of the peer is stale until it is sent again
+   * (a path stale for a restart too keeps that mark). Nothing is decided again: the mark does
+   * not take part in the decision. Returns how many paths were marked.
+   */
+  markRefresh(peer: number, pool: StalePool): number {
+    let marked = 0;
+    for (let p = 0; p < pool.end; p++) {
+      if (pool.peers[p] !== peer) continue;
+      marked++;
+      if (this.refresh[p] !== 0) continue;
+      this.refresh[p] = 1;
+      this.refreshPerPeer[peer]++;
     }
-    if (this.perPeer[peer] > 0) this.sweepFrom.set(peer, p);
-    else this.sweepFrom.delete(peer);
-    return removed;
+    this.refreshSweepFrom.delete(peer);
+    return marked;
+  }
+
+  /**
+   * RFC 7313 section 4, the peer's EoRR (or our wait for it ran out): removes up to `budget` of
+   * the paths it did not send again, going on from where the last call stopped. Returns how
+   * many it removed.
+   */
+  sweepRefresh(peer: number, budget: number, pool: StalePool): number {
+    if (this.refreshFrom(peer) === 0) return 0;
+    return sweepMarked(peer, budget, pool, this.refresh, this.refreshPerPeer, this.refreshSweepFrom);
+  }
+
+  /** The peer's refresh is abandoned (its session ended): its paths lose the refresh mark. */
+  clearRefresh(peer: number, pool: StalePool): void {
+    for (let p = 0; p < pool.end && this.refreshFrom(peer) > 0; p++) {
+      if (pool.peers[p] !== peer || this.refresh[p] === 0) continue;
+      this.refresh[p] = 0;
+      this.refreshPerPeer[peer]--;
+    }
+    this.refreshSweepFrom.delete(peer);
   }
 
   /**
@@ -146,13 +206,46 @@ export class StalePaths {
 
   grow(capacity: number): void {
     this.marks = grown(this.marks, capacity);
+    this.refresh = grown(this.refresh, capacity);
   }
 
   growPeers(capacity: number): void {
     this.perPeer = grown(this.perPeer, capacity);
+    this.refreshPerPeer = grown(this.refreshPerPeer, capacity);
   }
 
   get byteLength(): number {
-    return this.marks.byteLength;
+    return this.marks.byteLength + this.refresh.byteLength;
   }
+}
+
+/**
+ * Drops up to `budget` of a peer's paths whose mark in `marks` is set, going on from where the
+ * last call stopped (`from`) and wrapping round once; `counts` falls as `pool.drop` clears the
+ * marks. Returns how many it removed.
+ */
+function sweepMarked(
+  peer: number,
+  budget: number,
+  pool: StalePool,
+  marks: Uint8Array,
+  counts: Int32Array,
+  from: Map<number, number>,
+): number {
+  let removed = 0;
+  let p = from.get(peer) ?? 0;
+  for (let wrapped = false; removed < budget && counts[peer] > 0; p++) {
+    if (p >= pool.end) {
+      if (wrapped) break;
+      wrapped = true;
+      p = -1;
+      continue;
+    }
+    if (pool.peers[p] !== peer || marks[p] === 0) continue;
+    pool.drop(p);
+    removed++;
+  }
+  if (counts[peer] > 0) from.set(peer, p);
+  else from.delete(peer);
+  return removed;
 }

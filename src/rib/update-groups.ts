@@ -286,6 +286,7 @@ export function targetKey(t: ExportTarget): string {
     hex(t.localIpv6),
     hex(t.localIpv6LinkLocal),
     t.nextHopSelf === true,
+    t.nextHopUnchanged === true,
     t.medUnchanged === true,
     subnets,
     t.longLivedGracefulRestart === true,

@@ -11,7 +11,13 @@ import {
   type Writer,
 } from '../bgp/wire/index.js';
 import type { PolicyResult, RouteFilter } from '../policy/index.js';
-import type { OutboundWork, RibOut, RibPrefix } from '../rib/index.js';
+import {
+  applyNextHopRule,
+  type ExportTarget,
+  type OutboundWork,
+  type RibOut,
+  type RibPrefix,
+} from '../rib/index.js';
 import { SINGLE_PATH_ID } from './constants.js';
 import { RouteStore } from './route-store.js';
 
@@ -62,6 +68,13 @@ export class Exporter {
   readonly #prepared = new WeakMap<PathAttributes, PreparedAttributes>();
   #selfNextHop = new WeakMap<PathAttributes, PathAttributes>();
   readonly #scoped = new WeakMap<PathAttributes, PathAttributes>();
+  /** See nextHopRule. */
+  #rule: ExportTarget | null = null;
+  /** Per family (IPv4, IPv6): attributes → with the rule's next hop (null: cannot be sent). */
+  #ruled: [WeakMap<PathAttributes, PathAttributes | null>, WeakMap<PathAttributes, PathAttributes | null>] = [
+    new WeakMap(),
+    new WeakMap(),
+  ];
 
   constructor(filter: RouteFilter, session: ExportSession) {
     this.#filter = filter;
@@ -77,6 +90,22 @@ export class Exporter {
   setLocalAddresses(localIpv4: number | undefined, localIpv6: Uint8Array | undefined): void {
     this.#session = { ...this.#session, localIpv4, localIpv6 };
     this.#selfNextHop = new WeakMap();
+  }
+
+  /**
+   * Set when the update group kept each route's own next hop only so the export policy could
+   * match on it or keep it (`next_hop: unchanged`): the target whose RFC 4271 section 5.1.3
+   * rule then gives the next hop of every route the policy left to it (directive "default").
+   * Null when the update group applied that rule itself, the usual case.
+   */
+  get nextHopRule(): ExportTarget | null {
+    return this.#rule;
+  }
+
+  set nextHopRule(rule: ExportTarget | null) {
+    if (rule === this.#rule) return;
+    this.#rule = rule;
+    this.#ruled = [new WeakMap(), new WeakMap()];
   }
 
   /** The Adj-RIB-Out whose work this encodes (null: none, the session cannot send). */
@@ -113,6 +142,7 @@ export class Exporter {
     const prev = this.#previous;
     const filter = this.#filter;
     const addPath = this.session.addPathSend;
+    const rule = this.#rule;
     // Withdrawn only when the peer has it (now, or from before a resync). Without a record
     // the Adj-RIB-Out withdraws only what it sent.
     const unsend = (list: PrefixList, i: number, at: number) => {
@@ -131,7 +161,7 @@ export class Exporter {
       const afi = list.afi;
       if (!families.has(afi)) continue;
       const wpp = list.wordsPerPrefix;
-      if (filter.acceptsAll && prev === null && list.addPath === addPath[slot(afi)]) {
+      if (filter.acceptsAll && rule === null && prev === null && list.addPath === addPath[slot(afi)]) {
         // Sent as the update group exported it (path ids included): pack the list as it is.
         if (adv)
           for (let i = 0; i < list.count; i++)
@@ -151,6 +181,14 @@ export class Exporter {
         }
         let out = r === null ? attrs : r.nextHop === 'self' ? this.#withSelfNextHop(r.attrs, afi) : r.attrs;
         if (out !== attrs && this.session.ebgp) out = this.#transitiveOnly(out);
+        if (rule !== null && (r === null || r.nextHop === 'default')) {
+          const ruled = this.#withRuleNextHop(out, afi, rule);
+          if (ruled === null) {
+            unsend(list, i, i * wpp);
+            continue;
+          }
+          out = ruled;
+        }
         adv?.set(afi, list.words, i * wpp, list.lens[i], pathIdOf(list, i), out);
         prev?.delete(afi, list.words, i * wpp, list.lens[i], pathIdOf(list, i));
         let group = groups.get(out);
@@ -264,7 +302,17 @@ export class Exporter {
     return p;
   }
 
-  /** A policy's `set next_hop self`: our address on this session replaces the next hop. */
+  /** RFC 4271 section 5.1.3 after the policy, for a route whose next hop the update group kept. */
+  #withRuleNextHop(attrs: PathAttributes, afi: AfiCode, rule: ExportTarget): PathAttributes | null {
+    const cache = this.#ruled[slot(afi)];
+    let out = cache.get(attrs);
+    if (out === undefined) {
+      out = applyNextHopRule(attrs, afi, rule);
+      cache.set(attrs, out);
+    }
+    return out;
+  }
+
   /** RFC 4360 section 6: a policy's non-transitive extended communities do not leave the AS. */
   #transitiveOnly(attrs: PathAttributes): PathAttributes {
     let out = this.#scoped.get(attrs);
@@ -275,6 +323,7 @@ export class Exporter {
     return out;
   }
 
+  /** A policy's `set next_hop self`: our address on this session replaces the next hop. */
   #withSelfNextHop(attrs: PathAttributes, afi: AfiCode): PathAttributes {
     let out = this.#selfNextHop.get(attrs);
     if (out) return out;
@@ -300,6 +349,22 @@ export class Exporter {
     this.#selfNextHop.set(attrs, out);
     return out;
   }
+}
+
+/**
+ * Who decides a session's next hops. An export policy that matches on the next hop or keeps it
+ * must see the route's own: the update group then keeps it (`nextHopUnchanged`, so such peers
+ * form groups of their own) and the exporter applies the peer's own rule (RFC 4271 section
+ * 5.1.3) to the routes the policy leaves to it (`rule`). Peers whose policy never looks at the
+ * next hop keep the group deciding it, once for all of them; so do peers that keep next hops
+ * anyway (`next_hop_unchanged`).
+ */
+export function nextHopPlan(
+  target: ExportTarget,
+  filter: RouteFilter,
+): { readonly group: ExportTarget; readonly rule: ExportTarget | null } {
+  if (!filter.readsNextHop || target.nextHopUnchanged === true) return { group: target, rule: null };
+  return { group: { ...target, nextHopUnchanged: true }, rule: target };
 }
 
 const REJECTED: PolicyResult = Object.freeze({ accept: false, reason: 'export policy rejects every route' });

@@ -101,6 +101,32 @@ export class Importer {
     return next;
   }
 
+  /**
+   * RFC 7313 section 4, the peer's BoRR for a family: what it sent before policy is stale too
+   * until sent again (the RIB marks its own paths).
+   */
+  refreshBegin(afi: AfiCode): void {
+    this.#received?.markStale(afi);
+  }
+
+  /**
+   * The peer's EoRR: the routes of the family it did not send again leave the store, and the
+   * RIB too (a soft reconfiguration in the meantime may have renewed their paths there).
+   * Returns how many left the store.
+   */
+  refreshPurge(afi: AfiCode): number {
+    const store = this.#received;
+    if (!store) return 0;
+    const one = this.#one[afi === Afi.IPV4 ? 0 : 1];
+    return store.sweepStale(afi, (words, off, len, pathId) => {
+      one.count = 1;
+      one.lens[0] = len;
+      for (let w = 0; w < one.wordsPerPrefix; w++) one.words[w] = words[off + w];
+      if (one.addPath) one.pathIds[0] = pathId;
+      this.#rib.withdraw(this.#peer, one);
+    });
+  }
+
   /** Every family went through `reimport`: a filter that accepts everything needs no store. */
   reimportDone(): void {
     if (this.#filter.acceptsAll) this.#received = null;

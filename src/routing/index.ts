@@ -9,10 +9,24 @@
  */
 export { ApiRoutes } from './api-routes.js';
 export { MS_PER_SECOND, RoutingDefaults, SINGLE_PATH_ID } from './constants.js';
-export { type AdvertisedRoutes, Exporter, type ExportSession } from './exporter.js';
+export {
+  type Admission,
+  admission,
+  DynamicNeighbors,
+  type DynamicNeighborsComponents,
+  type DynamicSettings,
+  rangeOf,
+} from './dynamic-neighbors.js';
+export { type AdvertisedRoutes, Exporter, type ExportSession, nextHopPlan } from './exporter.js';
 export { Importer } from './importer.js';
 export { LocalOrigin, type LocalRoute } from './local-origin.js';
 export { MaxPrefixWatch, type MaxPrefixWatchComponents, maxPrefixConfig } from './max-prefix-watch.js';
+export {
+  type ChunkSource,
+  MrtInjections,
+  type MrtInjectionsComponents,
+  type MrtInjectionView,
+} from './mrt-injections.js';
 export {
   Neighbor,
   type NeighborComponents,
@@ -30,6 +44,13 @@ export {
 } from './own-restart.js';
 export { PeerClearing } from './peer-clearing.js';
 export { PeerRoutes, type PeerRoutesComponents, type PeerRoutesInit } from './peer-routes.js';
+export {
+  RefreshStale,
+  type RefreshStaleComponents,
+  type RefreshStaleInit,
+  type RefreshStaleStore,
+  type RefreshStatus,
+} from './refresh-stale.js';
 export {
   RestartDeferral,
   type RestartDeferralComponents,

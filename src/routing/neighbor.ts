@@ -10,6 +10,7 @@ import {
   Afi,
   type AfiCode,
   CeaseSubcode,
+  capabilitiesOf,
   describeError,
   type RouteRefreshMessage,
   RouteRefreshSubtype,
@@ -25,6 +26,7 @@ import type { Importer } from './importer.js';
 import { MaxPrefixWatch, maxPrefixConfig } from './max-prefix-watch.js';
 import { NeighborRestart } from './neighbor-restart.js';
 import { PeerRoutes } from './peer-routes.js';
+import { RefreshStale } from './refresh-stale.js';
 import type { RouteFlow } from './route-flow.js';
 import type { InterfaceTable } from './session-addresses.js';
 import type { SessionExports } from './session-exports.js';
@@ -50,7 +52,8 @@ export interface NeighborComponents {
   readonly onSessionEnded?: (peer: string) => void;
   /**
    * Seconds a restarted peer has to send its End-of-RIBs before what it did not announce again
-   * goes (speaker.graceful_restart.stale_routes_time); default 360 as FRR's stalepath-time.
+   * goes, and a refreshing peer its EoRR (speaker.graceful_restart.stale_routes_time); default
+   * 360 as FRR's stalepath-time, which FRR uses for both.
    */
   readonly staleRoutesTime?: () => number;
   /** Told of the sessions and of each UPDATE once the RIB took it (BMP); read per event, absent: none. */
@@ -81,10 +84,12 @@ export interface NotificationRecord {
   readonly at: Date;
 }
 
-/** One Established session: what was negotiated, and its routes both ways. */
+/** One Established session: what was negotiated, its routes both ways, the peer's refreshes. */
 interface LiveSession {
   readonly info: EstablishedInfo;
   readonly routes: PeerRoutes;
+  /** RFC 7313's receiving side, when enhanced route refresh was agreed. */
+  readonly refresh: RefreshStale | null;
 }
 
 const FAMILIES: readonly AfiCode[] = [Afi.IPV4, Afi.IPV6];
@@ -300,6 +305,8 @@ export class Neighbor {
       if (s) for (const afi of FAMILIES) this.#checkMaxPrefix(s, afi);
     }
     if (before.nextHopSelf !== config.nextHopSelf) this.#session?.routes.setNextHopSelf(config.nextHopSelf);
+    if (before.nextHopUnchanged !== config.nextHopUnchanged)
+      this.#session?.routes.setNextHopUnchanged(config.nextHopUnchanged);
   }
 
   /**
@@ -355,12 +362,13 @@ export class Neighbor {
     this.#establishedTransitions++;
     this.#maxPrefix.reset();
     const kind = peerKind(this.#config);
+    const staleRoutesTime = this.#c.staleRoutesTime?.() ?? DEFAULT_STALE_ROUTES_TIME;
     const ribPeer = this.#restart.established({
       name: this.name,
       kind,
       address: this.#config.peerIp,
       negotiated: info.negotiated,
-      staleRoutesTime: this.#c.staleRoutesTime?.() ?? DEFAULT_STALE_ROUTES_TIME,
+      staleRoutesTime,
     });
     const routes = new PeerRoutes(
       this.#peer,
@@ -370,13 +378,25 @@ export class Neighbor {
         kind,
         address: this.#config.peerIp,
         nextHopSelf: this.#config.nextHopSelf,
+        nextHopUnchanged: this.#config.nextHopUnchanged,
         policies: this.#policies,
         ...(ribPeer && { ribPeer }),
         sendPaths: this.#config.addPath.sendPaths,
       },
       { ...this.#c, log: this.#log, reimported: () => this.#c.monitor?.reimported(this) },
     );
-    this.#session = { info, routes };
+    const refresh = info.negotiated.enhancedRouteRefresh
+      ? new RefreshStale(
+          {
+            peer: routes.ribPeer,
+            store: routes.importer,
+            gracefulRestart: capabilitiesOf(info.remoteOpen).some((c) => c.name === 'graceful-restart'),
+            staleTime: staleRoutesTime,
+          },
+          { ...this.#c, log: this.#log },
+        )
+      : null;
+    this.#session = { info, routes, refresh };
     this.#c.monitor?.up(this, info);
   }
 
@@ -384,6 +404,9 @@ export class Neighbor {
     const s = this.#session;
     if (!s) return;
     this.#session = null;
+    // A refresh's marks settle first: what the end of the session keeps stale must not be
+    // purged by a refresh the peer will never finish.
+    s.refresh?.close();
     this.#c.monitor?.down(this, end);
     s.routes.close();
     const longLived = this.#config.longLivedStaleTime ?? 0;
@@ -395,6 +418,7 @@ export class Neighbor {
     if (f.safi !== Safi.UNICAST) return;
     this.#log.info({ afi: f.afi, safi: f.safi }, 'End-of-RIB received');
     this.#restart.endOfRib(f.afi);
+    if (f.afi === Afi.IPV4 || f.afi === Afi.IPV6) this.#session?.refresh?.endOfRib(f.afi);
   }
 
   #onUpdate(u: UpdateMessage): Promise<void> | undefined {
@@ -418,10 +442,22 @@ export class Neighbor {
 
   #onRouteRefresh(m: RouteRefreshMessage): void {
     const s = this.#session;
-    // RFC 2918: send the routes again (both families: one Adj-RIB-Out holds them), inside
-    // BoRR/EoRR when RFC 7313 was agreed. The peer's own BoRR/EoRR markers need nothing here.
-    if (!s || m.subtype !== RouteRefreshSubtype.NORMAL) return;
-    this.#log.info({ afi: m.afi, safi: m.safi }, 'route refresh requested by the peer');
-    s.routes.resend(undefined, m.afi as AfiCode);
+    if (!s) return;
+    if (m.subtype === RouteRefreshSubtype.NORMAL) {
+      // RFC 2918: send the routes again (both families: one Adj-RIB-Out holds them), inside
+      // BoRR/EoRR when RFC 7313 was agreed.
+      this.#log.info({ afi: m.afi, safi: m.safi }, 'route refresh requested by the peer');
+      s.routes.resend(undefined, m.afi as AfiCode);
+      return;
+    }
+    // The peer's own refresh, framed (RFC 7313 section 4): only where it was agreed, and only
+    // for the families we keep routes of.
+    if (m.safi !== Safi.UNICAST || (m.afi !== Afi.IPV4 && m.afi !== Afi.IPV6)) return;
+    if (!s.refresh) {
+      this.#log.debug({ subtype: m.subtype }, 'BoRR/EoRR without enhanced route refresh agreed ignored');
+      return;
+    }
+    if (m.subtype === RouteRefreshSubtype.BORR) s.refresh.begin(m.afi);
+    else if (m.subtype === RouteRefreshSubtype.EORR) s.refresh.end(m.afi);
   }
 }

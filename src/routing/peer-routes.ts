@@ -37,6 +37,8 @@ export interface PeerRoutesInit {
   /** Its configured address: the decision process's last tie-break. */
   readonly address: string;
   readonly nextHopSelf: boolean;
+  /** Keep the routes' own next hops towards this peer, eBGP too (`next_hop_unchanged`). */
+  readonly nextHopUnchanged?: boolean;
   readonly policies: PeerPolicies;
   /** The peer as the RIB holds it already (its routes kept across a graceful restart). */
   readonly ribPeer?: RibPeer;
@@ -118,6 +120,7 @@ export class PeerRoutes {
       localIpv4: local.ipv4,
       localIpv6: local.ipv6,
       nextHopSelf: init.nextHopSelf,
+      ...(init.nextHopUnchanged && { nextHopUnchanged: true }),
       ...(init.kind === 'ebgp' && { sharedSubnets: local.subnets }),
       ...(n.longLivedGracefulRestart && { longLivedGracefulRestart: true }),
       ...(extendedNextHop && { extendedNextHop }),
@@ -179,6 +182,10 @@ export class PeerRoutes {
 
   setNextHopSelf(nextHopSelf: boolean): void {
     this.export.resync({ nextHopSelf });
+  }
+
+  setNextHopUnchanged(nextHopUnchanged: boolean): void {
+    this.export.resync({ nextHopUnchanged });
   }
 
   /** RFC 2918: the peer asked for our routes again (for `refresh`: RFC 7313 BoRR/EoRR around them). */

@@ -7,6 +7,12 @@ class FamilyStore {
   readonly table: PrefixTable;
   /** Per entry; undefined on free entries so nothing is kept alive by a removed route. */
   readonly attrs: (PathAttributes | undefined)[] = [];
+  /**
+   * RFC 7313 route refresh, once the peer began one: per entry the refresh it was last set
+   * in (undefined: before the first). An entry below `refresh` was not sent again.
+   */
+  stamps: number[] | null = null;
+  refresh = 0;
 
   constructor(afi: AfiCode, withPathIds: boolean, capacity?: number) {
     this.table = new PrefixTable(afi, withPathIds, undefined, capacity);
@@ -61,7 +67,37 @@ export class RouteStore {
     const e = f.table.insert(words, off, len, this.#withPathIds[slot(afi)] ? pathId : 0);
     const prev = f.table.added ? undefined : f.attrs[e];
     f.attrs[e] = attrs;
+    if (f.stamps) f.stamps[e] = f.refresh;
     return prev;
+  }
+
+  /** RFC 7313 section 4, the peer's BoRR: every route of the family is stale until set again. */
+  markStale(afi: AfiCode): void {
+    const f = this.#families[slot(afi)];
+    if (!f) return;
+    f.stamps ??= [];
+    f.refresh++;
+  }
+
+  /**
+   * RFC 7313 section 4, the peer's EoRR: removes the routes of the family not set again since
+   * `markStale`, each shown to `visitor` first. Returns how many went.
+   */
+  sweepStale(afi: AfiCode, visitor: StoredRouteVisitor): number {
+    const f = this.#families[slot(afi)];
+    const stamps = f?.stamps;
+    if (!f || !stamps) return 0;
+    const t = f.table;
+    const wpp = t.wordsPerPrefix;
+    let removed = 0;
+    for (let e = 0; e < t.end; e++) {
+      if (!t.isLive(e) || (stamps[e] ?? -1) >= f.refresh) continue;
+      visitor(t.words, e * wpp, t.lens[e], t.pathId(e), f.attrs[e]!);
+      t.remove(e);
+      f.attrs[e] = undefined;
+      removed++;
+    }
+    return removed;
   }
 
   /** The attributes stored for a route, if any. */

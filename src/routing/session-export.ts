@@ -14,7 +14,7 @@ import {
   type UpdateGroups,
 } from '../rib/index.js';
 import { RoutingDefaults } from './constants.js';
-import { Exporter } from './exporter.js';
+import { Exporter, nextHopPlan } from './exporter.js';
 import type { SessionAddresses } from './session-addresses.js';
 
 /** What sending to one session needs from the speaker. */
@@ -40,6 +40,7 @@ export class SessionExport {
   readonly #info: EstablishedInfo;
   readonly #c: SessionExportComponents;
   readonly #writer = new Writer(RoutingDefaults.SEND_BATCH_BYTES);
+  /** The peer's target as configured; the update group gets `#groupTarget()`. */
   #target: ExportTarget;
   #adjOut: RibOut | null = null;
   /** Several paths per prefix (RFC 7911), when configured and negotiated. */
@@ -112,16 +113,17 @@ export class SessionExport {
   }
 
   /**
-   * Everything goes out again through a fresh Adj-RIB-Out (export policy or next_hop_self
-   * changed, or the peer asked for a refresh): the current best paths are offered anew and
-   * what the peer has from us that is not sent again is withdrawn at the end. Safer than
-   * marking the old Adj-RIB-Out for resending, which loses a withdrawal that arrives between
-   * the marking and the sending.
+   * Everything goes out again through a fresh Adj-RIB-Out (export policy, next_hop_self or
+   * next_hop_unchanged changed, or the peer asked for a refresh): the current best paths are
+   * offered anew and what the peer has from us that is not sent again is withdrawn at the end.
+   * Safer than marking the old Adj-RIB-Out for resending, which loses a withdrawal that
+   * arrives between the marking and the sending.
    */
   resync(
     changes: {
       readonly filter?: RouteFilter;
       readonly nextHopSelf?: boolean;
+      readonly nextHopUnchanged?: boolean;
       readonly refresh?: AfiCode;
       /** Our addresses on the session, read again: the target they make. */
       readonly local?: { readonly target: ExportTarget; readonly addresses: SessionAddresses };
@@ -141,9 +143,15 @@ export class SessionExport {
     if (changes.filter) this.exporter.filter = changes.filter;
     if (changes.nextHopSelf !== undefined)
       this.#target = { ...this.#target, nextHopSelf: changes.nextHopSelf };
+    if (changes.nextHopUnchanged !== undefined)
+      this.#target = { ...this.#target, nextHopUnchanged: changes.nextHopUnchanged };
     if (changes.local) {
-      // Keeps nextHopSelf as a reload may have set it.
-      this.#target = { ...changes.local.target, nextHopSelf: this.#target.nextHopSelf };
+      // Keeps nextHopSelf and nextHopUnchanged as a reload may have set them.
+      this.#target = {
+        ...changes.local.target,
+        nextHopSelf: this.#target.nextHopSelf,
+        nextHopUnchanged: this.#target.nextHopUnchanged,
+      };
       this.exporter.setLocalAddresses(changes.local.addresses.ipv4, changes.local.addresses.ipv6);
     }
     // Nothing sent yet: the release sends it all with the new settings.
@@ -170,7 +178,7 @@ export class SessionExport {
         {
           id: this.#id,
           routerId: this.#info.negotiated.remoteBgpId,
-          target: this.#target,
+          target: this.#groupTarget(),
           ...(this.#addPath && { addPath: this.#addPath }),
         },
         this.#c.rib,
@@ -188,6 +196,13 @@ export class SessionExport {
       this.#fill = null;
       this.#initialLeft = 0;
     }
+  }
+
+  /** The target the update group exports for, and the exporter's part in the next hop (`nextHopPlan`). */
+  #groupTarget(): ExportTarget {
+    const plan = nextHopPlan(this.#target, this.exporter.filter);
+    this.exporter.nextHopRule = plan.rule;
+    return plan.group;
   }
 
   async #pump(): Promise<void> {

@@ -15,6 +15,8 @@ export interface ReloadHost {
   addPeer(peer: PeerConfig): void;
   /** Cease / Peer De-configured, then forget it. */
   removePeer(name: string): Promise<void>;
+  /** The listener's ranges follow the configuration, and the live dynamic neighbours their templates. */
+  reconfigureDynamic(config: Config, changedPolicies: ReadonlySet<string>): Promise<void>;
   /** A new session object from the neighbour's configuration; `cease` goes out first when the session is up. */
   rebuild(name: string, cease: number | undefined): Promise<void>;
   /** As rebuild without a Cease, once the current session (if any) has ended by itself. */
@@ -29,6 +31,8 @@ export interface ReloadHost {
   setRouteTables(config: Config): Promise<void>;
   /** The bmp section changed: the collectors are connected anew. */
   setBmp(config: Config): Promise<void>;
+  /** The mrt section changed: the dump timer and the recording follow it. */
+  setMrt(config: Config): Promise<void>;
 }
 
 /** A change that only a new session object carries (the session layer resolves its settings once). */
@@ -94,18 +98,21 @@ async function applySpeakerChanges(host: ReloadHost, plan: ReloadPlan, config: C
 
 /**
  * Carries out a reload plan: removals first (an address may move from a removed peer to an
- * added one), then additions, then changes, each only on the peer it concerns: adding or
+ * added one), then the listen ranges and dynamic neighbours, then additions, then changes, each only on the peer it concerns: adding or
  * removing a peer never resets another. Static routes and speaker settings follow.
  */
 export async function applyReloadPlan(host: ReloadHost, plan: ReloadPlan, config: Config): Promise<void> {
+  const changedPolicies = new Set([...plan.policies.changed, ...plan.policies.removed]);
   for (const p of plan.peers.removed) await host.removePeer(p.name);
+  // Before the additions: a peer configured at a dynamic neighbour's address takes it over.
+  await host.reconfigureDynamic(config, changedPolicies);
   for (const p of plan.peers.added) host.addPeer(p);
   for (const c of plan.peers.changed) await applyPeerChange(host, c);
   applyRouteChanges(host.rib, plan.routes);
   await applySpeakerChanges(host, plan, config);
-  const changedPolicies = new Set([...plan.policies.changed, ...plan.policies.removed]);
   await host.setSinks(config, changedPolicies);
   if (plan.ovn.length > 0) await host.setOvn(config);
   if (plan.ovnRouteTables.length > 0) await host.setRouteTables(config);
   if (plan.bmp.length > 0) await host.setBmp(config);
+  if (plan.mrt.length > 0) await host.setMrt(config);
 }

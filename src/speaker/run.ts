@@ -1,6 +1,8 @@
 import pino from 'pino';
 import { ConfigError, ConfigStore, reloadOnSighup } from '../config/index.js';
+import type { NotifyEnv } from '../service/index.js';
 import { SpeakerDefaults } from './constants.js';
+import { reloadStatus, runningStatus, serviceNotifier } from './service-status.js';
 import { Speaker } from './speaker.js';
 
 /** Exit statuses of `ovn-bgp-speaker run`. */
@@ -20,6 +22,8 @@ export interface RunOptions {
   readonly signals?: ProcessSignals;
   /** Called once the speaker runs (tests wait for it). */
   readonly onStarted?: (speaker: Speaker) => void;
+  /** Where NOTIFY_SOCKET and WATCHDOG_USEC come from; default process.env. */
+  readonly env?: NotifyEnv;
 }
 
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
@@ -31,6 +35,10 @@ const RESTART_SIGNAL: NodeJS.Signals = 'SIGTERM';
  * is reported and the status is 1), logs pino JSON to stdout, reloads on SIGHUP (a bad file
  * keeps the running configuration), and on SIGTERM or SIGINT sends every peer a Cease
  * (Administrative Shutdown), removes the control socket and resolves with the exit status.
+ *
+ * Under systemd (NOTIFY_SOCKET set, Type=notify) it says READY=1 once the BGP listener and
+ * the control socket are up, RELOADING=1 and READY=1 around each reload, STOPPING=1 when it
+ * stops, STATUS= lines on the way, and WATCHDOG=1 at half WATCHDOG_USEC while the loop turns.
  *
  * With speaker.graceful_restart enabled, SIGTERM (what systemd and Kubernetes send before a
  * restart or an upgrade) stops for a restart instead: no Cease, so the peers keep our routes
@@ -54,6 +62,8 @@ export async function runSpeaker(file: string, options: RunOptions = {}): Promis
     options.logDestination ?? pino.destination({ dest: 1, sync: true }),
   );
   for (const w of store.warnings) logger.warn({ file }, `configuration warning: ${w.path} ${w.message}`);
+  const notify = serviceNotifier(options.env ?? process.env, process.pid, logger);
+  notify?.status('starting');
 
   let speaker: Speaker;
   try {
@@ -67,15 +77,27 @@ export async function runSpeaker(file: string, options: RunOptions = {}): Promis
   } catch (e) {
     logger.fatal({ error: (e as Error).message }, 'the speaker could not start');
     stderr(`ovn-bgp-speaker: ${(e as Error).message}`);
+    notify?.status(`could not start: ${(e as Error).message}`);
+    notify?.close();
     return RunStatus.FAILED;
   }
   options.onStarted?.(speaker);
+  // Start-up is over: the BGP listener and the control socket are up.
+  notify?.ready(runningStatus(speaker.summary()));
+  notify?.startWatchdog();
+  const statusTimer = setInterval(
+    () => notify?.status(runningStatus(speaker.summary())),
+    SpeakerDefaults.STATUS_INTERVAL_MS,
+  ).unref();
 
   const stopReload = reloadOnSighup(
     store,
     (outcome) => {
       logger.info({ file }, 'SIGHUP: reloading the configuration');
-      void speaker.reload(outcome);
+      notify?.reloading(`reloading ${file}`);
+      void speaker
+        .reload(outcome)
+        .then(() => notify?.ready(reloadStatus(outcome, runningStatus(speaker.summary()))));
     },
     signals,
   );
@@ -98,12 +120,17 @@ export async function runSpeaker(file: string, options: RunOptions = {}): Promis
           : 'stopping: sending Cease to every peer',
       );
       stopReload();
+      clearInterval(statusTimer);
+      notify?.stopping(
+        forRestart ? 'stopping for a restart (graceful restart)' : 'stopping: Cease to every peer',
+      );
       const bound = new Promise<'timeout'>((done) =>
         setTimeout(() => done('timeout'), SpeakerDefaults.SHUTDOWN_TIMEOUT_MS).unref(),
       );
       void Promise.race([speaker.close(SpeakerDefaults.SHUTDOWN_MESSAGE, { forRestart }), bound]).then(
         (r) => {
           for (const [s, l] of listeners) signals.off(s, l);
+          notify?.close();
           if (r === 'timeout') logger.warn({}, 'sessions did not all close in time');
           resolve(r === 'timeout' ? RunStatus.FAILED : RunStatus.OK);
         },

@@ -1,6 +1,6 @@
 import type { AddPathSetting, SessionsPeerInit } from '../bgp/session/index.js';
-import { gtsm, type TtlOptions } from '../bgp/transport/index.js';
-import type { PeerConfig } from '../config/index.js';
+import { gtsm, type RangeEntry, type TtlOptions } from '../bgp/transport/index.js';
+import type { Config, PeerConfig } from '../config/index.js';
 
 function addPathSetting(a: PeerConfig['addPath']): AddPathSetting | undefined {
   if (a.receive && a.send) return 'both';
@@ -23,6 +23,17 @@ function reconnectBackoff(p: PeerConfig) {
     dampResetTime: p.idleHoldResetTime,
     dampPeerOscillations: p.idleHoldTime > 0 && p.maxIdleHoldTime > p.idleHoldTime,
   };
+}
+
+/**
+ * The listen ranges as the listener takes them: each with its template's TCP-MD5 password,
+ * one key for the whole prefix.
+ */
+export function listenRanges(config: Config): RangeEntry[] {
+  return config.listenRanges.map((r) => {
+    const auth = config.peerTemplates.find((t) => t.name === r.template)?.auth;
+    return { prefix: r.text, password: auth?.type === 'md5' ? auth.password : null };
+  });
 }
 
 /** A configured peer as the session layer takes it; our AS and router id come from the speaker. */
@@ -50,5 +61,7 @@ export function sessionPeerInit(p: PeerConfig): SessionsPeerInit {
     passive: p.passive,
     // Started by the speaker once its events are bound; `shutdown` keeps it down.
     enabled: false,
+    // A dynamic neighbour's key is its listen range's, on the listener for the whole prefix.
+    ...(p.dynamic && { keyFromRange: true }),
   };
 }

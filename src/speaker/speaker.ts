@@ -10,6 +10,8 @@ import {
   ControlError,
   type ControlServer,
   type MetricsServer,
+  type MrtDumpResult,
+  type MrtInjectionView,
   type NeighborDetail,
   type OvnView,
   type PeerEditResult,
@@ -57,6 +59,7 @@ import { Rib, RibDefaults, UpdateGroups } from '../rib/index.js';
 import {
   ApiRoutes,
   advertisedGracefulRestart,
+  DynamicNeighbors,
   type InterfaceTable,
   LocalOrigin,
   Neighbor,
@@ -70,10 +73,12 @@ import {
 } from '../routing/index.js';
 import { bmpCollectors, monitoredSession, sessionEnding } from './bmp-sessions.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
+import { SpeakerHealth } from './health.js';
+import { SpeakerMrt } from './mrt.js';
 import { OvnRouteTables } from './ovn-route-tables.js';
 import { type CompiledPolicies, compileConfigPolicies, peerPolicies } from './policies.js';
 import { applyReloadPlan, type ReloadHost } from './reload.js';
-import { sessionPeerInit } from './session-init.js';
+import { listenRanges, sessionPeerInit } from './session-init.js';
 import { sinkTargets } from './sink-targets.js';
 
 /** The few things a speaker takes from its surroundings; each has a real default. */
@@ -113,12 +118,19 @@ export class Speaker implements SpeakerControl {
   readonly #exports: SessionExports;
   readonly #sessions: Sessions;
   readonly #neighbors = new Map<string, Neighbor>();
+  /** The neighbours admitted from listen ranges (they are in #neighbors too while they live). */
+  readonly #dynamic: DynamicNeighbors;
   readonly #log: Logger;
   readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets' | 'peerEdits'>> &
     Pick<SpeakerComponents, 'setLogLevel' | 'peerEdits'>;
   readonly #forwarding: Forwarding;
   readonly #apiRoutes: ApiRoutes;
   readonly #watch: WatchHub;
+  /** The event loop's liveness and what readiness asks of the parts (/healthz, /readyz). */
+  readonly #health: SpeakerHealth;
+  /** Start-up finished: every part built and started (readiness waits for it). */
+  #started = false;
+  readonly #mrt: SpeakerMrt;
   /** The `ovn` origin's routes; they outlive a reload's new watcher. */
   #ovnRoutes: LocalOrigin | undefined;
   #ovn: OvnPublishing | undefined;
@@ -147,7 +159,12 @@ export class Speaker implements SpeakerControl {
     reimported: (n) => this.#bmp?.reimported(n.name),
   };
 
-  private constructor(config: Config, sessions: Sessions, components: SpeakerComponents) {
+  private constructor(
+    config: Config,
+    sessions: Sessions,
+    components: SpeakerComponents,
+    interner?: AttrInterner,
+  ) {
     this.#config = config;
     this.#sessions = sessions;
     this.#components = {
@@ -180,13 +197,41 @@ export class Speaker implements SpeakerControl {
     this.#watch = new WatchHub(this.#flow, this.#rib, () =>
       [...this.#neighbors.values()].map((b) => ({ name: b.name, state: b.peer.state })),
     );
+    this.#mrt = new SpeakerMrt({
+      rib: this.#rib,
+      flow: this.#flow,
+      interner,
+      clock: this.#components.clock,
+      log: this.#log,
+    });
     this.#policies = compileConfigPolicies(config);
+    this.#dynamic = new DynamicNeighbors(config, {
+      log: this.#log,
+      clock: this.#components.clock,
+      create: (c) => this.#addPeer(c),
+      forget: (name, subcode) => this.#forgetDynamic(name, subcode),
+      policies: (c) => peerPolicies(c, this.#policies),
+      onRefused: (range) => this.#metrics?.dynamicRefused(range),
+    });
     this.#forwarding = new Forwarding({
       flow: this.#flow,
       log: this.#log,
       target: components.sinkTargets ?? sinkTargets(this.#log),
       clock: this.#components.clock,
     });
+    // Monotonic by default: a wall-clock step must not look like a stall.
+    this.#health = new SpeakerHealth(
+      {
+        config: () => this.#config.speaker.health,
+        started: () => this.#started && this.#closing === null,
+        ovn: () => this.#ovn,
+        tables: () => this.#tables,
+        sinks: () => this.#forwarding.status(),
+        neighbors: () => this.#neighbors.values(),
+      },
+      components.clock ?? systemScheduler,
+    );
+    this.#health.start();
   }
 
   /**
@@ -199,17 +244,24 @@ export class Speaker implements SpeakerControl {
     components.setLogLevel?.(config.speaker.log.level);
     // Each new connection's OPEN asks the speaker, which exists by the time any connects.
     let built: Speaker | undefined;
+    const interner = new AttrInterner();
     const sessions = await Sessions.create(
       {
         localAs: config.speaker.localAs,
         routerId: config.speaker.routerId,
-        listen: { host: config.speaker.listen.address, port: config.speaker.listen.port },
+        listen: {
+          host: config.speaker.listen.address,
+          port: config.speaker.listen.port,
+          ranges: listenRanges(config),
+        },
       },
       // The RIB applies each UPDATE before the next is decoded: its prefix lists can be reused.
       {
         logger,
-        interner: new AttrInterner(),
+        interner,
         reuseUpdateLists: true,
+        // A connection from a listen range, no configured peer's: a dynamic neighbour or refused.
+        admit: (remote) => (built ? built.#dynamic.admit(remote.address) : undefined),
         // Read per connection, so a reload's new restart time reaches the next session.
         gracefulRestart: () =>
           built
@@ -223,7 +275,7 @@ export class Speaker implements SpeakerControl {
     );
     let speaker: Speaker;
     try {
-      speaker = new Speaker(config, sessions, components);
+      speaker = new Speaker(config, sessions, components, interner);
       built = speaker;
     } catch (error) {
       await sessions.close();
@@ -231,6 +283,7 @@ export class Speaker implements SpeakerControl {
     }
     try {
       await speaker.#startServices(config);
+      await speaker.#mrt.configure(config.mrt);
       // Before any OPEN: what the kernel kept decides our F bits.
       if (config.speaker.gracefulRestart.enabled) await speaker.#beginRestart(config);
       for (const p of config.peers) speaker.#addPeer(p);
@@ -245,6 +298,7 @@ export class Speaker implements SpeakerControl {
       throw error;
     }
     speaker.#warnUnused(config);
+    speaker.#started = true;
     const listen = sessions.address;
     speaker.#log.info(
       {
@@ -302,11 +356,14 @@ export class Speaker implements SpeakerControl {
   close(message?: string, opts: { readonly forRestart?: boolean } = {}): Promise<void> {
     this.#closing ??= (async () => {
       const forRestart = opts.forRestart === true && this.#config.speaker.gracefulRestart.enabled;
+      this.#health.stop();
       this.#restart?.cancel();
       this.#watch.close();
+      this.#dynamic.close();
       this.#flow.close();
       await Promise.allSettled([this.#control?.close(), this.#metricsServer?.close()]);
       await this.#sessions.close(message, { forRestart });
+      await this.#mrt.close();
       for (const b of this.#neighbors.values()) b.detach();
       // After the sessions: each collector hears their Peer Downs, then Termination.
       await this.#bmp?.close();
@@ -411,6 +468,37 @@ export class Speaker implements SpeakerControl {
     await this.reload(outcome);
     const action = ({ add: 'added', change: 'changed', remove: 'removed' } as const)[edit.op];
     return { peer: name, action, changes: outcome.summary };
+  }
+
+  async dumpRib(path?: string): Promise<MrtDumpResult> {
+    const target = path ?? this.#config.mrt?.dump?.path;
+    if (target === undefined) {
+      throw new ControlError('bad-request', 'no file given and no mrt.dump.path configured');
+    }
+    try {
+      const r = await this.#mrt.dump(target);
+      return { path: r.path, prefixes: r.prefixes, peers: r.peers, bytes: r.bytes };
+    } catch (error) {
+      throw new ControlError('bad-request', `cannot dump to ${target}: ${(error as Error).message}`);
+    }
+  }
+
+  async injectMrt(name: string, path: string): Promise<MrtInjectionView> {
+    try {
+      return await this.#mrt.inject(name, path);
+    } catch (error) {
+      throw new ControlError('bad-request', `cannot inject ${path}: ${(error as Error).message}`);
+    }
+  }
+
+  async withdrawMrt(name: string): Promise<MrtInjectionView> {
+    const view = await this.#mrt.injections.withdraw(name);
+    if (!view) throw new ControlError('unknown-route', `no MRT file injected as ${name}`);
+    return view;
+  }
+
+  mrtInjections(): MrtInjectionView[] {
+    return this.#mrt.injections.list();
   }
 
   watch(topics: readonly WatchTopic[], sink: WatchSink): () => void {
@@ -531,6 +619,7 @@ export class Speaker implements SpeakerControl {
     this.#metricsServer = await startMetricsServer({
       listen: listenText(m.listen),
       metrics: this.#metrics,
+      health: this.#health,
       logger: this.#log,
     });
   }
@@ -568,6 +657,7 @@ export class Speaker implements SpeakerControl {
   #newPeer(config: PeerConfig): Peer {
     const peer = this.#sessions.addPeer(sessionPeerInit(config));
     this.#tap(peer);
+    this.#mrt.attach(peer);
     peer.on('state', (change) => this.#watch.session(config.name, change));
     peer.on('established', (info) => this.#restart?.established(config.name, info.negotiated));
     peer.on('end-of-rib', (f) => this.#restart?.endOfRib(config.name, f.afi, f.safi));
@@ -586,12 +676,19 @@ export class Speaker implements SpeakerControl {
     const b = this.#neighbors.get(name);
     if (!b) return;
     this.#neighbors.delete(name);
+    this.#mrt.detach(name);
     this.#pendingRebuild.delete(name);
     this.#restart?.removed(name);
     // RFC 4486 Cease / Peer De-configured.
     await this.#sessions.removePeer(b.peer.address);
     b.detach();
     this.#metrics?.forgetPeer(name);
+  }
+
+  /** A dynamic neighbour goes: Cease `subcode` first when its session is up and one is given. */
+  async #forgetDynamic(name: string, subcode: number | undefined): Promise<void> {
+    if (subcode !== undefined) this.#neighbors.get(name)?.peer.stop(subcode);
+    await this.#removePeer(name);
   }
 
   /**
@@ -617,6 +714,10 @@ export class Speaker implements SpeakerControl {
         this.#addPeer(p);
       },
       removePeer: (name) => this.#removePeer(name),
+      reconfigureDynamic: async (config, changedPolicies) => {
+        this.#sessions.setRanges(listenRanges(config));
+        await this.#dynamic.reconfigure(config, changedPolicies);
+      },
       rebuild: (name, cease) => this.#rebuild(name, cease),
       rebuildAfterSession: (name) => {
         const b = this.#neighbors.get(name);
@@ -635,6 +736,7 @@ export class Speaker implements SpeakerControl {
       setOvn: (config) => this.#setOvn(config),
       setRouteTables: (config) => this.#setRouteTables(config),
       setBmp: (config) => this.#setBmp(config),
+      setMrt: (config) => this.#mrt.configure(config.mrt),
     };
   }
 

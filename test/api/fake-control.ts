@@ -95,7 +95,7 @@ export const SUMMARY: SummaryView = {
   routerId: '198.18.0.1',
   localAs: 64512,
   neighbors: NEIGHBORS.map(
-    ({ name, address, remoteAs, state, stateSeconds, adminDown, prefixes, messages }) => ({
+    ({
       name,
       address,
       remoteAs,
@@ -104,6 +104,17 @@ export const SUMMARY: SummaryView = {
       adminDown,
       prefixes,
       messages,
+      establishedTransitions,
+    }) => ({
+      name,
+      address,
+      remoteAs,
+      state,
+      stateSeconds,
+      adminDown,
+      prefixes,
+      messages,
+      establishedTransitions,
     }),
   ),
   rib: { 'ipv4-unicast': 3, 'ipv6-unicast': 1 },
@@ -328,6 +339,20 @@ export function fakeControl(overrides: Partial<SpeakerControl> = {}): FakeContro
         changes: [],
       };
     },
+    dumpRib: async (path) => {
+      calls.push(['dumpRib', path]);
+      return { path: path ?? '/var/lib/ovn-bgp-speaker/rib.mrt', prefixes: 3, peers: 2, bytes: 400 };
+    },
+    injectMrt: async (name, path) => {
+      calls.push(['injectMrt', name, path]);
+      return { name, path, ipv4: 2, ipv6: 1, records: 4, skipped: 0, invalid: 0, ms: 1 };
+    },
+    withdrawMrt: async (name) => {
+      calls.push(['withdrawMrt', name]);
+      if (name !== 'table') throw new ControlError('unknown-route', `no MRT file injected as ${name}`);
+      return { name, path: '/tmp/table.mrt', ipv4: 2, ipv6: 1, records: 4, skipped: 0, invalid: 0, ms: 1 };
+    },
+    mrtInjections: () => [],
     watch: (topics, sink) => {
       calls.push(['watch', topics]);
       sink.push({ type: 'session', peer: 'spine1', state: 'Established' });

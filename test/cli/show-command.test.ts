@@ -117,11 +117,14 @@ describe('the commands against a control socket', () => {
     expect(await run('show', 'summary')).toEqual({ status: EXIT.OK, out: formatSummary(SUMMARY), err: '' });
   });
 
-  it('prints with --json what the speaker answered, route tables keyed by prefix as FRR does', async () => {
-    const summary = await run('show', 'summary', '--json');
-    expect(JSON.parse(summary.out)).toEqual(SUMMARY);
-    const neighbors = await run('show', 'neighbors', 'spine1', '--json');
-    expect(JSON.parse(neighbors.out)).toEqual([SPINE1]);
+  it('prints with --json FRR’s shapes: summary and neighbors keyed by address, route tables by prefix', async () => {
+    const summary = JSON.parse((await run('show', 'summary', '--json')).out);
+    expect(Object.keys(summary)).toEqual(['ipv4Unicast', 'ipv6Unicast']);
+    expect(summary.ipv4Unicast.peers['198.18.0.2']).toMatchObject({ remoteAs: 65001, pfxRcd: 3, pfxSnt: 5 });
+    expect(JSON.parse((await run('show', 'summary', '--json=frr')).out)).toEqual(summary);
+    const neighbors = JSON.parse((await run('show', 'neighbors', 'spine1', '--json')).out);
+    expect(Object.keys(neighbors)).toEqual(['198.18.0.2']);
+    expect(neighbors['198.18.0.2']).toMatchObject({ bgpState: 'Established', remoteAs: 65001 });
     const rib = await run('show', 'rib', '--json', '--afi', '4');
     const routes = JSON.parse(rib.out).routes;
     expect(Object.keys(routes)).toEqual(RIB.slice(0, 3).map((e) => e.prefix));
@@ -130,6 +133,20 @@ describe('the commands against a control socket', () => {
     expect(Object.keys(received)).toEqual(['routes']);
     const action = await run('neighbor', 'spine1', 'refresh', '--json');
     expect(JSON.parse(action.out)).toEqual({ peer: 'spine1', action: 'refresh' });
+  });
+
+  it('prints with --json=native the answer as the control socket returned it', async () => {
+    expect(JSON.parse((await run('show', 'summary', '--json=native')).out)).toEqual(SUMMARY);
+    expect(JSON.parse((await run('show', 'neighbors', 'spine1', '--json=native')).out)).toEqual([SPINE1]);
+    const rib = JSON.parse((await run('show', 'rib', '--json=native', '--afi', '4')).out);
+    expect(rib).toEqual(RIB.slice(0, 3));
+  });
+
+  it('refuses a --json shape it does not know, naming the value', async () => {
+    expect(await run('show', 'summary', '--json=yaml')).toMatchObject({
+      status: EXIT.USAGE,
+      err: expect.stringContaining("--json=yaml: expected --json (FRR's shape), --json=frr or --json=native"),
+    });
   });
 
   it('prints one neighbor, and one prefix in detail', async () => {
@@ -238,7 +255,7 @@ describe('ovn-bgp-speaker (the executable)', () => {
   }
 
   it('prints the summary as JSON and exits 0', async () => {
-    const r = await cli('show', 'summary', '--json', '--socket', socket);
+    const r = await cli('show', 'summary', '--json=native', '--socket', socket);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(SUMMARY);
   });

@@ -206,6 +206,30 @@ const cases: Case[] = [
       'config.yaml:5:14 speaker.metrics.listen: expected ADDRESS:PORT, an IPv6 address in brackets ("[::1]:9179"), got "::1:9179"',
     ],
   },
+  {
+    name: 'health: readiness names a peer or a sink the file does not have, a bad keyword, a stall bound out of range',
+    text: `${SPEAKER}  health:
+    stall_ms: 50
+    ready_requires: { peers: [a, b], sinks: [kernel, ovn-table lr0] }
+peers:
+  - { name: a, peer_ip: 198.18.1.2, remote_as: 65001 }
+sinks:
+  kernel: {}
+`,
+    want: [
+      'config.yaml:6:5 speaker.health.stall_ms: expected an integer 100..600000, got 50',
+      'config.yaml:7:34 speaker.health.ready_requires.peers[1]: no peer is named b',
+      'config.yaml:7:54 speaker.health.ready_requires.sinks[1]: no sink ovn-table lr0 (configured: kernel)',
+    ],
+  },
+  {
+    name: 'health: ready_requires.peers is a keyword or names',
+    text: `${SPEAKER}  health: { ready_requires: { peers: some, sinks: none } }\n`,
+    want: [
+      'config.yaml:5:31 speaker.health.ready_requires.peers: expected one of none, any, all, or a list of peer names, got "some"',
+      'config.yaml:5:44 speaker.health.ready_requires.sinks: expected all, or a list of sink names, got "none"',
+    ],
+  },
   // --- prefixes and routes ---
   {
     name: 'bad prefixes: host bits, too long, no length',
@@ -350,6 +374,16 @@ peers:
       'config.yaml:6:55 peers[0].ebgp_multihop: applies to eBGP peers only; this peer is iBGP',
       'config.yaml:7:55 peers[1].route_reflector_client: route reflection (RFC 4456) is for iBGP peers; this peer is eBGP',
       'config.yaml:7:103 peers[1].ttl_security: cannot be combined with ebgp_multihop',
+    ],
+  },
+  {
+    name: "next_hop_self and next_hop_unchanged together: our address or the route's own, not both",
+    text: `${SPEAKER}peers:
+  - { name: a, peer_ip: 198.18.1.2, remote_as: 65001, next_hop_self: true, next_hop_unchanged: true }
+  - { name: b, peer_ip: 198.18.1.3, remote_as: 65001, next_hop_self: true, next_hop_unchanged: false }
+`,
+    want: [
+      "config.yaml:6:76 peers[0].next_hop_unchanged: contradicts next_hop_self: true (our address, or the route's own next hop; choose one)",
     ],
   },
   {

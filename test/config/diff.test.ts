@@ -138,6 +138,12 @@ describe('reload plan: peers', () => {
       fields: ['next_hop_self'],
     },
     {
+      name: 'next_hop_unchanged: soft out',
+      edit: (p) => (p.next_hop_unchanged = true),
+      want: { ...none, softOut: true },
+      fields: ['next_hop_unchanged'],
+    },
+    {
       name: 'reset wins over soft refresh',
       edit: (p) => Object.assign(p, { remote_as: 65011, import: [] }),
       want: { ...none, reset: true },

@@ -26,6 +26,7 @@ const expected: Config = {
     bestpath: { maxPaths: 4, maxPathsIbgp: 1, multipathRelax: true, alwaysCompareMed: false },
     controlSocket: '/run/ovn-bgp-speaker/control.sock',
     metrics: { listen: { address: '127.0.0.1', port: 9179 } },
+    health: { stallMs: 5000, stallWindow: 10, readyRequires: { ovn: true, sinks: 'all', peers: 'any' } },
     log: { level: 'info' },
   },
   peers: [
@@ -52,6 +53,7 @@ const expected: Config = {
       addPath: { receive: false, send: false },
       routeReflectorClient: false,
       nextHopSelf: false,
+      nextHopUnchanged: false,
       extendedMessage: false,
       longLivedStaleTime: undefined,
       extendedNextHop: false,
@@ -83,6 +85,7 @@ const expected: Config = {
       addPath: { receive: true, send: false },
       routeReflectorClient: false,
       nextHopSelf: false,
+      nextHopUnchanged: false,
       extendedMessage: false,
       longLivedStaleTime: undefined,
       extendedNextHop: false,
@@ -114,6 +117,7 @@ const expected: Config = {
       addPath: { receive: false, send: false },
       routeReflectorClient: true,
       nextHopSelf: true,
+      nextHopUnchanged: false,
       extendedMessage: false,
       longLivedStaleTime: undefined,
       extendedNextHop: false,
@@ -285,6 +289,9 @@ const expected: Config = {
     },
   },
   ovnRouteTables: undefined,
+  peerTemplates: [],
+  listenRanges: [],
+  mrt: undefined,
   sinks: {
     kernel: { table: 200, metric: 20, protocol: 186, onStop: 'keep', install: [] },
     zebra: { socket: '/run/frr/zserv.api', instance: 1, distance: 20, metric: 0, install: [] },
@@ -342,6 +349,7 @@ describe('the smallest configuration', () => {
       bestpath: { maxPaths: 1, maxPathsIbgp: 1, multipathRelax: false, alwaysCompareMed: false },
       controlSocket: '/run/ovn-bgp-speaker/control.sock',
       metrics: undefined,
+      health: { stallMs: 5000, stallWindow: 10, readyRequires: { ovn: true, sinks: 'all', peers: 'none' } },
       log: { level: 'info' },
     });
     expect(config.peers).toEqual([]);

@@ -13,6 +13,7 @@ const NAMED = new Set([
   'extended_community_lists',
   'as_path_lists',
   'policies',
+  'peer_templates',
   'ovn.chassis_next_hops',
 ]);
 

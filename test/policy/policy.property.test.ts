@@ -201,6 +201,36 @@ describe('policy evaluation properties', () => {
     );
   });
 
+  it('a policy that does not read the next hop decides alike whatever the next hop is', () => {
+    // What `readsNextHop` promises the exporter: without it, the route's next hop cannot change
+    // the outcome, so the update group may replace it before the policy runs.
+    const other = (a: PathAttributes): PathAttributes =>
+      a.mpReach
+        ? { ...a, mpReach: { ...a.mpReach, nextHop: addressBytes('2001:db8:77::7') } }
+        : { ...a, nextHop: parseIpv4('198.18.77.7') };
+    const strip = (a: PathAttributes) => ({ ...a, nextHop: undefined, mpReach: undefined });
+    let checked = 0;
+    fc.assert(
+      fc.property(policyArb, attrsArb, routeArb, (model, make, route) => {
+        const p = policy(model.statements, LISTS, model.defaultAction, 'P', 65000);
+        if (p.acceptsAll) expect(p.readsNextHop).toBe(false);
+        if (p.readsNextHop) return;
+        checked++;
+        const input = make();
+        const a = run(p, route, input);
+        const b = run(policy(model.statements, LISTS, model.defaultAction, 'Q', 65000), route, other(input));
+        expect(b.accept).toBe(a.accept);
+        if (!a.accept || !b.accept) return;
+        expect(b.nextHop).toBe(a.nextHop);
+        expect(strip(b.attrs)).toEqual(strip(a.attrs));
+        // "unchanged" without reading the next hop: a statement set an address for the family.
+        if (a.nextHop === 'unchanged') expect(a.attrs).not.toBe(input);
+      }),
+      { numRuns: 500 },
+    );
+    expect(checked).toBeGreaterThan(100);
+  });
+
   it('a policy or chain flagged accept-all or reject-all evaluates every route that way', () => {
     // Unconditional statements first often, so both flags come up.
     const bare = fc.constantFrom<StatementModel>(

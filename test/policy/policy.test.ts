@@ -138,6 +138,22 @@ describe('statements', () => {
     expect(run(p, '203.0.113.0/24', attrs6('2001:db8::7')).accept).toBe(false);
   });
 
+  it('says whether it reads the next hop: a match on it, or keeping it (set next_hop unchanged)', () => {
+    const reads = (statements: Parameters<typeof policy>[0], d: 'accept' | 'reject' = 'reject') =>
+      policy(statements, LISTS, d).readsNextHop;
+    expect(reads([{ match: { nextHop: 'NH' }, action: 'accept' }])).toBe(true);
+    expect(reads([{ match: { prefixList: 'LAB' }, set: { nextHop: 'unchanged' }, action: 'accept' }])).toBe(
+      true,
+    );
+    expect(reads([{ set: { nextHop: 'self' }, action: 'accept' }])).toBe(false);
+    expect(reads([{ set: { nextHop: '198.18.0.9' }, action: 'accept' }])).toBe(false);
+    expect(reads([{ match: { prefixList: 'LAB' }, action: 'accept' }])).toBe(false);
+    expect(reads([], 'accept')).toBe(false);
+    // Everything accepted as it is, or everything rejected, before the statement could run.
+    expect(reads([{ action: 'accept' }, { match: { nextHop: 'NH' }, action: 'reject' }])).toBe(false);
+    expect(reads([{ action: 'reject' }, { set: { nextHop: 'unchanged' }, action: 'accept' }])).toBe(false);
+  });
+
   it('evaluate, evaluateIpv4 and evaluatePrefix agree, and IPv6 reads words at their offset', () => {
     const p = policy(
       [
@@ -253,6 +269,15 @@ describe('chains of policies', () => {
     expect(new PolicyChain('c', [p.get('all')!, p.get('no-hosts')!]).acceptsAll).toBe(true);
     expect(chain.acceptsAll || chain.rejectsAll).toBe(false);
     expect(new PolicyChain('empty', []).rejectsAll).toBe(true);
+  });
+
+  it('reads the next hop when one of its policies does, unless it accepts or rejects everything', () => {
+    const keep = policy([{ set: { nextHop: 'unchanged' }, action: 'accept' }]);
+    expect(keep.readsNextHop).toBe(true);
+    expect(chain.readsNextHop).toBe(false);
+    expect(new PolicyChain('c', [p.get('tag')!, keep]).readsNextHop).toBe(true);
+    // The first policy decides every route: the second never runs.
+    expect(new PolicyChain('c', [p.get('all')!, keep]).readsNextHop).toBe(false);
   });
 
   it('rejects when every policy passed the route on', () => {

@@ -224,6 +224,34 @@ describe('set next hop', () => {
     expect(accepted(run(p, '198.18.0.0/24', v4))).toBe(v4);
   });
 
+  it('an address set for the family of the route is final: the directive says send it unchanged', () => {
+    // The exporter applies RFC 4271 5.1.3 only to "default": a set address must survive it.
+    const set = policy([{ set: { nextHop: '198.18.0.9' }, action: 'accept' }]);
+    expect(run(set, '198.18.0.0/24', attrs())).toMatchObject({ accept: true, nextHop: 'unchanged' });
+    expect(run(set, '2001:db8::/48', attrs6())).toMatchObject({ accept: true, nextHop: 'default' });
+    const six = policy([{ set: { nextHop: '2001:db8::9' }, action: 'accept' }]);
+    expect(run(six, '2001:db8::/48', attrs6())).toMatchObject({ accept: true, nextHop: 'unchanged' });
+    expect(run(six, '198.18.0.0/24', attrs())).toMatchObject({ accept: true, nextHop: 'default' });
+  });
+
+  it('the last statement that sets the next hop decides, address or directive', () => {
+    const chain = (first: string, second: string) =>
+      policy([
+        { set: { nextHop: first }, action: 'next' },
+        { set: { nextHop: second }, action: 'accept' },
+      ]);
+    const selfThenAddress = run(chain('self', '198.18.0.9'), '198.18.0.0/24', attrs());
+    expect(selfThenAddress).toMatchObject({ accept: true, nextHop: 'unchanged' });
+    expect(accepted(selfThenAddress).nextHop).toBe(parseIpv4('198.18.0.9'));
+    expect(run(chain('198.18.0.9', 'self'), '198.18.0.0/24', attrs())).toMatchObject({ nextHop: 'self' });
+    expect(run(chain('unchanged', 'self'), '198.18.0.0/24', attrs())).toMatchObject({ nextHop: 'self' });
+    expect(run(chain('self', 'unchanged'), '198.18.0.0/24', attrs())).toMatchObject({
+      nextHop: 'unchanged',
+    });
+    // An address of the other family changes nothing, so the earlier directive stands.
+    expect(run(chain('self', '2001:db8::9'), '198.18.0.0/24', attrs())).toMatchObject({ nextHop: 'self' });
+  });
+
   it('refuses a next hop that is neither a directive nor an address', () => {
     expect(() => policy([{ set: { nextHop: 'peer' }, action: 'accept' }])).toThrow(/set\.nextHop/);
   });

@@ -6,7 +6,9 @@ import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
 import { parsePrefix } from '../../src/rib/index.js';
 import { RouteStore } from '../../src/routing/index.js';
 
-// RouteStore against a Map: whatever the order of sets and deletes, it holds the same routes.
+// RouteStore against a Map: whatever the order of sets and deletes, it holds the same routes;
+// and a route refresh's marks (RFC 7313): a sweep removes exactly what was not set again since
+// the family's last mark.
 
 const ATTRS: readonly PathAttributes[] = [0, 1, 2].map((med) => makeAttributes({ origin: 0, med }));
 
@@ -25,7 +27,9 @@ type Op =
       readonly key: number;
       readonly short: boolean;
       readonly pathId: number;
-    };
+    }
+  | { readonly op: 'mark'; readonly afi: AfiCode }
+  | { readonly op: 'sweep'; readonly afi: AfiCode };
 
 const route = {
   afi: fc.constantFrom<AfiCode>(Afi.IPV4, Afi.IPV6),
@@ -37,12 +41,15 @@ const route = {
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('set' as const), ...route, a: fc.integer({ min: 0, max: 2 }) }),
   fc.record({ op: fc.constant('delete' as const), ...route }),
+  fc.record({ op: fc.constantFrom('mark' as const, 'sweep' as const), afi: route.afi }),
 );
 
 /** The key sits in the third octet (IPv4) or third group (IPv6): inside a /24 or /48, outside a /16 or /32. */
 function words(afi: AfiCode, key: number): Uint32Array {
   return afi === Afi.IPV4 ? Uint32Array.of((0xc6120000 | (key << 8)) >>> 0) : parseIpv6(`2001:db8:${key}::`);
 }
+
+const KEYS = Array.from({ length: 16 }, (_, k) => k);
 
 function lengthOf(afi: AfiCode, short: boolean): number {
   return afi === Afi.IPV4 ? (short ? 16 : 24) : short ? 32 : 48;
@@ -59,7 +66,33 @@ describe('RouteStore', () => {
         fc.property(fc.array(op, { maxLength: 80 }), (ops) => {
           const store = new RouteStore([withPathIds, withPathIds]);
           const model = new Map<string, PathAttributes>();
+          const stale = new Set<string>();
           for (const o of ops) {
+            const ofFamily = () => [...model.keys()].filter((k) => k.startsWith(`${o.afi}|`));
+            if (o.op === 'mark') {
+              store.markStale(o.afi);
+              for (const k of ofFamily()) stale.add(k);
+              continue;
+            }
+            if (o.op === 'sweep') {
+              const gone = ofFamily().filter((k) => stale.has(k));
+              const seen: string[] = [];
+              const n = store.sweepStale(o.afi, (ws, off, len, pathId, attrs) => {
+                const at = o.afi === Afi.IPV4 ? 0 : 1;
+                const key = KEYS.findIndex((k) => words(o.afi, k)[at] === ws[off + at]);
+                const short = len === lengthOf(o.afi, true);
+                const k = modelKey(o.afi, key, short, pathId, withPathIds);
+                expect(attrs).toBe(model.get(k));
+                seen.push(k);
+              });
+              expect(n).toBe(gone.length);
+              expect(seen.sort()).toEqual(gone.sort());
+              for (const k of gone) {
+                model.delete(k);
+                stale.delete(k);
+              }
+              continue;
+            }
             const w = words(o.afi, o.key);
             const len = lengthOf(o.afi, o.short);
             const k = modelKey(o.afi, o.key, o.short, o.pathId, withPathIds);
@@ -67,8 +100,10 @@ describe('RouteStore', () => {
               const prev = store.set(o.afi, w, 0, len, o.pathId, ATTRS[o.a]!);
               expect(prev).toBe(model.get(k));
               model.set(k, ATTRS[o.a]!);
+              stale.delete(k);
             } else {
               expect(store.delete(o.afi, w, 0, len, o.pathId)).toBe(model.delete(k));
+              stale.delete(k);
             }
             expect(store.get(o.afi, w, 0, len, o.pathId)).toBe(model.get(k));
           }

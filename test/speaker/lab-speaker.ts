@@ -65,17 +65,23 @@ export class LabSpeaker {
   }
 
   /**
-   * Writes the configuration (its `speaker.control_socket` is set here, in the lab directory)
-   * and starts the speaker; resolves once its control socket answers.
+   * Writes the configuration (its `speaker.control_socket` is set here, in the lab directory
+   * or `opts.dir`) and starts the speaker, through `opts.wrap` when given (a command that runs
+   * the rest of its arguments, e.g. setpriv); resolves once its control socket answers.
    */
-  static async start(lab: Lab, doc: Record<string, unknown>): Promise<LabSpeaker> {
-    const socket = join(lab.dir, 'speaker-control.sock');
-    const configFile = join(lab.dir, 'speaker.yaml');
-    const logFile = join(lab.dir, 'speaker.log');
+  static async start(
+    lab: Lab,
+    doc: Record<string, unknown>,
+    opts: { readonly dir?: string; readonly wrap?: readonly string[] } = {},
+  ): Promise<LabSpeaker> {
+    const dir = opts.dir ?? lab.dir;
+    const socket = join(dir, 'speaker-control.sock');
+    const configFile = join(dir, 'speaker.yaml');
+    const logFile = join(dir, 'speaker.log');
     writeFileSync(configFile, stringify(withSocket(doc, socket)));
     const p = lab.spawn(
       lab.speakerNs,
-      [process.execPath, '--import', 'tsx', MAIN, 'run', '--config', configFile],
+      [...(opts.wrap ?? []), process.execPath, '--import', 'tsx', MAIN, 'run', '--config', configFile],
       {
         name: 'speaker',
         logFile,
@@ -113,10 +119,10 @@ export class LabSpeaker {
     );
   }
 
-  /** `ovn-bgp-speaker show ARGS --json`, parsed; undefined when the command fails. */
+  /** `ovn-bgp-speaker show ARGS --json=native` (the control API's own shape), parsed; undefined when the command fails. */
   async show<T>(args: readonly string[]): Promise<T | undefined> {
     let out = '';
-    const status = await runControlCommand('show', [...args, '--json', '--socket', this.socket], {
+    const status = await runControlCommand('show', [...args, '--json=native', '--socket', this.socket], {
       out: (t) => {
         out += t;
       },
@@ -124,13 +130,7 @@ export class LabSpeaker {
       env: {},
     });
     if (status !== 0) return undefined;
-    const parsed = JSON.parse(out);
-    // Route tables print keyed by prefix (`{"routes": {PREFIX: paths}}`): back to entries.
-    const routes = (parsed as { routes?: Record<string, unknown> }).routes;
-    if (routes && typeof routes === 'object' && !Array.isArray(routes) && !Array.isArray(parsed)) {
-      return Object.entries(routes).map(([prefix, paths]) => ({ prefix, paths })) as T;
-    }
-    return parsed as T;
+    return JSON.parse(out) as T;
   }
 
   /** `ovn-bgp-speaker neighbor PEER VERB` (reset, shutdown, enable, refresh); throws when it fails. */
@@ -154,7 +154,7 @@ export class LabSpeaker {
     return (await this.summary())?.neighbors.find((n) => n.name === name);
   }
 
-  /** `show rib [PREFIX] --json`; [] when the prefix is not in the table. */
+  /** `show rib [PREFIX] --json=native`; [] when the prefix is not in the table. */
   async rib(prefix?: string, afi?: 4 | 6): Promise<RibEntryView[]> {
     const args = ['rib', ...(prefix ? [prefix] : []), ...(afi ? ['--afi', String(afi)] : [])];
     return (await this.show<RibEntryView[]>(args)) ?? [];

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatIpv4 } from '../../src/address/index.js';
+import { formatIpv4, parseIpv4 } from '../../src/address/index.js';
 import { CeaseSubcode } from '../../src/bgp/wire/constants.js';
 import { ConfigStore, parseConfig } from '../../src/config/index.js';
 import { Speaker } from '../../src/speaker/index.js';
@@ -173,6 +173,59 @@ describe('reload', () => {
     );
     expect(a.rec.notifications[1]).toMatchObject({ subcode: CeaseSubcode.OTHER_CONFIGURATION_CHANGE });
     expect(r.speaker.neighbors('p2')[0]!.families).toEqual(['ipv4-unicast']);
+  });
+
+  it('next hops kept towards eBGP: by export policy, or next_hop_unchanged set by a reload, no reset', async () => {
+    // Central OVN mode across a routed hop: a chassis next hop off every subnet we share with
+    // the peers (127.0.0.0/8 here), originated or learned from another peer.
+    const src = await probe(2, 65001);
+    const keeps = await probe(3, 65002);
+    const plain = await probe(4, 65003);
+    const base = {
+      peers: [
+        probePeer(src, { import: ['all'], export: ['tag'] }),
+        probePeer(keeps, { export: ['keep'] }),
+        probePeer(plain, { export: ['tag'] }),
+      ],
+      routes: [{ prefix: '198.18.171.10/32', next_hop: '198.18.140.5' }],
+      policies: { ...policies, keep: { statements: [{ set: { next_hop: 'unchanged' }, action: 'accept' }] } },
+    };
+    const r = await reloadable(base);
+    await until(() => src.established && keeps.established && plain.established, 'sessions up');
+    src.announce(['198.18.170.0/24'], { nextHop: parseIpv4('198.18.180.7') });
+    const nextHop = (p: Probe, prefix: string) => {
+      const nh = p.table().get(prefix)?.nextHop;
+      return nh === undefined ? undefined : formatIpv4(nh);
+    };
+    await until(
+      () =>
+        nextHop(keeps, '198.18.170.0/24') !== undefined && nextHop(plain, '198.18.170.0/24') !== undefined,
+      'the learned route at both eBGP peers',
+    );
+    expect(nextHop(keeps, '198.18.170.0/24')).toBe('198.18.180.7');
+    expect(nextHop(keeps, '198.18.171.10/32')).toBe('198.18.140.5');
+    // RFC 4271 5.1.3 as ever for a peer whose policy leaves the next hop alone.
+    expect(nextHop(plain, '198.18.170.0/24')).toBe('127.0.0.1');
+    expect(nextHop(plain, '198.18.171.10/32')).toBe('127.0.0.1');
+    r.write({
+      ...base,
+      peers: [base.peers[0], base.peers[1], probePeer(plain, { export: ['tag'], next_hop_unchanged: true })],
+    });
+    await r.reload();
+    await until(
+      () => nextHop(plain, '198.18.171.10/32') === '198.18.140.5',
+      'the chassis next hop at the peer',
+    );
+    expect(nextHop(plain, '198.18.170.0/24')).toBe('198.18.180.7');
+    expect(plain.table().get('198.18.170.0/24')!.communities).toEqual([community(65000, 1)]);
+    expect(plain.rec.established).toHaveLength(1);
+    expect(keeps.rec.established).toHaveLength(1);
+    // And back: our address again.
+    r.write(base);
+    await r.reload();
+    await until(() => nextHop(plain, '198.18.171.10/32') === '127.0.0.1', 'our next hop again');
+    expect(nextHop(plain, '198.18.170.0/24')).toBe('127.0.0.1');
+    expect(plain.rec.established).toHaveLength(1);
   });
 
   it('next_hop_self on an iBGP peer re-sends routes with our address, no reset', async () => {

@@ -2,7 +2,7 @@ import { normalizeAddress, tryParseIpv4 } from '../../address/index.js';
 import { MS_PER_SECOND } from '../../components/index.js';
 import { type FsmConfig, FsmConfigError, resolveFsmConfig } from '../fsm/index.js';
 import type { TtlOptions } from '../transport/index.js';
-import { BGP_PORT, LONG_LIVED_STALE_TIME_MAX } from '../wire/index.js';
+import { BGP_PORT, type ExpectedRemoteAs, isExternal, LONG_LIVED_STALE_TIME_MAX } from '../wire/index.js';
 import { FAMILY_NAMES, type FamilyName, SessionDefaults } from './constants.js';
 import { SessionConfigError } from './errors.js';
 
@@ -18,7 +18,8 @@ const ADD_PATH_SETTINGS: readonly AddPathSetting[] = ['receive', 'send', 'both']
 export interface SessionPeerInit extends Partial<FsmConfig> {
   /** The peer's address: where we connect, and how its incoming connections are recognised. */
   readonly address: string;
-  readonly remoteAs: number;
+  /** The peer's AS; `external`: any AS but ours, `internal`: ours (checked on its OPEN). */
+  readonly remoteAs: ExpectedRemoteAs;
   readonly localAs: number;
   /** Our BGP Identifier, a dotted quad (RFC 6286: any non-zero 32-bit value). */
   readonly routerId: string;
@@ -66,7 +67,7 @@ export interface SessionPeerConfig {
   /** Normalized (RFC 5952, IPv4 never v4-mapped). */
   readonly address: string;
   readonly name: string;
-  readonly remoteAs: number;
+  readonly remoteAs: ExpectedRemoteAs;
   readonly localAs: number;
   readonly routerId: string;
   /** routerId as an unsigned 32-bit number. */
@@ -169,7 +170,10 @@ function addPath(v: unknown, configured: readonly FamilyName[]): Partial<Record<
 export function resolvePeerConfig(init: SessionPeerInit): SessionPeerConfig {
   if (typeof init !== 'object' || init === null) throw new SessionConfigError('peer', 'must be an object');
   const addr = address('address', init.address);
-  const remoteAs = asNumber('remoteAs', init.remoteAs);
+  const remoteAs =
+    init.remoteAs === 'external' || init.remoteAs === 'internal'
+      ? init.remoteAs
+      : asNumber('remoteAs', init.remoteAs);
   const localAs = asNumber('localAs', init.localAs);
   const bgpId = routerId(init.routerId);
   let fsm: FsmConfig;
@@ -201,7 +205,7 @@ export function resolvePeerConfig(init: SessionPeerInit): SessionPeerConfig {
     localAs,
     routerId: init.routerId,
     bgpId,
-    ebgp: remoteAs !== localAs,
+    ebgp: isExternal(remoteAs, localAs),
     port: init.port === undefined ? BGP_PORT : positiveInt('port', init.port, MAX_PORT),
     localAddress,
     password,

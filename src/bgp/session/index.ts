@@ -40,3 +40,4 @@ export {
   type SessionsPeerInit,
 } from './sessions.js';
 export type { MessageCounts, MessageStats } from './stats.js';
+export type { MessageTap, TapPoint } from './tap.js';

@@ -35,6 +35,7 @@ import type {
 } from './peer-events.js';
 import { Session, type SessionOwner } from './session.js';
 import { type MessageStats, newMessageStats } from './stats.js';
+import type { MessageTap, TapPoint } from './tap.js';
 
 /** Parts a peer can be given; every one has a real default. */
 export interface PeerComponents {
@@ -76,6 +77,7 @@ const STATE_RANK: Readonly<Record<State, number>> = {
 export class Peer {
   readonly config: SessionPeerConfig;
   readonly stats: MessageStats = newMessageStats();
+  readonly #tapPoint: TapPoint = { tap: null };
   readonly #log: Logger;
   readonly #scheduler: Scheduler;
   readonly #random: () => number;
@@ -144,6 +146,15 @@ export class Peer {
   }
 
   /** Bytes queued for the peer and not yet taken by the kernel. */
+  /** Sees every message of this peer's connections from now on (null: none, the default). */
+  set messageTap(tap: MessageTap | null) {
+    this.#tapPoint.tap = tap;
+  }
+
+  get messageTap(): MessageTap | null {
+    return this.#tapPoint.tap;
+  }
+
   get writeQueueBytes(): number {
     return this.#establishedOn?.writeQueueBytes ?? 0;
   }
@@ -309,6 +320,7 @@ export class Peer {
       interner: this.#interner,
       reuseUpdateLists: this.#reuseUpdateLists,
       gracefulRestart: this.#gracefulRestart,
+      tapPoint: this.#tapPoint,
     });
     if (this.#readPaused) s.pauseReading();
     return s;

@@ -56,6 +56,7 @@ import { checkFamilies, type GracefulRestartState, localOpen } from './open.js';
 import type { ConnectionInfo, EstablishedInfo, NotificationEvent, SessionEnd } from './peer-events.js';
 import { SendQueue } from './send-queue.js';
 import { countMessage, type MessageStats } from './stats.js';
+import type { TapPoint } from './tap.js';
 import { TimerBank } from './timers.js';
 
 /** The events of every UPDATE and KEEPALIVE: they carry nothing but their type, so one object each serves. */
@@ -95,6 +96,8 @@ export interface SessionComponents {
   readonly reuseUpdateLists?: boolean;
   /** See PeerComponents.gracefulRestart. */
   readonly gracefulRestart?: () => GracefulRestartState | null;
+  /** The peer's message tap (Peer.messageTap). */
+  readonly tapPoint?: TapPoint;
 }
 
 let nextSessionId = 1;
@@ -301,6 +304,7 @@ export class Session {
   sendUpdates(bytes: Uint8Array, messages: number): boolean {
     const out = this.#requireEstablished();
     const more = out.data(bytes);
+    this.#tap('sent', bytes);
     this.#components.stats.sent.update += messages;
     return more;
   }
@@ -323,7 +327,9 @@ export class Session {
     if (subtype !== RouteRefreshSubtype.NORMAL && !n.enhancedRouteRefresh) {
       throw new SessionError('route-refresh-not-negotiated', 'enhanced route refresh is not negotiated');
     }
-    out.control(encodeMessageBytes({ type: 'route-refresh', afi, subtype, safi }));
+    const bytes = encodeMessageBytes({ type: 'route-refresh', afi, subtype, safi });
+    out.control(bytes);
+    this.#tap('sent', bytes);
     countMessage(this.#components.stats.sent, MessageType.ROUTE_REFRESH);
   }
 
@@ -448,7 +454,13 @@ export class Session {
   #control(bytes: Uint8Array, type: number): void {
     if (!this.#outbound) return;
     this.#outbound.control(bytes);
+    this.#tap('sent', bytes);
     countMessage(this.#components.stats.sent, type);
+  }
+
+  #tap(direction: 'received' | 'sent', bytes: Uint8Array): void {
+    const tap = this.#components.tapPoint?.tap;
+    if (tap && this.#connection) tap.message(direction, bytes, this.#connection);
   }
 
   #sendNotification(a: Extract<FsmAction, { type: 'send-notification' }>, reason: string): void {
@@ -546,6 +558,7 @@ export class Session {
   #onMessage(bytes: Uint8Array): unknown {
     const type = bytes[HEADER_LENGTH - 1];
     countMessage(this.#components.stats.received, type);
+    this.#tap('received', bytes);
     this.#wait = undefined;
     try {
       switch (type) {

@@ -5,6 +5,7 @@ import {
   createListener,
   type Endpoint,
   type IncomingConnection,
+  type RangeEntry,
   type TtlOptions,
 } from '../transport/index.js';
 import { CeaseSubcode } from '../wire/index.js';
@@ -17,6 +18,11 @@ export type SessionsPeerInit = Omit<SessionPeerInit, 'localAs' | 'routerId'> &
   Partial<Pick<SessionPeerInit, 'localAs' | 'routerId'>> & {
     /** Start the peer at once (default); false keeps it down until `peer.start()`, as `neighbor shutdown`. */
     readonly enabled?: boolean;
+    /**
+     * The peer's TCP-MD5 key is its range's, on the listener already (a dynamic neighbour): no
+     * key of its own is installed for it.
+     */
+    readonly keyFromRange?: boolean;
   };
 
 export interface ListenInit {
@@ -25,6 +31,8 @@ export interface ListenInit {
   /** Default 179; 0 picks a free port (see `address`). */
   readonly port?: number;
   readonly ttl?: TtlOptions;
+  /** Prefixes whose addresses may connect without being peers (see `setRanges`). */
+  readonly ranges?: readonly RangeEntry[];
 }
 
 export interface SessionsInit {
@@ -40,6 +48,12 @@ export interface SessionsComponents extends PeerComponents {
   readonly onRefused?: (remote: Endpoint) => void;
   /** A peer was added; subscribe to its events here to miss none of them. */
   readonly onPeer?: (peer: Peer) => void;
+  /**
+   * A connection came from an address inside a range and no peer has it. The callee may add a
+   * peer for it (a dynamic neighbour) and return it to be handed the connection; undefined
+   * refuses it (reset). Without it, every such connection is refused.
+   */
+  readonly admit?: (remote: Endpoint) => Peer | undefined;
 }
 
 /**
@@ -73,7 +87,7 @@ export class Sessions {
       listen === false
         ? null
         : await createListener(
-            { host: listen.host, port: listen.port, ttl: listen.ttl, peers: [] },
+            { host: listen.host, port: listen.port, ttl: listen.ttl, peers: [], ranges: listen.ranges },
             {
               onConnection: (c) => {
                 if (sessions) sessions.#accept(c);
@@ -127,11 +141,24 @@ export class Sessions {
     if (this.#listener && peer.address.includes(':') && this.#listener.address.address.includes('.')) {
       throw new SessionConfigError('address', `IPv6 peer ${peer.address} cannot reach an IPv4-only listener`);
     }
-    this.#listener?.addPeer(peer.address, peer.config.password);
+    this.#listener?.addPeer(peer.address, init.keyFromRange ? undefined : peer.config.password);
     this.#peers.set(peer.address, peer);
     this.#components.onPeer?.(peer);
     if (enabled ?? true) peer.start();
     return peer;
+  }
+
+  /**
+   * The prefixes whose addresses may connect without being peers, each with its TCP-MD5
+   * password (one key for the whole prefix); ranges left out stop being let through. Sessions
+   * already accepted keep running.
+   */
+  setRanges(ranges: readonly RangeEntry[]): void {
+    const listener = this.#listener;
+    if (!listener) return;
+    const wanted = new Map(ranges.map((r) => [r.prefix, r.password ?? null]));
+    for (const prefix of listener.ranges().keys()) if (!wanted.has(prefix)) listener.removeRange(prefix);
+    for (const [prefix, password] of wanted) listener.setRange(prefix, password);
   }
 
   /**
@@ -159,13 +186,26 @@ export class Sessions {
   }
 
   #accept(c: IncomingConnection): void {
-    const peer = this.#peers.get(c.peer.address);
+    // A configured peer wins over any range that holds its address.
+    const peer = this.#peers.get(c.peer.address) ?? this.#admit(c.peer);
     if (!peer) {
-      // Known to the listener a moment ago (a peer being removed): nothing to hand it to.
-      this.#log.info({ remote: c.peer }, 'connection from a removed peer refused');
+      // Inside a range but not admitted (its limit, say), or known to the listener a moment
+      // ago (a peer being removed): nothing to hand it to. The admitting side logs why.
+      this.#log.debug({ remote: c.peer }, 'connection refused: no peer takes it');
       c.socket.resetAndDestroy();
       return;
     }
     peer.accept(c.socket, { local: c.local, remote: c.peer });
+  }
+
+  #admit(remote: Endpoint): Peer | undefined {
+    const admit = this.#components.admit;
+    if (!admit || this.#closed) return undefined;
+    try {
+      return admit(remote);
+    } catch (error) {
+      this.#log.error({ remote, error: String(error) }, 'admitting a connection failed');
+      return undefined;
+    }
   }
 }

@@ -18,6 +18,7 @@ export {
   type ListenerComponents,
   type ListenerInit,
   type PeerEntry,
+  type RangeEntry,
 } from './listener.js';
 export { type EncodedMd5Sig, encodeMd5Sig, type Md5KeySpec } from './md5.js';
 export {

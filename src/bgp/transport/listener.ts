@@ -1,5 +1,16 @@
 import net from 'node:net';
-import { formatIp, type IpAddress, unmapV4 } from '../../address/index.js';
+import {
+  addressBits,
+  bytesToWords,
+  formatIp,
+  formatIpPrefix,
+  formatWords,
+  type IpAddress,
+  type IpPrefix,
+  parseIpPrefix,
+  prefixContains,
+  unmapV4,
+} from '../../address/index.js';
 import { BGP_PORT } from '../wire/index.js';
 import { parseTransportAddress } from './address.js';
 import { SocketLevel, SocketOption, TransportDefaults } from './constants.js';
@@ -21,6 +32,14 @@ export interface PeerEntry {
   readonly password?: string | null;
 }
 
+/** A prefix whose addresses may connect (dynamic neighbours); one TCP-MD5 key covers all of them. */
+export interface RangeEntry {
+  /** "198.18.0.0/24", "2001:db8::/64": host bits zero. */
+  readonly prefix: string;
+  /** TCP-MD5 password for every address of the prefix; absent or null: none. */
+  readonly password?: string | null;
+}
+
 export interface ListenerInit {
   /** Address to listen on; '::' (default) takes IPv4 and IPv6, '0.0.0.0' IPv4 only. */
   readonly host?: string;
@@ -31,6 +50,8 @@ export interface ListenerInit {
   readonly ipv6Only?: boolean;
   /** Peers known from the start; their keys are in place before listen(2). */
   readonly peers?: readonly PeerEntry[];
+  /** Ranges known from the start; their keys are in place before listen(2) too. */
+  readonly ranges?: readonly RangeEntry[];
   /** TTL / GTSM for every connection (inherited by accepted sockets). */
   readonly ttl?: TtlOptions;
   /** Overrides the listener's own peer set when deciding whom to accept. */
@@ -38,7 +59,7 @@ export interface ListenerInit {
 }
 
 export interface ListenerComponents {
-  /** A known peer connected; the callee owns the socket from here on. */
+  /** A known peer, or an address inside a range, connected; the callee owns the socket from here on. */
   readonly onConnection: (connection: IncomingConnection) => void;
   /** An unknown address connected and was reset. */
   readonly onRefused?: (peer: Endpoint) => void;
@@ -56,6 +77,8 @@ export class BgpListener {
   readonly #members = new Set<string>();
   /** Keys in the kernel, by normalized address. */
   readonly #keys = new Map<string, string>();
+  /** Ranges we let through, by canonical prefix text, with their key (null: none). */
+  readonly #ranges = new Map<string, { readonly prefix: IpPrefix; readonly password: string | null }>();
   readonly #server: net.Server;
   readonly #fd: number;
   readonly #family: 4 | 6;
@@ -88,6 +111,10 @@ export class BgpListener {
       address: normalizePeer(peer.address, host.family),
       password: peer.password ?? null,
     }));
+    const ranges = (init.ranges ?? []).map((r) => ({
+      prefix: parseRange(r.prefix, host.family),
+      password: r.password ?? null,
+    }));
     const fd = withNewFd(host, (fd) => {
       setIntOption(fd, SocketLevel.SOL_SOCKET, SocketOption.SO_REUSEADDR, 1, 'SO_REUSEADDR');
       if (host.family === 6) {
@@ -102,6 +129,9 @@ export class BgpListener {
       // Keys go in before listen(2), so no SYN is ever accepted unsigned from a keyed peer.
       for (const peer of peers) {
         if (peer.password !== null) setMd5Key(fd, keySpec(peer.address, peer.password, host.family));
+      }
+      for (const range of ranges) {
+        if (range.password !== null) setMd5Key(fd, rangeKeySpec(range.prefix, range.password, host.family));
       }
       if (init.ttl) setTtlOptions(fd, host.family === 4 ? 'ipv4' : 'dual', init.ttl);
       bindFd(fd, host, port, hostText);
@@ -120,6 +150,7 @@ export class BgpListener {
       listener.#members.add(peer.address);
       if (peer.password !== null) listener.#keys.set(peer.address, peer.password);
     }
+    for (const range of ranges) listener.#ranges.set(formatIpPrefix(range.prefix), range);
     return listener;
   }
 
@@ -168,6 +199,36 @@ export class BgpListener {
     else this.#keys.set(normalized, password);
   }
 
+  /** Ranges let through (canonical prefix text) and whether each has a key in the kernel. */
+  ranges(): ReadonlyMap<string, boolean> {
+    return new Map([...this.#ranges].map(([text, r]) => [text, r.password !== null]));
+  }
+
+  /**
+   * Lets connections from every address of `prefix` through (to be told apart by the caller),
+   * with one TCP-MD5 key for the whole prefix (TCP_MD5SIG_EXT with TCP_MD5SIG_FLAG_PREFIX): the
+   * kernel checks a segment against the longest key prefix holding its source, so a peer's own
+   * key inside the range still wins for that peer. A range given again has its key replaced.
+   */
+  setRange(prefix: string, password: string | null): void {
+    const parsed = parseRange(prefix, this.#family);
+    const text = formatIpPrefix(parsed);
+    const before = this.#ranges.get(text);
+    if (password !== null) setMd5Key(this.#fd, rangeKeySpec(parsed, password, this.#family));
+    else if (before?.password) setMd5Key(this.#fd, rangeKeySpec(parsed, null, this.#family));
+    this.#ranges.set(text, { prefix: parsed, password });
+  }
+
+  /** Stops letting a range through and removes its key; sessions already accepted keep running. */
+  removeRange(prefix: string): void {
+    const parsed = parseRange(prefix, this.#family);
+    const text = formatIpPrefix(parsed);
+    const before = this.#ranges.get(text);
+    if (!before) return;
+    if (before.password !== null) setMd5Key(this.#fd, rangeKeySpec(parsed, null, this.#family));
+    this.#ranges.delete(text);
+  }
+
   /** TTL / GTSM for connections accepted from now on. */
   setTtl(options: TtlOptions): void {
     setTtlOptions(this.#fd, this.#family === 4 ? 'ipv4' : 'dual', options);
@@ -181,7 +242,16 @@ export class BgpListener {
     if (this.#server.listening) this.#server.close();
   }
 
+  #inRange(address: string): boolean {
+    if (this.#ranges.size === 0) return false;
+    const ip = unmapV4(parseTransportAddress(address));
+    const host: IpPrefix = { family: ip.family, words: bytesToWords(ip.bytes), len: addressBits(ip.family) };
+    for (const r of this.#ranges.values()) if (prefixContains(r.prefix, host)) return true;
+    return false;
+  }
+
   #known(address: string): boolean {
+    if (this.#inRange(address)) return true;
     if (!this.#isKnownPeer) return this.#members.has(address);
     try {
       return this.#isKnownPeer(address);
@@ -217,6 +287,34 @@ function normalizePeer(address: string, listenerFamily: 4 | 6): string {
     });
   }
   return formatIp(ip);
+}
+
+/** A range's prefix; host bits refused (a key covers the network, not one host's bits). */
+function parseRange(text: string, listenerFamily: 4 | 6): IpPrefix {
+  let prefix: IpPrefix;
+  try {
+    prefix = parseIpPrefix(text, { hostBits: 'refuse' });
+  } catch (error) {
+    throw new TransportError('invalid-address', `range ${text}: ${(error as Error).message}`, {
+      address: text,
+    });
+  }
+  if (prefix.family === 6 && listenerFamily === 4) {
+    throw new TransportError('family-mismatch', `IPv6 range ${text} cannot connect to an IPv4 listener`, {
+      address: text,
+    });
+  }
+  return prefix;
+}
+
+/** On a dual-stack listener an IPv4 range is keyed v4-mapped, its length still in IPv4 bits. */
+function rangeKeySpec(prefix: IpPrefix, password: string | null, listenerFamily: 4 | 6) {
+  return {
+    address: formatWords(prefix.family, prefix.words),
+    prefixLen: prefix.len,
+    password,
+    v4mapped: listenerFamily === 6 && prefix.family === 4,
+  };
 }
 
 function keySpec(address: string, password: string | null, listenerFamily: 4 | 6) {

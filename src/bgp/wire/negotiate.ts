@@ -13,12 +13,25 @@ import {
 import { BgpError } from './errors.js';
 import { capabilitiesOf, lastCapability, type OpenMessage } from './open.js';
 
+/**
+ * The peer AS our configuration expects: a number, or (FRR's `remote-as external` and
+ * `remote-as internal`) any AS other than ours, or ours.
+ */
+export type ExpectedRemoteAs = number | 'external' | 'internal';
+
 export interface NegotiateOptions {
   /** The peer AS from our configuration. */
-  readonly expectedRemoteAs: number;
+  readonly expectedRemoteAs: ExpectedRemoteAs;
   readonly localAs: number;
-  /** Defaults to `expectedRemoteAs !== localAs`. */
+  /** Defaults to whether `expectedRemoteAs` is another AS than `localAs` (external: yes, internal: no). */
   readonly ebgp?: boolean;
+}
+
+/** Whether a peer with this expected AS is external to `localAs`. */
+export function isExternal(expected: ExpectedRemoteAs, localAs: number): boolean {
+  if (expected === 'external') return true;
+  if (expected === 'internal') return false;
+  return expected !== localAs;
 }
 
 export interface AddPathNegotiated extends AfiSafi {
@@ -111,11 +124,11 @@ export function negotiate(local: OpenMessage, remote: OpenMessage, opts: Negotia
 
   const remoteAs4 = lastCapability(remoteCaps, 'four-octet-as');
   const as4 = has(localCaps, 'four-octet-as') && remoteAs4 !== undefined;
-  const remoteAs = checkRemoteAs(remote.myAs, remoteAs4?.as, as4, opts.expectedRemoteAs);
+  const remoteAs = checkRemoteAs(remote.myAs, remoteAs4?.as, as4, opts.expectedRemoteAs, opts.localAs);
 
   // RFC 6286 section 2.2: zero is caught by decodeOpen; for an internal peer an identifier equal
   // to ours is also Bad BGP Identifier.
-  const ebgp = opts.ebgp ?? opts.expectedRemoteAs !== opts.localAs;
+  const ebgp = opts.ebgp ?? isExternal(opts.expectedRemoteAs, opts.localAs);
   if (!ebgp && remote.bgpId === local.bgpId) {
     throw new BgpError(
       'open-bad-bgp-identifier',
@@ -160,7 +173,13 @@ export function negotiate(local: OpenMessage, remote: OpenMessage, opts: Negotia
 }
 
 /** RFC 4271 section 6.2 (Bad Peer AS) with RFC 6793 and RFC 7607 applied. Returns the real AS. */
-function checkRemoteAs(myAs: number, capAs: number | undefined, as4: boolean, expected: number): number {
+function checkRemoteAs(
+  myAs: number,
+  capAs: number | undefined,
+  as4: boolean,
+  expected: ExpectedRemoteAs,
+  localAs: number,
+): number {
   // RFC 7607 section 2: AS 0 in My AS or in the 4-octet AS capability is Bad Peer AS.
   if (myAs === 0 || capAs === 0) throw badPeerAs('AS 0 (RFC 7607)');
   if (capAs !== undefined) {
@@ -172,7 +191,15 @@ function checkRemoteAs(myAs: number, capAs: number | undefined, as4: boolean, ex
     }
   }
   const real = as4 && capAs !== undefined ? capAs : myAs;
-  if (real !== expected) throw badPeerAs(`peer AS ${real}, configured ${expected}`);
+  // RFC 4271 section 6.2: the AS in the OPEN must be the one configured; `external` takes any
+  // AS but ours and `internal` only ours (FRR's remote-as external / internal, checked alike).
+  if (expected === 'external') {
+    if (real === localAs) throw badPeerAs(`peer AS ${real} is our own AS, configured external`);
+  } else if (expected === 'internal') {
+    if (real !== localAs) throw badPeerAs(`peer AS ${real} is not our AS ${localAs}, configured internal`);
+  } else if (real !== expected) {
+    throw badPeerAs(`peer AS ${real}, configured ${expected}`);
+  }
   return real;
 }
 

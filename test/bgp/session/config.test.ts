@@ -44,9 +44,21 @@ describe('peer configuration', () => {
     expect(resolvePeerConfig({ ...BASE, address: '::ffff:198.18.1.2' }).address).toBe('198.18.1.2');
   });
 
+  it('remote AS external or internal: any other AS is eBGP, our own is iBGP (checked on OPEN)', () => {
+    expect(resolvePeerConfig({ ...BASE, remoteAs: 'external' })).toMatchObject({
+      remoteAs: 'external',
+      ebgp: true,
+    });
+    expect(resolvePeerConfig({ ...BASE, remoteAs: 'internal' })).toMatchObject({
+      remoteAs: 'internal',
+      ebgp: false,
+    });
+  });
+
   it.each([
     ['address', { address: 'peer-one' }],
     ['remoteAs', { remoteAs: 0 }],
+    ['remoteAs', { remoteAs: 'confederation' as never }],
     ['localAs', { localAs: 2 ** 32 }],
     ['routerId', { routerId: '0.0.0.0' }],
     ['routerId', { routerId: '2001:db8::1' }],

@@ -268,6 +268,9 @@ describe('listener + connect with TCP-MD5 over loopback', () => {
     [{ host: 'localhost' }, 'invalid-address'],
     [{ host: '0.0.0.0', peers: [{ address: '2001:db8::2' }] }, 'family-mismatch'],
     [{ peers: [{ address: '198.18.200.2', password: 'x'.repeat(81) }] }, 'md5-key-too-long'],
+    [{ ranges: [{ prefix: '198.18.200.1/24' }] }, 'invalid-address'],
+    [{ host: '0.0.0.0', ranges: [{ prefix: '2001:db8::/64' }] }, 'family-mismatch'],
+    [{ ranges: [{ prefix: '198.18.200.0/24', password: 'x'.repeat(81) }] }, 'md5-key-too-long'],
   ] as const)('a bad listener init %j is refused with %s and no fd is left', async (init, kind) => {
     const before = openFdCount();
     const error = await failure(
@@ -286,6 +289,86 @@ describe('listener + connect with TCP-MD5 over loopback', () => {
     expect(error.code).toBe('EADDRINUSE');
     expect(error.syscall).toBe('bind');
     expect(openFdCount()).toBe(before);
+  });
+});
+
+describe('ranges (dynamic neighbours): every address of a prefix let through, one key for all', () => {
+  const from = (localAddress: string, port: number, password?: string) =>
+    connectToPeer({ host: '127.0.0.1', port, localAddress, password, timeoutMs: 5_000 });
+
+  it('a keyed range on a dual-stack listener: inside with the key connects, outside is refused', async () => {
+    const { listener, accepted, refused } = await echoListener({
+      ranges: [{ prefix: '127.0.0.0/29', password: 'range-key' }],
+    });
+    const port = listener.address.port;
+    expect(listener.ranges()).toEqual(new Map([['127.0.0.0/29', true]]));
+    const c = await from('127.0.0.5', port, 'range-key');
+    expect(await echoOnce(c.socket, 'in range')).toBe('in range');
+    expect(accepted.map((a) => a.peer.address)).toEqual(['127.0.0.5']);
+    // Inside the range without the key or with another: the kernel drops the SYN (RFC 2385).
+    for (const password of ['other', undefined]) {
+      const error = await failure(
+        unanswered({ host: '127.0.0.1', port, localAddress: '127.0.0.6', password }),
+      );
+      expect(error.kind).toBe('connect-timeout');
+    }
+    // Outside every range and peer: accepted by the kernel, reset by the listener.
+    await from('127.0.0.9', port)
+      .then((x) => sockets.push(x.socket))
+      .catch(() => {});
+    await waitUntil(() => refused.length === 1);
+    expect(refused).toEqual(['127.0.0.9']);
+    expect(accepted).toHaveLength(1);
+  });
+
+  it("a peer's own key inside a range wins for that peer (the longest key prefix)", async () => {
+    const { listener } = await echoListener({
+      peers: [{ address: '127.0.0.3', password: 'own' }],
+      ranges: [{ prefix: '127.0.0.0/29', password: 'range-key' }],
+    });
+    const port = listener.address.port;
+    const own = await from('127.0.0.3', port, 'own');
+    expect(await echoOnce(own.socket, 'own')).toBe('own');
+    const error = await failure(
+      unanswered({ host: '127.0.0.1', port, localAddress: '127.0.0.3', password: 'range-key' }),
+    );
+    expect(error.kind).toBe('connect-timeout');
+    const other = await from('127.0.0.4', port, 'range-key');
+    expect(await echoOnce(other.socket, 'range')).toBe('range');
+  });
+
+  it('ranges set, rekeyed and removed at run time', async () => {
+    const { listener, refused } = await echoListener({});
+    const port = listener.address.port;
+    listener.setRange('127.0.0.0/30', 'k1');
+    expect(await echoOnce((await from('127.0.0.2', port, 'k1')).socket, 'k1')).toBe('k1');
+    listener.setRange('127.0.0.0/30', null); // key gone, still let through
+    expect(listener.ranges()).toEqual(new Map([['127.0.0.0/30', false]]));
+    expect(await echoOnce((await from('127.0.0.2', port)).socket, 'open')).toBe('open');
+    listener.setRange('127.0.0.0/30', 'k2');
+    expect(await echoOnce((await from('127.0.0.2', port, 'k2')).socket, 'k2')).toBe('k2');
+    listener.removeRange('127.0.0.0/30');
+    listener.removeRange('127.0.0.0/30'); // twice is fine
+    expect(listener.ranges().size).toBe(0);
+    await from('127.0.0.2', port)
+      .then((x) => sockets.push(x.socket))
+      .catch(() => {});
+    await waitUntil(() => refused.length === 1);
+    expect(refused).toEqual(['127.0.0.2']);
+  });
+
+  it('an IPv6 range keys the IPv6 prefix', async () => {
+    const { listener, accepted } = await echoListener({ ranges: [{ prefix: '::/64', password: 'six' }] });
+    const c = await connectToPeer({
+      host: '::1',
+      port: listener.address.port,
+      password: 'six',
+      timeoutMs: 5_000,
+    });
+    expect(await echoOnce(c.socket, 'six')).toBe('six');
+    expect(accepted.map((a) => a.peer.address)).toEqual(['::1']);
+    const error = await failure(unanswered({ host: '::1', port: listener.address.port, password: 'other' }));
+    expect(error.kind).toBe('connect-timeout');
   });
 });
 

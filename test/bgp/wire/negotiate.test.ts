@@ -351,6 +351,45 @@ describe('peer AS (RFC 4271 section 6.2, RFC 6793, RFC 7607)', () => {
   });
 });
 
+describe('remote AS external / internal (FRR remote-as external, internal)', () => {
+  const ours = open({ myAs: 65002, bgpId: 2 }, as4(65002));
+
+  it.each([
+    ['external takes a 2-octet AS other than ours', 'external', open({ myAs: 65001 }), 65001, true],
+    [
+      'external takes a 4-octet AS other than ours',
+      'external',
+      open({ myAs: AS_TRANS }, as4(4200000000)),
+      4200000000,
+      true,
+    ],
+    ['internal takes our own AS', 'internal', open({ myAs: 65002, bgpId: 9 }, as4(65002)), 65002, false],
+  ] as const)('%s', (_name, expected, theirs, remoteAs, _ebgp) => {
+    const n = negotiate(ours, theirs, { expectedRemoteAs: expected, localAs: 65002 });
+    expect(n.remoteAs).toBe(remoteAs);
+  });
+
+  it.each([
+    ['external refuses our own AS', 'external', open({ myAs: 65002, bgpId: 9 }, as4(65002))],
+    ['internal refuses another AS', 'internal', open({ myAs: 65001 })],
+    ['internal refuses another 4-octet AS', 'internal', open({ myAs: AS_TRANS }, as4(4200000000))],
+    ['external still refuses AS 0 (RFC 7607)', 'external', open({ myAs: 0 })],
+  ] as const)('%s with Bad Peer AS (2/2)', (_name, expected, theirs) => {
+    const e = thrown(() => negotiate(ours, theirs, { expectedRemoteAs: expected, localAs: 65002 }));
+    expect(e).toMatchObject({ code: 2, subcode: 2, kind: 'open-bad-peer-as' });
+  });
+
+  it('internal is iBGP for the identifier check: our own identifier is refused', () => {
+    const e = thrown(() =>
+      negotiate(ours, open({ myAs: 65002, bgpId: 2 }, as4(65002)), {
+        expectedRemoteAs: 'internal',
+        localAs: 65002,
+      }),
+    );
+    expect(e).toMatchObject({ code: 2, subcode: 3 });
+  });
+});
+
 describe('BGP Identifier (RFC 6286 section 2.2)', () => {
   it('an internal peer with our identifier is Bad BGP Identifier (2/3)', () => {
     const ours = open({ myAs: 65001, bgpId: 7 });

@@ -477,6 +477,11 @@ export class OvnDrLab {
     return s;
   }
 
+  /** The processes the lab runs now (OVN's daemons, speakers), by the names it gave them: for CPU accounting. */
+  processRecords(): ProcessRecord[] {
+    return [...this.#procs.values()];
+  }
+
   /** Records a process the caller started in this lab (a speaker), so teardown stops it. */
   adopt(rec: ProcessRecord): void {
     this.#procs.set(rec.pid, rec);
