@@ -37,6 +37,8 @@ function protocol(n: NeighborSpec, as: number): string[] {
   if (n.password !== undefined) out.push(`  password "${n.password}";`);
   if (n.passive) out.push('  passive on;');
   if (n.routeReflectorClient) out.push('  rr client on;');
+  if (n.multihop !== undefined) out.push(`  multihop ${n.multihop};`);
+  if (n.bfd) out.push('  bfd on;');
   // RFC 4724 in both roles ("aware", BIRD's default, is the helper role alone). BIRD sets the
   // F bit only while it recovers from its own restart (`bird -R`).
   const gr = n.gracefulRestart;
@@ -77,6 +79,22 @@ export function renderBirdConfig(spec: DaemonSpec, opts: BirdConfigOptions): str
     out.push(`protocol static ${STATIC_PROTOCOL[f]} { ${f};${routes} }`);
   }
   for (const n of spec.neighbors) out.push(...protocol(n, spec.as));
+  // BGP's `bfd on` asks this protocol for its sessions, which take the timers of the interface
+  // (single hop) or of `multihop`; the lab's neighbors share one set.
+  const bfd = spec.neighbors.find((n) => n.bfd)?.bfd;
+  if (bfd) {
+    const timers = [
+      bfd.minRx !== undefined && `min rx interval ${bfd.minRx} ms;`,
+      bfd.minTx !== undefined && `min tx interval ${bfd.minTx} ms;`,
+      bfd.multiplier !== undefined && `multiplier ${bfd.multiplier};`,
+    ].filter(Boolean);
+    out.push(
+      'protocol bfd lab_bfd {',
+      `  interface "*" { ${timers.join(' ')} };`,
+      `  multihop { ${timers.join(' ')} };`,
+      '}',
+    );
+  }
   out.push(...(spec.extraConfig ?? []));
   return `${out.join('\n')}\n`;
 }

@@ -20,7 +20,40 @@ export function frrNeighborLines(n: NeighborSpec): string[] {
   if (n.passive) lines.push(`neighbor ${a} passive`);
   if (n.localAddress !== undefined) lines.push(`neighbor ${a} update-source ${n.localAddress}`);
   if (n.extendedNextHop) lines.push(`neighbor ${a} capability extended-nexthop`);
+  if (n.multihop !== undefined) lines.push(`neighbor ${a} ebgp-multihop ${n.multihop}`);
+  if (n.bfd)
+    lines.push(
+      `neighbor ${a} bfd`,
+      ...(n.bfd.minRx !== undefined ? [`neighbor ${a} bfd profile ${bfdProfileName(a)}`] : []),
+      ...(n.bfd.checkControlPlaneFailure ? [`neighbor ${a} bfd check-control-plane-failure`] : []),
+    );
   return lines;
+}
+
+/** The bfdd profile carrying one neighbor's BFD timers. */
+export const bfdProfileName = (address: string): string => `lab_${address.replace(/[.:]/g, '_')}`;
+
+/**
+ * bfdd.conf: one profile per neighbor with BFD timers, which `neighbor X bfd profile` names;
+ * undefined when no neighbor runs BFD (bfdd is then not started).
+ */
+export function renderBfddConfig(spec: DaemonSpec, opts: FrrConfigOptions): string | undefined {
+  const withBfd = spec.neighbors.filter((n) => n.bfd);
+  if (withBfd.length === 0) return undefined;
+  const out = [`log file ${opts.logFile} informational`, `hostname ${opts.hostname}`, '!', 'bfd'];
+  for (const n of withBfd) {
+    const b = n.bfd!;
+    if (b.minRx === undefined) continue;
+    out.push(
+      ` profile ${bfdProfileName(n.address)}`,
+      `  receive-interval ${b.minRx}`,
+      `  transmit-interval ${b.minTx ?? b.minRx}`,
+      `  detect-multiplier ${b.multiplier ?? 3}`,
+      ' exit',
+    );
+  }
+  out.push('exit', '!');
+  return `${out.join('\n')}\n`;
 }
 
 /** Per-family lines of one neighbor, inside `address-family`. FRR offers ADD-PATH receive by default. */

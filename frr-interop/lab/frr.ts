@@ -4,7 +4,12 @@ import { FRR_DAEMON_DIR, TABLE_QUERY_TIMEOUT } from './constants.js';
 import { DaemonBase, type NeighborStatus, type ReceivedRoute, type RouteQuery } from './daemon.js';
 import { LabError } from './errors.js';
 import { type RunOptions, run } from './exec.js';
-import { frrAddNeighborCommands, frrAddressFamilyCommand, renderFrrConfig } from './frr-config.js';
+import {
+  frrAddNeighborCommands,
+  frrAddressFamilyCommand,
+  renderBfddConfig,
+  renderFrrConfig,
+} from './frr-config.js';
 import { parseFrrNeighbors, parseFrrRoutes } from './frr-parse.js';
 import type { Family, NeighborSpec, Originate } from './spec.js';
 import {
@@ -52,7 +57,44 @@ export class FrrDaemon extends DaemonBase {
     const out = join(this.dir, 'frr.out');
     this.spawn(zebraArgv(this.ns, this.dir, this.root), 'zebra', out);
     await this.waitReady(async () => (zebraReady(this.dir) ? true : undefined), 'zebra sockets', out);
+    await this.startBfdd(out);
     await this.startBgpd(conf, out, logStart);
+  }
+
+  /** bfdd, when a neighbor runs BFD: bgpd registers its sessions with it through zebra. */
+  private async startBfdd(out: string): Promise<void> {
+    const text = renderBfddConfig(this.current, { hostname: this.name, logFile: join(this.dir, 'bfdd.log') });
+    if (text === undefined) return;
+    const conf = join(this.dir, 'bfdd.conf');
+    writeFrrFile(conf, text, this.root);
+    this.spawn(
+      this.inNamespace([
+        join(FRR_DAEMON_DIR, 'bfdd'),
+        '-z',
+        this.zebraSocket,
+        '--vty_socket',
+        this.dir,
+        '-i',
+        join(this.dir, 'bfdd.pid'),
+        '-f',
+        conf,
+        '-P',
+        '0',
+        // 8.4's control socket defaults to one path for the whole host (FRR 10 has none).
+        ...(this.root ? [] : ['--bfdctl', join(this.dir, 'bfdd.sock')]),
+      ]),
+      'bfdd',
+      out,
+    );
+    const vty = join(this.dir, 'bfdd.vty');
+    await this.waitReady(async () => (existsSync(vty) ? true : undefined), 'bfdd vty socket', out);
+  }
+
+  /** Runs vtysh commands against this FRR's bfdd (`show bfd peers json`, ...). */
+  async bfdVtysh(args: readonly string[]): Promise<string> {
+    return run(
+      this.client(['vtysh', '--vty_socket', this.dir, '-d', 'bfdd', ...args.flatMap((a) => ['-c', a])]),
+    );
   }
 
   /**

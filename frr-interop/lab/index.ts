@@ -14,7 +14,7 @@ export { demoLabOptions } from './demo.js';
 export { LabError, type LabErrorKind } from './errors.js';
 export { type RunOptions, type RunResult, run, runResult } from './exec.js';
 export { FrrDaemon } from './frr.js';
-export { renderFrrConfig } from './frr-config.js';
+export { renderBfddConfig, renderFrrConfig } from './frr-config.js';
 export { parseFrrNeighbors, parseFrrRoutes } from './frr-parse.js';
 export { GobgpDaemon } from './gobgp.js';
 export { renderGobgpConfig } from './gobgp-config.js';

@@ -32,6 +32,19 @@ export interface NeighborSpec {
   /** Source address of the session. */
   readonly localAddress?: string;
   /**
+   * RFC 5880 BFD tied to the session (FRR: `neighbor X bfd` with bfdd running; BIRD: `bfd on`
+   * with `protocol bfd`), at these timers (ms) when given.
+   */
+  readonly bfd?: {
+    readonly minRx?: number;
+    readonly minTx?: number;
+    readonly multiplier?: number;
+    /** FRR `neighbor X bfd check-control-plane-failure`: its packets carry the C bit. */
+    readonly checkControlPlaneFailure?: boolean;
+  };
+  /** eBGP multihop TTL (FRR `ebgp-multihop N`, BIRD `multihop N`). */
+  readonly multihop?: number;
+  /**
    * RFC 4724 graceful restart on this session: advertised with forwarding state kept for its
    * families (FRR: `bgp graceful-restart` and `preserve-fw-state`; GoBGP: per neighbor and family).
    */

@@ -36,6 +36,8 @@ export interface SessionOptions {
   readonly addPath?: NeighborSpec['addPath'];
   readonly extendedNextHop?: boolean;
   readonly gracefulRestart?: NeighborSpec['gracefulRestart'];
+  readonly bfd?: NeighborSpec['bfd'];
+  readonly multihop?: NeighborSpec['multihop'];
 }
 
 export interface SpeakerSessionOptions extends SessionOptions {

@@ -11,6 +11,9 @@ import { registerBmpMetrics } from './metrics-bmp.js';
 import { type ForwardingMetricsSource, registerForwardingMetrics } from './metrics-forwarding.js';
 import type { BmpView, FamilyName, SessionState, SpeakerControl, SummaryView } from './types.js';
 
+/** RFC 5880 4.1's Sta values, in order. */
+const BFD_STATES: readonly string[] = ['AdminDown', 'Down', 'Init', 'Up'];
+
 /** Message type label values: the RFC names in lower case ("route-refresh"). */
 export type MessageTypeLabel = 'open' | 'update' | 'notification' | 'keepalive' | 'route-refresh';
 
@@ -125,6 +128,30 @@ export class SpeakerMetrics {
         },
       });
     }
+    new Gauge({
+      name: 'bfd_session_state',
+      help: 'BFD session state (RFC 5880 4.1): 0 AdminDown, 1 Down, 2 Init, 3 Up',
+      labelNames: ['peer'],
+      registers,
+      collect() {
+        this.reset();
+        for (const n of self.#summary()?.neighbors ?? []) {
+          if (n.bfd) this.set({ peer: n.name }, BFD_STATES.indexOf(n.bfd.state));
+        }
+      },
+    });
+    new Counter({
+      name: 'bfd_session_transitions_total',
+      help: 'BFD session state changes since the session was configured',
+      labelNames: ['peer'],
+      registers,
+      collect() {
+        this.reset();
+        for (const n of self.#summary()?.neighbors ?? []) {
+          if (n.bfd) this.inc({ peer: n.name }, n.bfd.transitions);
+        }
+      },
+    });
     new Gauge({
       name: 'bgp_rib_prefixes',
       help: 'Prefixes in the Loc-RIB',

@@ -50,6 +50,15 @@ export interface NeighborSummary {
   readonly messages: { readonly sent: MessageCounts; readonly received: MessageCounts };
   /** Times the session reached Established since the speaker started (FRR's connectionsEstablished). */
   readonly establishedTransitions: number;
+  /** RFC 5880 BFD, when configured: `show neighbors` has the rest. */
+  readonly bfd?: BfdSummary;
+}
+
+export interface BfdSummary {
+  /** AdminDown, Down, Init or Up. */
+  readonly state: string;
+  /** State changes since the session was configured. */
+  readonly transitions: number;
 }
 
 export interface NeighborDetail extends NeighborSummary {
@@ -73,6 +82,38 @@ export interface NeighborDetail extends NeighborSummary {
   readonly lastError?: string;
   /** RFC 4724: what the peer advertised, and its routes we keep while it restarts. */
   readonly gracefulRestart?: GracefulRestartView;
+  /** RFC 5880 BFD tied to the session, when configured. */
+  readonly bfd?: BfdView;
+}
+
+/** A neighbour's BFD session, as FRR's `show bfd peer` words it. */
+export interface BfdView extends BfdSummary {
+  /** The peer's state as it last said. */
+  readonly remoteState: string;
+  readonly multihop: boolean;
+  readonly localDiscriminator: number;
+  readonly remoteDiscriminator: number;
+  /** Configured: our Required Min RX, Desired Min TX once Up, Detect Mult (ms, ms, count). */
+  readonly configured: { readonly minRx: number; readonly minTx: number; readonly multiplier: number };
+  /** The peer's advertised values (0 until heard). */
+  readonly remote: { readonly minRx: number; readonly minTx: number; readonly multiplier: number };
+  /**
+   * The peer's C bit: its BFD does not share fate with its control plane, so BFD Down means
+   * its forwarding failed and graceful restart keeps none of its routes (RFC 5882 4.3).
+   */
+  readonly remoteControlPlaneIndependent: boolean;
+  /** Agreed: the interval we send at and the time without packets that takes the session Down (ms). */
+  readonly txInterval: number;
+  readonly detectionTime: number;
+  /** The last diagnostics each side sent (RFC 5880 4.1), in words. */
+  readonly localDiagnostic: string;
+  readonly remoteDiagnostic: string;
+  /** ISO time of the last state change. */
+  readonly lastChange: string;
+  /** Why the session last went Down, while it ever did. */
+  readonly lastDownReason?: string;
+  /** When and why BFD last closed the BGP session. */
+  readonly lastSessionDrop?: { readonly at: string; readonly reason: string };
 }
 
 export interface GracefulRestartView {

@@ -1,5 +1,5 @@
 /** `show neighbors`: vtysh's `show bgp neighbors`, one block per neighbor. */
-import type { MessageCounts, NeighborDetail, NotificationView } from '../api/index.js';
+import type { BfdView, MessageCounts, NeighborDetail, NotificationView } from '../api/index.js';
 import { BGP_VERSION } from '../bgp/wire/index.js';
 import { description, FAMILY_TITLE, totalMessages } from './format-summary.js';
 import { formatUpDown } from './format-time.js';
@@ -75,6 +75,23 @@ function reconnectLine(n: NeighborDetail): string {
   return `Reconnect: ${due}${backoff}`;
 }
 
+/** The BFD session, as FRR's `show bfd peer` words it. */
+function bfdLines(b: BfdView): string[] {
+  const lines = [
+    `BFD: ${b.multihop ? 'multihop' : 'single hop'}, state ${b.state}, remote state ${b.remoteState}`,
+    `${INDENT}Discriminators: local ${b.localDiscriminator}, remote ${b.remoteDiscriminator}`,
+    `${INDENT}Configured: receive ${b.configured.minRx} ms, transmit ${b.configured.minTx} ms, multiplier ${b.configured.multiplier}`,
+    `${INDENT}Peer: receive ${b.remote.minRx} ms, transmit ${b.remote.minTx} ms, multiplier ${b.remote.multiplier}${b.remoteControlPlaneIndependent ? ', control plane independent' : ''}`,
+    `${INDENT}Agreed: transmit every ${b.txInterval} ms, detection time ${b.detectionTime} ms`,
+    `${INDENT}Diagnostics: local ${b.localDiagnostic}, remote ${b.remoteDiagnostic}`,
+    `${INDENT}Transitions ${b.transitions}, last change at ${b.lastChange}`,
+  ];
+  if (b.lastDownReason) lines.push(`${INDENT}Last down: ${b.lastDownReason}`);
+  if (b.lastSessionDrop)
+    lines.push(`${INDENT}Closed the BGP session at ${b.lastSessionDrop.at}: ${b.lastSessionDrop.reason}`);
+  return lines;
+}
+
 export function formatNeighbor(n: NeighborDetail): string {
   const body: string[] = [];
   if (description(n) !== 'N/A') body.push(`Description: ${n.name}`);
@@ -106,6 +123,7 @@ export function formatNeighbor(n: NeighborDetail): string {
   body.push(reconnectLine(n));
   if (n.lastNotification) body.push(...notificationLines(n.lastNotification));
   if (n.lastError) body.push(`Last error: ${n.lastError}`);
+  if (n.bfd) body.push(...bfdLines(n.bfd));
   const link = n.ebgp ? 'external link' : 'internal link';
   return [
     `BGP neighbor is ${n.address}, remote AS ${n.remoteAs}, local AS ${n.localAs}, ${link}`,

@@ -145,6 +145,8 @@ const PEER_EFFECTS: Readonly<Record<keyof PeerConfig, Effect>> = {
   extendedNextHop: 'reset',
   enhancedRouteRefresh: 'reset',
   maxPrefixes: 'live',
+  // The BFD session changes (or comes, or goes) beside the BGP session (RFC 5880 6.8.3 Poll).
+  bfd: 'live',
   import: 'soft-in',
   export: 'soft-out',
 };

@@ -11,7 +11,7 @@ import {
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 import { resolveAuth } from './resolve-auth.js';
-import { checkPolicyNames, type PeerScope } from './resolve-peer.js';
+import { checkPolicyNames, type PeerScope, resolveBfd } from './resolve-peer.js';
 import { resolveTimers } from './resolve-timers.js';
 import type { ListenRangeConfig, PeerConfig, PeerTemplateConfig, RemoteAs } from './schema.js';
 import type { RawListenRange, RawPeer, RawPeerTemplate } from './sections.js';
@@ -122,7 +122,10 @@ export function resolveTemplate(
   const timers = resolveTimers(raw, scope.timers, path, scope.ctx);
   const auth = resolveAuth(raw, path, scope.ctx, scope.files);
   checkTemplate(raw, type, path, scope);
-  if (raw.remoteAs === undefined || type === undefined || auth === undefined) return undefined;
+  // Each dynamic neighbour gets its own BFD session, as FRR's peer-group `bfd` gives its members.
+  const bfd = resolveBfd(raw, path, scope);
+  if (raw.remoteAs === undefined || type === undefined || auth === undefined || bfd === null)
+    return undefined;
   const mp = raw.maxPrefixes;
   const send = raw.addPath?.send;
   const sendPaths = send === true ? 'all' : send === false || send === undefined ? undefined : send;
@@ -148,6 +151,7 @@ export function resolveTemplate(
     longLivedStaleTime: raw.longLivedStaleTime,
     extendedNextHop: raw.extendedNextHop ?? false,
     enhancedRouteRefresh: raw.enhancedRouteRefresh ?? false,
+    bfd,
     maxPrefixes:
       mp?.limit === undefined
         ? undefined

@@ -1,3 +1,4 @@
+import { BfdDefaults } from '../bfd/index.js';
 import { versionOf } from './addresses.js';
 import { FAMILIES, type FamilyName, type IpVersion, ListenDefaults, MaxPrefixDefaults } from './constants.js';
 import type { Context } from './decoders.js';
@@ -5,8 +6,8 @@ import { type Path, problem } from './problem.js';
 import { resolveAuth, type SecretFiles } from './resolve-auth.js';
 import { BUILTIN_POLICY_NAMES } from './resolve-policy.js';
 import { resolveTimers, type Timers } from './resolve-timers.js';
-import type { PeerConfig } from './schema.js';
-import type { RawPeer } from './sections.js';
+import type { BfdConfig, PeerConfig } from './schema.js';
+import type { RawBfdTimers, RawPeer } from './sections.js';
 
 /** What checking a peer needs from the rest of the configuration. */
 export interface PeerScope {
@@ -16,6 +17,47 @@ export interface PeerScope {
   readonly ipVersions: readonly IpVersion[];
   readonly timers: Timers;
   readonly policyNames: ReadonlySet<string>;
+  readonly bfdProfiles: ReadonlyMap<string, RawBfdTimers>;
+}
+
+/**
+ * A peer's (or a template's) `bfd`, its profile looked up and defaults applied (FRR's 300 ms,
+ * 300 ms, 3); null when the profile is not defined (the problem says so).
+ */
+export function resolveBfd(
+  raw: Pick<RawPeer, 'bfd'>,
+  path: Path,
+  scope: PeerScope,
+): BfdConfig | undefined | null {
+  const b = raw.bfd;
+  if (b === undefined || b.kind === 'off') return undefined;
+  let timers: RawBfdTimers = {};
+  let profile: string | undefined;
+  if (b.kind === 'profile') {
+    const found = scope.bfdProfiles.get(b.profile);
+    if (!found) {
+      const known = [...scope.bfdProfiles.keys()];
+      const defined = known.length === 0 ? 'bfd_profiles defines none' : `defined: ${known.join(', ')}`;
+      scope.ctx.problems.push(
+        problem(
+          [...path, 'bfd'],
+          `no BFD profile named ${JSON.stringify(b.profile)} (${defined})`,
+          b.profile,
+        ),
+      );
+      return null;
+    }
+    timers = found;
+    profile = b.profile;
+  } else if (b.kind === 'timers') {
+    timers = b.timers;
+  }
+  return {
+    minRx: timers.minRx ?? BfdDefaults.minRxMs,
+    minTx: timers.minTx ?? BfdDefaults.minTxMs,
+    multiplier: timers.multiplier ?? BfdDefaults.multiplier,
+    profile,
+  };
 }
 
 function familyOf(address: string): FamilyName {
@@ -142,6 +184,7 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
     );
   }
   checkExtendedNextHop(raw, families, path, scope);
+  const bfd = resolveBfd(raw, path, scope);
   checkPolicyNames(raw.import, at('import'), scope);
   checkPolicyNames(raw.export, at('export'), scope);
   if (type === 'ebgp') {
@@ -158,7 +201,7 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
     }
   }
   if (raw.name === undefined || raw.peerIp === undefined || raw.remoteAs === undefined) return undefined;
-  if (type === undefined || auth === undefined || families === undefined) return undefined;
+  if (type === undefined || auth === undefined || families === undefined || bfd === null) return undefined;
   const mp = raw.maxPrefixes;
   return {
     name: raw.name,
@@ -192,6 +235,7 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
             warningThreshold: mp.warningThreshold ?? MaxPrefixDefaults.warningThreshold,
             restartAfter: mp.restartAfter ?? MaxPrefixDefaults.restartAfter,
           },
+    bfd,
     import: raw.import ?? [],
     export: raw.export ?? [],
   };

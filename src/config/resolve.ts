@@ -154,6 +154,7 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
     ipVersions: speaker?.ipVersions ?? [...IP_VERSIONS],
     timers: speaker?.timers ?? TimerDefaults,
     policyNames: new Set([...policy.policies.map((p) => p.name), ...BUILTIN_POLICY_NAMES]),
+    bfdProfiles: raw.bfdProfiles ?? new Map(),
   };
   const rawPeers = raw.peers ?? [];
   checkDuplicatePeers(rawPeers, ctx);

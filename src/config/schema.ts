@@ -234,6 +234,8 @@ export interface PeerConfig {
   /** RFC 7313, advertised in our OPEN. */
   readonly enhancedRouteRefresh: boolean;
   readonly maxPrefixes: MaxPrefixes | undefined;
+  /** RFC 5880 BFD tied to the session; undefined: off. */
+  readonly bfd: BfdConfig | undefined;
   /** Policy chains; RFC 8212: for an eBGP peer an empty chain accepts and sends nothing. */
   readonly import: readonly string[];
   readonly export: readonly string[];
@@ -261,6 +263,15 @@ export interface ListenRangeConfig {
   readonly template: string;
   /** Dynamic neighbours of this range at most at once. */
   readonly limit: number;
+}
+
+/** A peer's BFD timers, in milliseconds, with the profile they came from. */
+export interface BfdConfig {
+  readonly minRx: number;
+  readonly minTx: number;
+  readonly multiplier: number;
+  /** The bfd_profiles name, when the peer named one. */
+  readonly profile: string | undefined;
 }
 
 /** Paths sent per prefix with add-path: every path, the multipath set, or the N best. */

@@ -60,6 +60,7 @@ import {
   secret,
   text,
 } from './decoders.js';
+import { bfdProfiles, peerBfd } from './sections-bfd.js';
 import { bmpFields } from './sections-bmp.js';
 import { healthFields } from './sections-health.js';
 import { mrtFields } from './sections-mrt.js';
@@ -69,6 +70,7 @@ import { policySections } from './sections-policy.js';
 import { sinksFields } from './sections-sinks.js';
 import { asn, community, extCommunityText, largeCommunity, name } from './values.js';
 
+export type { RawBfdTimers, RawPeerBfd } from './sections-bfd.js';
 export type { RawBmp } from './sections-bmp.js';
 export type { RawOvn, RawOvnRoutes } from './sections-ovn.js';
 export type { RawOvnRouteTables } from './sections-ovn-tables.js';
@@ -331,6 +333,11 @@ const peerFields = {
     'false',
   ),
   max_prefixes: optional(maxPrefixes, 'A limit, or {limit, warning_only, warning_threshold, restart_after}.'),
+  bfd: optional(
+    peerBfd,
+    "BFD (RFC 5880) tied to the session as FRR's neighbor bfd: true (300 ms, 300 ms, 3), a bfd_profiles name, or {min_rx, min_tx, multiplier}; multihop (RFC 5883) when ebgp_multihop, ttl_security above 1, or an iBGP peer off our subnets says so. BFD Down closes the session at once.",
+    'false',
+  ),
   import: optional(policyNames, 'Policies applied, in order, to routes received (RFC 8212).', '[]'),
   export: optional(policyNames, 'Policies applied, in order, to routes sent (RFC 8212).', '[]'),
 } as const;
@@ -468,6 +475,10 @@ const topFields = {
     '[]',
   ),
   ...policySections,
+  bfd_profiles: optional(
+    bfdProfiles,
+    "Named BFD timers {min_rx, min_tx, multiplier} for peers' bfd (FRR bfd profile).",
+  ),
   ovn: optional(
     object('a mapping with nb and sb', ovnFields),
     'OVN databases and what is advertised from them; absent: no OVN.',

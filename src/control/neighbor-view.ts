@@ -6,6 +6,7 @@ import type {
   NeighborDetail,
   NeighborSummary,
 } from '../api/index.js';
+import { diagText } from '../bfd/index.js';
 import { familyName, type MessageCounts as SessionCounts } from '../bgp/session/index.js';
 import { Afi, type AfiCode, capabilitiesOf, type OpenMessage } from '../bgp/wire/index.js';
 import type { Rib } from '../rib/index.js';
@@ -44,6 +45,9 @@ export function neighborSummary(b: Neighbor, now: number): NeighborSummary {
     prefixes,
     messages: { sent: counts(peer.stats.sent), received: counts(peer.stats.received) },
     establishedTransitions: b.establishedTransitions,
+    ...(b.bfd && {
+      bfd: { state: b.bfd.status?.state ?? 'Down', transitions: b.bfd.status?.transitions ?? 0 },
+    }),
   };
 }
 
@@ -99,6 +103,39 @@ function gracefulRestartView(b: Neighbor, now: number): Pick<NeighborDetail, 'gr
   };
 }
 
+/** RFC 5880 on `show neighbors`: the BFD session tied to the peer. */
+function bfdView(b: Neighbor): Pick<NeighborDetail, 'bfd'> {
+  const bfd = b.bfd;
+  const st = bfd?.status;
+  if (!bfd) return {};
+  const spec = bfd.spec;
+  const drop = bfd.lastDown;
+  return {
+    bfd: {
+      state: st?.state ?? 'Down',
+      remoteState: st?.remoteState ?? 'Down',
+      multihop: spec.multihop,
+      localDiscriminator: st?.localDiscr ?? 0,
+      remoteDiscriminator: st?.remoteDiscr ?? 0,
+      configured: { minRx: spec.minRxMs, minTx: spec.minTxMs, multiplier: spec.multiplier },
+      remote: {
+        minRx: st?.remoteMinRxMs ?? 0,
+        minTx: st?.remoteMinTxMs ?? 0,
+        multiplier: st?.remoteMultiplier ?? 0,
+      },
+      remoteControlPlaneIndependent: st?.remoteControlPlaneIndependent ?? false,
+      txInterval: st?.txIntervalMs ?? 0,
+      detectionTime: st?.detectionTimeMs ?? 0,
+      localDiagnostic: diagText(st?.localDiag ?? 0),
+      remoteDiagnostic: diagText(st?.remoteDiag ?? 0),
+      transitions: st?.transitions ?? 0,
+      lastChange: new Date(st?.lastChangeAt ?? 0).toISOString(),
+      ...(st?.lastDownReason && { lastDownReason: st.lastDownReason }),
+      ...(drop && { lastSessionDrop: { at: new Date(drop.at).toISOString(), reason: drop.reason } }),
+    },
+  };
+}
+
 /** `show neighbors`: one neighbor in full. */
 export function neighborDetail(b: Neighbor, now: number, localAs: number): NeighborDetail {
   const s = b.session;
@@ -109,8 +146,10 @@ export function neighborDetail(b: Neighbor, now: number, localAs: number): Neigh
   const families = (n?.families ?? [])
     .map((f) => familyName(f.afi, f.safi))
     .filter((f): f is FamilyName => f in FAMILY_AFI);
+  // The summary's short BFD state gives way to the full view below.
+  const { bfd: _short, ...summary } = neighborSummary(b, now);
   return {
-    ...neighborSummary(b, now),
+    ...summary,
     localAs,
     ...(localAddress !== undefined && { localAddress }),
     ebgp: b.config.type === 'ebgp',
@@ -134,6 +173,7 @@ export function neighborDetail(b: Neighbor, now: number, localAs: number): Neigh
       },
     }),
     ...(b.lastError !== undefined && { lastError: b.lastError }),
+    ...bfdView(b),
   };
 }
 

@@ -34,6 +34,7 @@ export {
   type SessionMonitor,
   type StopCause,
 } from './neighbor.js';
+export { type BfdSessions, bfdPath, bfdSpec, NeighborBfd, type NeighborBfdHost } from './neighbor-bfd.js';
 export { NeighborRestart, type NeighborRestartComponents, type ReturningPeer } from './neighbor-restart.js';
 export { deriveConfig, OvnPublishing, type OvnPublishingComponents } from './ovn-publishing.js';
 export {

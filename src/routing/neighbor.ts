@@ -24,6 +24,7 @@ import type { PeerKind, Rib, RibPeer, UpdateGroups } from '../rib/index.js';
 import type { Exporter } from './exporter.js';
 import type { Importer } from './importer.js';
 import { MaxPrefixWatch, maxPrefixConfig } from './max-prefix-watch.js';
+import { type BfdSessions, bfdSpec, NeighborBfd } from './neighbor-bfd.js';
 import { NeighborRestart } from './neighbor-restart.js';
 import { PeerRoutes } from './peer-routes.js';
 import { RefreshStale } from './refresh-stale.js';
@@ -56,6 +57,8 @@ export interface NeighborComponents {
    * 360 as FRR's stalepath-time, which FRR uses for both.
    */
   readonly staleRoutesTime?: () => number;
+  /** BFD sessions for peers with `bfd` (RFC 5880); absent: BFD is not run. */
+  readonly bfd?: BfdSessions;
   /** Told of the sessions and of each UPDATE once the RIB took it (BMP); read per event, absent: none. */
   readonly monitor?: SessionMonitor;
 }
@@ -122,6 +125,9 @@ export class Neighbor {
   #establishedTransitions = 0;
   #lastNotification: NotificationRecord | undefined;
   #lastError: string | undefined;
+  #bfd: NeighborBfd | null = null;
+  /** BFD is closing the session: why, and whether the peer's forwarding failed (its C bit). */
+  #bfdDrop: { readonly reason: string; readonly forwardingFailed: boolean } | null = null;
 
   constructor(config: PeerConfig, peer: Peer, policies: PeerPolicies, components: NeighborComponents) {
     this.name = config.name;
@@ -149,6 +155,12 @@ export class Neighbor {
     });
     this.#bind(peer);
     for (const w of policies.warnings) this.#log.warn({ rfc: 8212 }, w);
+    this.#syncBfd();
+  }
+
+  /** The BFD session tied to this peer, when `bfd` is configured. */
+  get bfd(): NeighborBfd | null {
+    return this.#bfd;
   }
 
   get config(): PeerConfig {
@@ -307,6 +319,7 @@ export class Neighbor {
     if (before.nextHopSelf !== config.nextHopSelf) this.#session?.routes.setNextHopSelf(config.nextHopSelf);
     if (before.nextHopUnchanged !== config.nextHopUnchanged)
       this.#session?.routes.setNextHopUnchanged(config.nextHopUnchanged);
+    this.#syncBfd();
   }
 
   /**
@@ -321,6 +334,7 @@ export class Neighbor {
     this.#stateSince = this.#c.clock.now();
     this.#bind(peer);
     this.#maxPrefix.setLimit(config.maxPrefixes && maxPrefixConfig(config.maxPrefixes));
+    this.#syncBfd();
   }
 
   /** The peer is removed from the configuration: stop listening and forget its routes. */
@@ -330,6 +344,56 @@ export class Neighbor {
     this.#unbind = [];
     this.#onDown('peer removed', undefined, false);
     this.#restart.detach();
+    this.#bfd?.close();
+    this.#bfd = null;
+  }
+
+  // BFD (RFC 5880, RFC 5882): one session per configured peer, opened with the configuration.
+
+  #syncBfd(): void {
+    const spec = this.#c.bfd && bfdSpec(this.#config, this.#c.interfaces());
+    if (!spec) {
+      this.#bfd?.close();
+      this.#bfd = null;
+      return;
+    }
+    if (this.#bfd) {
+      this.#bfd.reconfigure(spec);
+      return;
+    }
+    this.#bfd = new NeighborBfd(this.#c.bfd!, spec, {
+      log: this.#log,
+      interfaces: this.#c.interfaces,
+      drop: (reason, forwardingFailed) => this.#dropForBfd(reason, forwardingFailed),
+      kick: () => this.#kickForBfd(),
+      now: () => this.#c.clock.now(),
+    });
+  }
+
+  /**
+   * BFD Down: the BGP session closes at once, without a NOTIFICATION the dead path would not
+   * carry (as FRR's bgpd drops the connection), and tries again. Its routes go at once, unless
+   * graceful restart keeps them (RFC 4724 4.2) and the peer's BFD shares fate with its control
+   * plane (C bit clear, RFC 5882 4.3).
+   */
+  #dropForBfd(reason: string, forwardingFailed: boolean): void {
+    const state = this.#peer.state;
+    if (state !== 'OpenSent' && state !== 'OpenConfirm' && state !== 'Established') return;
+    if (!this.#peer.enabled) return;
+    this.#bfdDrop = { reason, forwardingFailed };
+    this.#peer.stopForRestart();
+    this.#bfdDrop = null;
+    this.#lastError = reason;
+    this.#peer.start();
+  }
+
+  /** BFD Up while BGP waits to connect: connect now rather than at the next retry. */
+  #kickForBfd(): void {
+    const state = this.#peer.state;
+    if (!this.#peer.enabled || this.#stoppedBy !== null) return;
+    if (state !== 'Idle' && state !== 'Connect' && state !== 'Active') return;
+    this.#peer.stopForRestart();
+    this.#peer.start();
   }
 
   #bind(peer: Peer): void {
@@ -410,7 +474,9 @@ export class Neighbor {
     this.#c.monitor?.down(this, end);
     s.routes.close();
     const longLived = this.#config.longLivedStaleTime ?? 0;
-    this.#restart.ended(s.routes.ribPeer, s.info.negotiated, end?.graceful === true, longLived, reason);
+    const bfd = this.#bfdDrop;
+    const graceful = end?.graceful === true && !bfd?.forwardingFailed;
+    this.#restart.ended(s.routes.ribPeer, s.info.negotiated, graceful, longLived, bfd?.reason ?? reason);
     if (notify) this.#c.onSessionEnded?.(this.name);
   }
 

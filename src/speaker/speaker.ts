@@ -27,10 +27,12 @@ import {
   type WatchSink,
   type WatchTopic,
 } from '../api/index.js';
+import { BfdService } from '../bfd/index.js';
 import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
 import { AttrInterner } from '../bgp/wire/index.js';
 import { BmpStation } from '../bmp/index.js';
 import {
+  childLogger,
   type Logger,
   type Scheduler,
   silentLogger,
@@ -59,6 +61,7 @@ import { Rib, RibDefaults, UpdateGroups } from '../rib/index.js';
 import {
   ApiRoutes,
   advertisedGracefulRestart,
+  type BfdSessions,
   DynamicNeighbors,
   type InterfaceTable,
   LocalOrigin,
@@ -98,6 +101,8 @@ export interface SpeakerComponents {
    * without it, the control API cannot add, change or remove peers.
    */
   readonly peerEdits?: (edit: PeerEdit) => ReloadOutcome;
+  /** Where peers' BFD sessions run; default a BfdService (a worker thread) started on first use. */
+  readonly bfd?: BfdSessions;
 }
 
 /** `metrics.listen` as startMetricsServer takes it: HOST:PORT with IPv6 in brackets. */
@@ -121,7 +126,9 @@ export class Speaker implements SpeakerControl {
   /** The neighbours admitted from listen ranges (they are in #neighbors too while they live). */
   readonly #dynamic: DynamicNeighbors;
   readonly #log: Logger;
-  readonly #components: Required<Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets' | 'peerEdits'>> &
+  readonly #components: Required<
+    Omit<SpeakerComponents, 'setLogLevel' | 'sinkTargets' | 'peerEdits' | 'bfd'>
+  > &
     Pick<SpeakerComponents, 'setLogLevel' | 'peerEdits'>;
   readonly #forwarding: Forwarding;
   readonly #apiRoutes: ApiRoutes;
@@ -158,6 +165,16 @@ export class Speaker implements SpeakerControl {
     down: (n, end) => this.#bmp?.down(n.name, sessionEnding(end)),
     reimported: (n) => this.#bmp?.reimported(n.name),
   };
+  /** BFD's worker, started with the first peer that has `bfd`. */
+  #bfd: BfdService | undefined;
+  readonly #bfdSessions: BfdSessions = {
+    open: (spec, listener) => {
+      if (this.#bfdInjected) return this.#bfdInjected.open(spec, listener);
+      this.#bfd ??= new BfdService(childLogger(this.#log, { part: 'bfd' }));
+      return this.#bfd.open(spec, listener);
+    },
+  };
+  #bfdInjected: BfdSessions | undefined;
 
   private constructor(
     config: Config,
@@ -174,6 +191,7 @@ export class Speaker implements SpeakerControl {
       setLogLevel: components.setLogLevel,
       peerEdits: components.peerEdits,
     };
+    this.#bfdInjected = components.bfd;
     this.#log = this.#components.logger;
     this.#rib = new Rib({
       localAs: config.speaker.localAs,
@@ -367,6 +385,7 @@ export class Speaker implements SpeakerControl {
       for (const b of this.#neighbors.values()) b.detach();
       // After the sessions: each collector hears their Peer Downs, then Termination.
       await this.#bmp?.close();
+      await this.#bfd?.close();
       await this.#ovn?.close();
       await this.#tables?.close({ keepRoutes: true });
       await this.#forwarding.close();
@@ -651,6 +670,7 @@ export class Speaker implements SpeakerControl {
       get monitor(): SessionMonitor | undefined {
         return speaker.#bmp ? speaker.#bmpEvents : undefined;
       },
+      bfd: this.#bfdSessions,
     };
   }
 

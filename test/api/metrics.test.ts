@@ -41,6 +41,8 @@ const OUR_METRICS = {
   bgp_messages_received_total: 'counter',
   bgp_messages_sent_total: 'counter',
   bgp_notifications_total: 'counter',
+  bfd_session_state: 'gauge',
+  bfd_session_transitions_total: 'counter',
 };
 
 describe('SpeakerMetrics', () => {
@@ -91,6 +93,22 @@ describe('SpeakerMetrics', () => {
     expect(series(e, 'bgp_rib_prefixes')).toEqual({ 'family=ipv4-unicast': 3, 'family=ipv6-unicast': 1 });
     await scrape(metrics);
     expect(calls()).toBe(2);
+  });
+
+  it('reads BFD state and transitions of the neighbors that run it', async () => {
+    const [first, second, ...rest] = SUMMARY.neighbors;
+    const summary = {
+      ...SUMMARY,
+      neighbors: [
+        { ...first!, bfd: { state: 'Up', transitions: 2 } },
+        { ...second!, bfd: { state: 'Down', transitions: 3 } },
+        ...rest,
+      ],
+    };
+    const { metrics } = metricsOf(() => summary);
+    const e = await scrape(metrics);
+    expect(series(e, 'bfd_session_state')).toEqual({ 'peer=spine1': 3, 'peer=spine2': 1 });
+    expect(series(e, 'bfd_session_transitions_total')).toEqual({ 'peer=spine1': 2, 'peer=spine2': 3 });
   });
 
   it('follows the speaker: a removed neighbor’s gauges go away', async () => {

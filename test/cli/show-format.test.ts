@@ -139,6 +139,46 @@ describe('show neighbors', () => {
     );
   });
 
+  it('prints the BFD session as FRR’s show bfd peer words it', () => {
+    const n = {
+      ...SPINE1,
+      bfd: {
+        state: 'Down',
+        remoteState: 'Down',
+        multihop: false,
+        localDiscriminator: 7,
+        remoteDiscriminator: 0,
+        configured: { minRx: 300, minTx: 300, multiplier: 3 },
+        remote: { minRx: 300, minTx: 200, multiplier: 5 },
+        remoteControlPlaneIndependent: true,
+        txInterval: 1000,
+        detectionTime: 0,
+        localDiagnostic: 'control detection time expired',
+        remoteDiagnostic: 'no diagnostic',
+        transitions: 4,
+        lastChange: '2026-01-01T00:00:00.000Z',
+        lastDownReason: 'control detection time expired',
+        lastSessionDrop: {
+          at: '2026-01-01T00:00:00.000Z',
+          reason: 'BFD down: control detection time expired',
+        },
+      },
+    };
+    const out = formatNeighbors([n]).split('\n');
+    const at = out.indexOf('  BFD: single hop, state Down, remote state Down');
+    expect(out.slice(at)).toEqual([
+      '  BFD: single hop, state Down, remote state Down',
+      '    Discriminators: local 7, remote 0',
+      '    Configured: receive 300 ms, transmit 300 ms, multiplier 3',
+      '    Peer: receive 300 ms, transmit 200 ms, multiplier 5, control plane independent',
+      '    Agreed: transmit every 1000 ms, detection time 0 ms',
+      '    Diagnostics: local control detection time expired, remote no diagnostic',
+      '    Transitions 4, last change at 2026-01-01T00:00:00.000Z',
+      '    Last down: control detection time expired',
+      '    Closed the BGP session at 2026-01-01T00:00:00.000Z: BFD down: control detection time expired',
+    ]);
+  });
+
   it("tells our capabilities from the peer's: advertised, received, or both", () => {
     const n = {
       ...SPINE1,

@@ -34,6 +34,9 @@ const TEMPLATES = `peer_templates:
     remote_as: 65100
     import: [all]
     export: [all]
+    bfd: fast
+bfd_profiles:
+  fast: { min_rx: 100, multiplier: 5 }
 `;
 
 const RANGES = `listen_ranges:
@@ -62,6 +65,9 @@ describe('peer_templates and listen_ranges', () => {
       import: ['all'],
     });
     expect(c.peerTemplates[1]).toMatchObject({ routeReflectorClient: true });
+    // BFD as a peer's: off unless asked, a profile looked up with the defaults for the rest.
+    expect(leaves.bfd).toBeUndefined();
+    expect(c.peerTemplates[2]!.bfd).toEqual({ minRx: 100, minTx: 300, multiplier: 5, profile: 'fast' });
   });
 
   it('redactConfig hides template passwords as it hides peers’', () => {
@@ -176,6 +182,11 @@ describe('problems', () => {
       'an unknown policy',
       'peer_templates:\n  t: { remote_as: internal, import: [nope] }\n',
       ['peer_templates.t.import[0]: no policy named "nope"'],
+    ],
+    [
+      'an unknown BFD profile',
+      'peer_templates:\n  t: { remote_as: internal, bfd: slow }\n',
+      ['peer_templates.t.bfd: no BFD profile named "slow" (bfd_profiles defines none)'],
     ],
     [
       'md5 without a password',

@@ -14,6 +14,7 @@ const NAMED = new Set([
   'as_path_lists',
   'policies',
   'peer_templates',
+  'bfd_profiles',
   'ovn.chassis_next_hops',
 ]);
 

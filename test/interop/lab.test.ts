@@ -18,6 +18,7 @@ import {
   parseGobgpNeighbors,
   parseGobgpRib,
   planTopology,
+  renderBfddConfig,
   renderBirdConfig,
   renderFrrConfig,
   renderGobgpConfig,
@@ -245,6 +246,39 @@ describe('daemon configs', () => {
     expect(() => checkNeighbor({ ...gr.neighbors[0], gracefulRestart: { restartTime: 5000 } })).toThrow(
       /graceful restart time/,
     );
+  });
+
+  it('BFD: neighbor X bfd with a bfdd profile of its timers in FRR, bfd on and protocol bfd in BIRD', () => {
+    const n = {
+      address: '198.18.1.1',
+      remoteAs: 65000,
+      families: ['ipv4'] as const,
+      multihop: 2,
+      bfd: { minRx: 200, minTx: 100, multiplier: 5, checkControlPlaneFailure: true },
+    };
+    const bfd = { routerId: '198.18.1.2', as: 65001, neighbors: [n] };
+    const frr = renderFrrConfig(bfd, { hostname: 'frr', logFile: '/x/bgpd.log' }).split('\n');
+    expect(frr).toEqual(
+      expect.arrayContaining([
+        ' neighbor 198.18.1.1 ebgp-multihop 2',
+        ' neighbor 198.18.1.1 bfd',
+        ' neighbor 198.18.1.1 bfd profile lab_198_18_1_1',
+        ' neighbor 198.18.1.1 bfd check-control-plane-failure',
+      ]),
+    );
+    expect(renderBfddConfig(bfd, { hostname: 'frr', logFile: '/x/bfdd.log' })).toContain(
+      ' profile lab_198_18_1_1\n  receive-interval 200\n  transmit-interval 100\n  detect-multiplier 5\n exit\n',
+    );
+    // Without BFD: no bfdd (undefined), no bfd lines, no protocol bfd.
+    expect(renderBfddConfig(spec, { hostname: 'frr', logFile: '/x' })).toBeUndefined();
+    expect(renderFrrConfig(spec, { hostname: 'frr', logFile: '/x' })).not.toMatch(/ bfd/);
+    const bird = renderBirdConfig(bfd, { logFile: '/x/bird.log' });
+    expect(bird).toContain('  multihop 2;\n  bfd on;\n');
+    const timers = 'min rx interval 200 ms; min tx interval 100 ms; multiplier 5;';
+    expect(bird).toContain(
+      `protocol bfd lab_bfd {\n  interface "*" { ${timers} };\n  multihop { ${timers} };\n}\n`,
+    );
+    expect(renderBirdConfig(spec, { logFile: '/x' })).not.toMatch(/bfd/);
   });
 
   it('FRR: turns off the FRR 8 defaults that block a lab and maps every option', () => {
