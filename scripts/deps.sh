@@ -5,7 +5,7 @@
 # the notify tests.
 set -euo pipefail
 
-PKGS=(frr gobgpd bird2 tshark ovn-central ovn-host openvswitch-common openvswitch-switch iproute2 iputils-ping procps openssl time systemd python3 bgpdump)
+PKGS=(frr gobgpd bird2 tshark pmacct ovn-central ovn-host openvswitch-common openvswitch-switch iproute2 iputils-ping procps openssl time systemd python3 bgpdump)
 
 missing=()
 for p in "${PKGS[@]}"; do

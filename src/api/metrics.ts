@@ -7,8 +7,9 @@ import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { STATES } from '../bgp/fsm/index.js';
 import { MessageType, type MessageTypeCode } from '../bgp/wire/index.js';
 import { type Logger, silentLogger } from '../components/index.js';
+import { registerBmpMetrics } from './metrics-bmp.js';
 import { type ForwardingMetricsSource, registerForwardingMetrics } from './metrics-forwarding.js';
-import type { FamilyName, SessionState, SpeakerControl, SummaryView } from './types.js';
+import type { BmpView, FamilyName, SessionState, SpeakerControl, SummaryView } from './types.js';
 
 /** RFC 5880 4.1's Sta values, in order. */
 const BFD_STATES: readonly string[] = ['AdminDown', 'Down', 'Init', 'Up'];
@@ -44,6 +45,8 @@ export interface SpeakerMetricsInit {
   readonly control: Pick<SpeakerControl, 'summary'>;
   /** OVN publishing and the sinks, read at each scrape; their metrics are left out when absent. */
   readonly forwarding?: ForwardingMetricsSource;
+  /** BMP collectors, read at each scrape; their metrics are left out when absent. */
+  readonly bmp?: () => BmpView;
   /** Default: a new Registry for this speaker. */
   readonly registry?: Registry;
   /** The process metrics (CPU, memory, event-loop lag, GC); default on. */
@@ -215,6 +218,7 @@ export class SpeakerMetrics {
     });
 
     if (init.forwarding) registerForwardingMetrics(this.registry, init.forwarding);
+    if (init.bmp) registerBmpMetrics(this.registry, init.bmp);
     if (init.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 

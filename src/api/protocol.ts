@@ -102,6 +102,10 @@ const HANDLERS: Readonly<Record<ControlMethod, Handler>> = {
     onlyKeys(p, []);
     return c.ovn();
   },
+  bmp: (c, p) => {
+    onlyKeys(p, []);
+    return c.bmp?.() ?? { collectors: [] };
+  },
   version: (_c, p) => {
     onlyKeys(p, []);
     return { api: CONTROL_API_VERSION, methods: CONTROL_METHODS };

@@ -245,6 +245,37 @@ export interface SinkView {
   readonly details?: readonly { readonly name: string; readonly value: number | string }[];
 }
 
+/** One BMP collector (`show bmp`). */
+export interface BmpCollectorView {
+  readonly address: string;
+  readonly port: number;
+  /** connecting, up, waiting (to connect again), closed. */
+  readonly state: string;
+  /** ISO time of the last state change. */
+  readonly since: string;
+  /** Adj-RIB-In views sent: pre-policy, post-policy. */
+  readonly routeMonitoring: readonly string[];
+  /** Sessions the collector was told of on this connection. */
+  readonly peers: number;
+  readonly connects: number;
+  /** Times the queue passed its limit and was dropped with the connection. */
+  readonly drops: number;
+  readonly messages: number;
+  readonly bytes: number;
+  /** Bytes waiting for the collector. */
+  readonly queued: number;
+  /** The state is being sent (after a connect). */
+  readonly dumping: boolean;
+  readonly lastError?: string;
+  /** While waiting: ms until the next attempt. */
+  readonly retryMs?: number;
+}
+
+/** BMP (RFC 7854) as `show bmp` prints it; no collectors when none is configured. */
+export interface BmpView {
+  readonly collectors: readonly BmpCollectorView[];
+}
+
 /** Where an OVN-derived route came from. */
 export interface OvnOriginView {
   readonly db: 'nb' | 'sb';
@@ -401,6 +432,8 @@ export interface SpeakerControl {
   sinks(): SinkView[];
   /** Null when no ovn section is configured. */
   ovn(): OvnView | null;
+  /** BMP collectors; absent on a speaker without BMP support. */
+  bmp?(): BmpView;
   /** `route` as an entry of the file's routes section; originated by the `api` origin. */
   announceRoute(route: unknown): RouteActionResult;
   withdrawRoute(prefix: string): RouteActionResult;
@@ -478,6 +511,7 @@ export interface ControlMethods {
   };
   readonly sinks: { readonly params: Record<string, never>; readonly result: SinkView[] };
   readonly ovn: { readonly params: Record<string, never>; readonly result: OvnView | null };
+  readonly bmp: { readonly params: Record<string, never>; readonly result: BmpView };
   readonly version: { readonly params: Record<string, never>; readonly result: ApiVersionView };
   readonly 'route.announce': {
     readonly params: { readonly route: unknown };

@@ -18,6 +18,7 @@ import {
   type RibQuery,
 } from '../api/types.js';
 import { KindedError } from '../components/errors.js';
+import { formatBmp } from './format-bmp.js';
 import { formatNeighbors } from './format-neighbor.js';
 import { formatOvn, formatOvnProblems, formatSinks } from './format-ovn.js';
 import { formatAdjRib, formatRibDetail, formatRibTable } from './format-rib.js';
@@ -25,7 +26,7 @@ import { formatSummary } from './format-summary.js';
 import { frrNeighbors, frrSummary } from './frr-json.js';
 import { CONTROL_OPTIONS, CONTROL_USAGE } from './usage.js';
 
-const SHOW_TOPICS = 'summary, neighbors, rib, advertised, received, ovn, sinks';
+const SHOW_TOPICS = 'summary, neighbors, rib, advertised, received, ovn, sinks, bmp';
 
 /**
  * `--json` of show rib, advertised and received, keyed by prefix as FRR's `show bgp ... json`
@@ -249,6 +250,10 @@ export function parseControlCommand(
       positionals('show sinks', more, 0, 0);
       allowOnly('show sinks', values, []);
       return invocation(common, 'sinks', {}, formatSinks);
+    case 'bmp':
+      positionals('show bmp', more, 0, 0);
+      allowOnly('show bmp', values, []);
+      return invocation(common, 'bmp', {}, formatBmp);
     case undefined:
       throw new UsageError(`show: what to show? (${SHOW_TOPICS})`);
     default:

@@ -28,7 +28,8 @@ export const SHOW_USAGE = `  ovn-bgp-speaker show summary             sessions a
                                            (a loop); > marks the one the Loc-RIB chose
   ovn-bgp-speaker show ovn [problems]      routes derived from OVN, each with its OVN row
                                            and why its next hop; or what could not be
-  ovn-bgp-speaker show sinks               the forwarding planes routes are installed into`;
+  ovn-bgp-speaker show sinks               the forwarding planes routes are installed into
+  ovn-bgp-speaker show bmp                 BMP collectors: connection, peers told, drops`;
 export const NEIGHBOR_USAGE = `  ovn-bgp-speaker neighbor PEER reset      close the session and start it again
   ovn-bgp-speaker neighbor PEER shutdown [--message TEXT]
                                            shut the session down (RFC 9003 message)

@@ -79,6 +79,8 @@ export interface ReloadPlan {
   readonly ovnRouteTables: readonly FieldChange[];
   /** Sink changes: the changed sinks are rebuilt and reconciled. */
   readonly sinks: readonly FieldChange[];
+  /** BMP changes: the collectors are connected anew and get the state afresh. */
+  readonly bmp: readonly FieldChange[];
   /**
    * listen_ranges and peer_templates changes: the listener's ranges follow, and each live
    * dynamic neighbour takes its template's change as the equivalent peer change would.
@@ -312,6 +314,9 @@ export function planReload(before: Config, after: Config): ReloadPlan {
       after: after.sinks[k],
       effect: 'live' as const,
     }));
+  const bmp = same(before.bmp, after.bmp)
+    ? []
+    : [{ field: 'bmp', before: before.bmp, after: after.bmp, effect: 'live' as const }];
   const dynamic = [
     ...(same(before.listenRanges, after.listenRanges)
       ? []
@@ -337,7 +342,8 @@ export function planReload(before: Config, after: Config): ReloadPlan {
     policies.added.length + policies.removed.length + policies.changed.length === 0 &&
     ovn.length === 0 &&
     ovnRouteTables.length === 0 &&
-    sinks.length === 0;
+    sinks.length === 0 &&
+    bmp.length === 0;
   return {
     empty,
     restartRequired: speaker.some((c) => c.effect === 'restart'),
@@ -348,6 +354,7 @@ export function planReload(before: Config, after: Config): ReloadPlan {
     ovn,
     ovnRouteTables,
     sinks,
+    bmp,
     dynamic,
     mrt,
   };
@@ -403,6 +410,7 @@ export function describePlan(plan: ReloadPlan): string[] {
   if (plan.ovn.length > 0) lines.push('ovn settings changed: reconnecting and deriving the routes again');
   if (plan.ovnRouteTables.length > 0) lines.push('ovn_route_tables changed: following the tables anew');
   for (const c of plan.sinks) lines.push(`${c.field} changed: rebuilding it`);
+  if (plan.bmp.length > 0) lines.push('bmp changed: connecting to the collectors anew');
   for (const c of plan.dynamic)
     lines.push(`${c.field} changed: applied to the listener and the dynamic neighbours`);
   if (plan.mrt.length > 0) lines.push('mrt changed: dumping and recording as it now says');

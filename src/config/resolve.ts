@@ -13,6 +13,7 @@ import {
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 import type { SecretFiles } from './resolve-auth.js';
+import { resolveBmp } from './resolve-bmp.js';
 import { checkDynamicNames, resolveListenRanges, resolveTemplate } from './resolve-dynamic.js';
 import { checkHealthNames } from './resolve-health.js';
 import { resolveOvn, resolveOvnRouteTables, resolveSinks } from './resolve-ovn.js';
@@ -172,6 +173,7 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
   const ovn = raw.ovn === undefined ? undefined : resolveOvn(raw.ovn, ctx);
   const sinks = resolveSinks(raw.sinks, raw.ovn !== undefined, scope.policyNames, ctx);
   const ovnRouteTables = resolveOvnRouteTables(raw.ovnRouteTables, scope.policyNames, ctx);
+  const bmp = resolveBmp(raw.bmp, ctx);
   if (speaker?.config) checkHealthNames(speaker.config.health, { peers, sinks, ovnRouteTables }, ctx);
   if (ctx.problems.length > before || speaker?.config === undefined) return undefined;
   if (peers.some((p) => p === undefined) || (raw.ovn !== undefined && ovn === undefined)) return undefined;
@@ -186,6 +188,7 @@ export function resolveConfig(raw: RawConfig, ctx: Context, options: ResolveOpti
     ovn,
     ovnRouteTables,
     sinks,
+    bmp,
     mrt: resolveMrt(raw.mrt),
   };
 }

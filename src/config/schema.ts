@@ -10,6 +10,7 @@ import type {
   OVN_SOURCES,
   TABLE_PREFERENCES,
 } from './constants.js';
+import type { BMP_ROUTE_MONITORING } from './sections-bmp.js';
 
 /*
  * The validated configuration: every default applied, every cross reference checked,
@@ -59,6 +60,8 @@ export interface Config {
   readonly ovnRouteTables: OvnRouteTablesConfig | undefined;
   /** Where best paths are installed; each absent one is not used. */
   readonly sinks: SinksConfig;
+  /** Absent: no BMP collector is told anything. */
+  readonly bmp: BmpConfig | undefined;
   /** Absent: no MRT dump on a timer and no recording. */
   readonly mrt: MrtConfig | undefined;
 }
@@ -72,6 +75,25 @@ export interface MrtConfig {
     | { readonly path: string; readonly rotate: number; readonly messages: 'all' | 'updates' }
     | undefined;
 }
+
+/** BMP (RFC 7854): the collectors our peers and their routes are sent to. */
+export interface BmpConfig {
+  readonly collectors: readonly BmpCollectorConfig[];
+  /** Bytes waiting for one collector beyond which its queue is dropped. */
+  readonly bufferLimit: number;
+}
+
+export interface BmpCollectorConfig {
+  readonly address: string;
+  readonly port: number;
+  readonly routeMonitoring: BmpRouteMonitoring;
+  /** Seconds; 0: no Statistics Reports. */
+  readonly statisticsInterval: number;
+  readonly minRetryMs: number;
+  readonly maxRetryMs: number;
+}
+
+export type BmpRouteMonitoring = (typeof BMP_ROUTE_MONITORING)[number];
 
 /** OVN 25.03+ on a chassis: the kernel tables ovn-controller fills, read and advertised, and learned routes written there. */
 export interface OvnRouteTablesConfig {

@@ -63,6 +63,7 @@ import {
   text,
 } from './decoders.js';
 import { bfdProfiles, peerBfd } from './sections-bfd.js';
+import { bmpFields } from './sections-bmp.js';
 import { healthFields } from './sections-health.js';
 import { mrtFields } from './sections-mrt.js';
 import { ovnFields } from './sections-ovn.js';
@@ -72,6 +73,7 @@ import { sinksFields } from './sections-sinks.js';
 import { asn, community, extCommunityText, largeCommunity, name } from './values.js';
 
 export type { RawBfdTimers, RawPeerBfd } from './sections-bfd.js';
+export type { RawBmp } from './sections-bmp.js';
 export type { RawOvn, RawOvnRoutes } from './sections-ovn.js';
 export type { RawOvnRouteTables } from './sections-ovn-tables.js';
 export type { RawPolicy, RawPrefixList, RawPrefixListEntry, RawStatement } from './sections-policy.js';
@@ -494,6 +496,10 @@ const topFields = {
   sinks: optional(
     object('a mapping of sinks', sinksFields),
     'Where best paths are installed; absent: nowhere.',
+  ),
+  bmp: optional(
+    object('a mapping with collectors', bmpFields),
+    'BMP (RFC 7854): our peers, their routes and counters sent to monitoring collectors; absent: none.',
   ),
   mrt: optional(
     object('a mapping with dump or updates', mrtFields),

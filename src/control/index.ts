@@ -3,6 +3,8 @@
  * shapes the state of the neighbours, the RIB, the OVN origin and the sinks into the api's
  * view types on request, and holds no routing rule.
  */
+
+export { bmpView } from './bmp-view.js';
 export { LOCAL_SOURCE_NAME, UNSPECIFIED_NEXT_HOP } from './constants.js';
 export { findNeighbor } from './find-neighbor.js';
 export { type MessageObserver, tapMessageStats } from './message-tap.js';

@@ -31,6 +31,7 @@ export {
   Neighbor,
   type NeighborComponents,
   type NotificationRecord,
+  type SessionMonitor,
   type StopCause,
 } from './neighbor.js';
 export { type BfdSessions, bfdPath, bfdSpec, NeighborBfd, type NeighborBfdHost } from './neighbor-bfd.js';

@@ -59,6 +59,19 @@ export interface NeighborComponents {
   readonly staleRoutesTime?: () => number;
   /** BFD sessions for peers with `bfd` (RFC 5880); absent: BFD is not run. */
   readonly bfd?: BfdSessions;
+  /** Told of the sessions and of each UPDATE once the RIB took it (BMP); read per event, absent: none. */
+  readonly monitor?: SessionMonitor;
+}
+
+/** What a monitor (BMP, RFC 7854) hears of a neighbour's sessions. */
+export interface SessionMonitor {
+  up(neighbor: Neighbor, info: EstablishedInfo): void;
+  /** After the import policy and the RIB took it: the Adj-RIB-In holds its outcome. */
+  update(neighbor: Neighbor, u: UpdateMessage): void;
+  /** `end` is undefined when the peer was removed from the configuration. */
+  down(neighbor: Neighbor, end: SessionEnd | undefined): void;
+  /** Import policy ran again over the stored routes: the Adj-RIB-In may hold other routes now. */
+  reimported(neighbor: Neighbor): void;
 }
 
 /** FRR's `bgp graceful-restart stalepath-time` default. */
@@ -439,7 +452,7 @@ export class Neighbor {
         ...(ribPeer && { ribPeer }),
         sendPaths: this.#config.addPath.sendPaths,
       },
-      { ...this.#c, log: this.#log },
+      { ...this.#c, log: this.#log, reimported: () => this.#c.monitor?.reimported(this) },
     );
     const refresh = info.negotiated.enhancedRouteRefresh
       ? new RefreshStale(
@@ -453,6 +466,7 @@ export class Neighbor {
         )
       : null;
     this.#session = { info, routes, refresh };
+    this.#c.monitor?.up(this, info);
   }
 
   #onDown(reason: string, end?: SessionEnd, notify = true): void {
@@ -462,6 +476,7 @@ export class Neighbor {
     // A refresh's marks settle first: what the end of the session keeps stale must not be
     // purged by a refresh the peer will never finish.
     s.refresh?.close();
+    this.#c.monitor?.down(this, end);
     s.routes.close();
     const longLived = this.#config.longLivedStaleTime ?? 0;
     const bfd = this.#bfdDrop;
@@ -481,6 +496,8 @@ export class Neighbor {
     const s = this.#session;
     if (!s) return undefined;
     const wait = s.routes.update(u);
+    // Optional chaining: with no monitor, nothing is built per UPDATE.
+    this.#c.monitor?.update(this, u);
     if (this.#maxPrefix.active) {
       if (u.nlri.count > 0) this.#checkMaxPrefix(s, Afi.IPV4);
       const mp = u.attrs?.mpReach?.afi;

@@ -26,6 +26,8 @@ export interface PeerRoutesComponents {
   readonly interfaces: () => InterfaceTable;
   /** Where long work yields to the event loop; the interface lookups' timer. */
   readonly clock: Scheduler;
+  /** The stored routes went through a changed import policy (soft reconfiguration inbound). */
+  readonly reimported?: () => void;
 }
 
 /** The peer as its routes see it. */
@@ -227,6 +229,7 @@ export class PeerRoutes {
         this.importer.reimportDone();
         this.#softIn = null;
         this.#c.log.info({}, 'import policy applied again to the stored routes');
+        this.#c.reimported?.();
         return;
       }
     } catch (error) {

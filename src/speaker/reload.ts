@@ -29,6 +29,8 @@ export interface ReloadHost {
   /** The OVN settings changed: reconnect and derive again, routes that stay kept. */
   setOvn(config: Config): Promise<void>;
   setRouteTables(config: Config): Promise<void>;
+  /** The bmp section changed: the collectors are connected anew. */
+  setBmp(config: Config): Promise<void>;
   /** The mrt section changed: the dump timer and the recording follow it. */
   setMrt(config: Config): Promise<void>;
 }
@@ -111,5 +113,6 @@ export async function applyReloadPlan(host: ReloadHost, plan: ReloadPlan, config
   await host.setSinks(config, changedPolicies);
   if (plan.ovn.length > 0) await host.setOvn(config);
   if (plan.ovnRouteTables.length > 0) await host.setRouteTables(config);
+  if (plan.bmp.length > 0) await host.setBmp(config);
   if (plan.mrt.length > 0) await host.setMrt(config);
 }

@@ -6,6 +6,7 @@ import { networkInterfaces } from 'node:os';
 import { parseIpv4 } from '../address/index.js';
 import {
   type ApiRouteView,
+  type BmpView,
   ControlError,
   type ControlServer,
   type MetricsServer,
@@ -29,6 +30,7 @@ import {
 import { BfdService } from '../bfd/index.js';
 import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
 import { AttrInterner } from '../bgp/wire/index.js';
+import { BmpStation } from '../bmp/index.js';
 import {
   childLogger,
   type Logger,
@@ -41,6 +43,7 @@ import type { Config, LogLevel, PeerConfig, PeerEdit, ReloadOutcome } from '../c
 import { formatProblem, notActedOnWarnings } from '../config/index.js';
 import {
   advertisedView,
+  bmpView,
   findNeighbor,
   neighborDetail,
   neighborSummary,
@@ -69,7 +72,9 @@ import {
   originateAll,
   RouteFlow,
   SessionExports,
+  type SessionMonitor,
 } from '../routing/index.js';
+import { bmpCollectors, monitoredSession, sessionEnding } from './bmp-sessions.js';
 import { Forwarding, type SinkTargetFactory } from './forwarding.js';
 import { SpeakerHealth } from './health.js';
 import { UnnumberedLinks } from './links.js';
@@ -153,6 +158,15 @@ export class Speaker implements SpeakerControl {
   #closing: Promise<void> | null = null;
   /** Our own graceful restart (RFC 4724 section 4.1), when it was configured at start. */
   #restart: OwnRestart | null = null;
+  /** BMP (RFC 7854), when collectors are configured. */
+  #bmp: BmpStation | undefined;
+  /** What the neighbours tell BMP; handed to them only while a station runs. */
+  readonly #bmpEvents: SessionMonitor = {
+    up: (n, info) => this.#bmp?.up(monitoredSession(n, info, this.#rib, this.#components.clock.now())),
+    update: (n, u) => this.#bmp?.update(n.name, u),
+    down: (n, end) => this.#bmp?.down(n.name, sessionEnding(end)),
+    reimported: (n) => this.#bmp?.reimported(n.name),
+  };
   /** BFD's worker, started with the first peer that has `bfd`. */
   #bfd: BfdService | undefined;
   readonly #bfdSessions: BfdSessions = {
@@ -299,6 +313,7 @@ export class Speaker implements SpeakerControl {
       if (!speaker.#restart) await speaker.#forwarding.configure(config, speaker.#policies);
       await speaker.#setOvn(config);
       await speaker.#setRouteTables(config);
+      await speaker.#setBmp(config);
     } catch (error) {
       await speaker.close();
       throw error;
@@ -372,6 +387,8 @@ export class Speaker implements SpeakerControl {
       await this.#sessions.close(message, { forRestart });
       await this.#mrt.close();
       for (const b of this.#neighbors.values()) b.detach();
+      // After the sessions: each collector hears their Peer Downs, then Termination.
+      await this.#bmp?.close();
       await this.#bfd?.close();
       await this.#ovn?.close();
       await this.#tables?.close({ keepRoutes: true });
@@ -431,6 +448,10 @@ export class Speaker implements SpeakerControl {
 
   sinks(): SinkView[] {
     return this.#forwarding.status();
+  }
+
+  bmp(): BmpView {
+    return bmpView(this.#bmp?.status() ?? []);
   }
 
   ovn(): OvnView | null {
@@ -531,6 +552,20 @@ export class Speaker implements SpeakerControl {
     this.#tables.start();
   }
 
+  /** BMP per the configuration: the collectors connected anew, told of the sessions up now. */
+  async #setBmp(config: Config): Promise<void> {
+    await this.#bmp?.close();
+    this.#bmp = undefined;
+    if (!config.bmp) return;
+    const station = new BmpStation(bmpCollectors(config), { clock: this.#components.clock, log: this.#log });
+    const now = this.#components.clock.now();
+    const up = [...this.#neighbors.values()].flatMap((n) =>
+      n.session ? [monitoredSession(n, n.session.info, this.#rib, now)] : [],
+    );
+    this.#bmp = station;
+    station.start(up);
+  }
+
   /** Watches OVN per the configuration (a new watcher after a change); without ovn, its routes go. */
   async #setOvn(config: Config): Promise<void> {
     await this.#ovn?.close();
@@ -600,6 +635,7 @@ export class Speaker implements SpeakerControl {
     this.#metrics ??= new SpeakerMetrics({
       control: this,
       forwarding: { ovn: () => (this.#ovn ? ovnStats(this.#ovn) : null), sinks: () => this.sinks() },
+      bmp: () => this.bmp(),
       logger: this.#log,
     });
     for (const b of this.#neighbors.values()) this.#tap(b.peer);
@@ -619,6 +655,7 @@ export class Speaker implements SpeakerControl {
   }
 
   #neighborComponents(): NeighborComponents {
+    const speaker = this;
     return {
       rib: this.#rib,
       groups: this.#groups,
@@ -632,6 +669,11 @@ export class Speaker implements SpeakerControl {
         if (this.#pendingRebuild.delete(peer)) void this.#rebuild(peer, undefined);
       },
       staleRoutesTime: () => this.#config.speaker.gracefulRestart.staleRoutesTime,
+      // A getter: a station started or stopped by a reload reaches neighbours built before it,
+      // and without one the UPDATE path finds no monitor and builds nothing.
+      get monitor(): SessionMonitor | undefined {
+        return speaker.#bmp ? speaker.#bmpEvents : undefined;
+      },
       bfd: this.#bfdSessions,
     };
   }
@@ -722,6 +764,7 @@ export class Speaker implements SpeakerControl {
       setSinks: (config, changed) => this.#forwarding.configure(config, this.#policies, changed),
       setOvn: (config) => this.#setOvn(config),
       setRouteTables: (config) => this.#setRouteTables(config),
+      setBmp: (config) => this.#setBmp(config),
       setMrt: (config) => this.#mrt.configure(config.mrt),
     };
   }

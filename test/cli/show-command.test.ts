@@ -21,6 +21,7 @@ describe('parseControlCommand', () => {
     [['rib', '--afi', '6', '--limit', '50'], 'rib', { afi: 6, limit: 50 }],
     [['rib', '198.18.10.7'], 'rib', { prefix: '198.18.10.7' }],
     [['advertised', 'spine1'], 'advertised', { peer: 'spine1' }],
+    [['bmp'], 'bmp', {}],
     [
       ['received', 'spine1', '198.18.10.0/24', '--afi=4'],
       'received',
@@ -56,11 +57,11 @@ describe('parseControlCommand', () => {
   });
 
   it.each([
-    ['show', [], 'show: what to show? (summary, neighbors, rib, advertised, received, ovn, sinks)'],
+    ['show', [], 'show: what to show? (summary, neighbors, rib, advertised, received, ovn, sinks, bmp)'],
     [
       'show',
       ['routes'],
-      'show: unknown "routes" (summary, neighbors, rib, advertised, received, ovn, sinks)',
+      'show: unknown "routes" (summary, neighbors, rib, advertised, received, ovn, sinks, bmp)',
     ],
     ['show', ['summary', 'extra'], 'show summary: unexpected argument "extra"'],
     ['show', ['summary', '--afi', '4'], 'show summary does not take --afi'],

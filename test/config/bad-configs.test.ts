@@ -21,6 +21,29 @@ const PEER = `peers:
 `;
 
 const cases: Case[] = [
+  // --- bmp ---
+  {
+    name: 'bmp: a collector with no address',
+    text: `${SPEAKER}bmp:\n  collectors:\n    - port: 11019\n`,
+    want: ['config.yaml:7:7 bmp.collectors[0].address: required key is missing'],
+  },
+  {
+    name: 'bmp: route_monitoring names no view',
+    text: `${SPEAKER}bmp:\n  route_monitoring: loc_rib\n  collectors: [{ address: 198.18.0.9 }]\n`,
+    want: [
+      'config.yaml:6:3 bmp.route_monitoring: expected one of pre_policy, post_policy, both, got "loc_rib"',
+    ],
+  },
+  {
+    name: 'bmp: the first wait above the longest',
+    text: `${SPEAKER}bmp:\n  collectors:\n    - { address: 198.18.0.9, min_retry_ms: 5000, max_retry_ms: 1000 }\n`,
+    want: ['config.yaml:7:30 bmp.collectors[0].min_retry_ms: 5000 is above max_retry_ms (1000)'],
+  },
+  {
+    name: 'bmp: the same collector twice',
+    text: `${SPEAKER}bmp:\n  collectors:\n    - { address: 198.18.0.9 }\n    - { address: 198.18.0.9, port: 11019 }\n`,
+    want: ['config.yaml:8:9 bmp.collectors[1].address: 198.18.0.9 port 11019 is collectors[0] already'],
+  },
   {
     name: 'out of range: more equal-cost paths than a route can carry',
     text: `${SPEAKER}  bestpath:\n    max_paths: 65\n`,

@@ -303,6 +303,7 @@ const expected: Config = {
     zebra: { socket: '/run/frr/zserv.api', instance: 1, distance: 20, metric: 0, install: [] },
     ovnNb: undefined,
   },
+  bmp: undefined,
 };
 
 describe('the annotated example', () => {
