@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
 import { endianness } from 'node:os';
-import koffi from 'koffi';
 import { type IpAddress, normalizeAddress, parseIp } from '../address/index.js';
+import { lastErrno, libc } from '../components/libc.js';
 import { BFD_TTL, BfdPort } from './constants.js';
 
 /*
@@ -39,37 +39,6 @@ const TTL_OFFSET = { 4: 8, 6: 7 } as const;
 
 const LITTLE = endianness() === 'LE';
 
-interface Libc {
-  readonly socket: (domain: number, type: number, protocol: number) => number;
-  readonly bind: (fd: number, addr: Buffer, len: number) => number;
-  readonly setsockopt: (fd: number, level: number, name: number, value: Buffer, len: number) => number;
-  readonly attachFilter: (fd: number, level: number, name: number, value: unknown, len: number) => number;
-  readonly close: (fd: number) => number;
-  readonly fprogSize: number;
-}
-
-let libc: Libc | undefined;
-
-function load(): Libc {
-  if (libc) return libc;
-  const lib = koffi.load('libc.so.6');
-  const filter = koffi.struct('bfd_sock_filter', { code: 'uint16', jt: 'uint8', jf: 'uint8', k: 'uint32' });
-  const fprog = koffi.struct('bfd_sock_fprog', { len: 'uint16', filter: koffi.pointer(filter) });
-  libc = {
-    socket: lib.func('int socket(int domain, int type, int protocol)'),
-    bind: lib.func('int bind(int fd, const void *addr, uint32_t addrlen)'),
-    setsockopt: lib.func(
-      'int setsockopt(int fd, int level, int optname, const void *optval, uint32_t optlen)',
-    ),
-    attachFilter: lib.func(
-      'int setsockopt(int fd, int level, int optname, const bfd_sock_fprog *optval, uint32_t optlen)',
-    ),
-    close: lib.func('int close(int fd)'),
-    fprogSize: koffi.sizeof(fprog),
-  };
-  return libc;
-}
-
 /** A failed libc call, with the errno's number (its name is in the message the caller logs). */
 export class BfdSocketError extends Error {
   constructor(
@@ -81,7 +50,7 @@ export class BfdSocketError extends Error {
 }
 
 function check(rc: number, syscall: string): void {
-  if (rc < 0) throw new BfdSocketError(syscall, koffi.errno());
+  if (rc < 0) throw new BfdSocketError(syscall, lastErrno());
 }
 
 function sockaddr(ip: IpAddress | null, family: 4 | 6, port: number): Buffer {
@@ -108,7 +77,7 @@ export function ttlFilter(
 
 /** Replaces the socket's filter: from now on the kernel drops what arrives below `minTtl`. */
 export function setMinTtl(fd: number, family: 4 | 6, minTtl: number): void {
-  const c = load();
+  const c = libc();
   const filter = ttlFilter(family, minTtl);
   check(
     c.attachFilter(fd, SOL_SOCKET, SO_ATTACH_FILTER, { len: filter.length, filter }, c.fprogSize),
@@ -127,7 +96,7 @@ export interface ReceiveSocket {
  * 0 for any), dropping in the kernel what arrives with a TTL below `minTtl`.
  */
 export async function openReceiveSocket(family: 4 | 6, port: number, minTtl: number): Promise<ReceiveSocket> {
-  const c = load();
+  const c = libc();
   const fd = c.socket(family === 4 ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   check(fd, 'socket');
   try {

@@ -11,6 +11,7 @@ export {
   type TimerOptions,
 } from './clock.js';
 export { KindedError } from './errors.js';
+export { type Libc, lastErrno, libc, type SockFprog } from './libc.js';
 export { childLogger, type Logger, silentLogger } from './logger.js';
 export { nextTurn, Pacer } from './pace.js';
 export { MS_PER_SECOND } from './units.js';

@@ -1,55 +1,13 @@
 import { endianness, constants as osConstants } from 'node:os';
-import koffi from 'koffi';
+import { lastErrno, libc } from '../components/index.js';
 import { Linux } from './constants.js';
 import { LinkError } from './errors.js';
 
-/**
+/*
  * A raw ICMPv6 socket bound to one interface, through libc (node has no raw sockets). It is
  * non-blocking and read by polling: node cannot watch a raw fd. The kernel fills in and checks
  * ICMPv6 checksums on such a socket (RFC 3542 3.1).
  */
-interface Libc {
-  readonly socket: (domain: number, type: number, protocol: number) => number;
-  readonly setsockopt: (fd: number, level: number, optname: number, optval: Buffer, optlen: number) => number;
-  readonly sendto: (
-    fd: number,
-    buf: Buffer,
-    len: number,
-    flags: number,
-    addr: Buffer,
-    addrlen: number,
-  ) => number;
-  readonly recvfrom: (
-    fd: number,
-    buf: Buffer,
-    len: number,
-    flags: number,
-    addr: Buffer,
-    addrlen: number[],
-  ) => number;
-  readonly close: (fd: number) => number;
-}
-
-let libc: Libc | undefined;
-
-function load(): Libc {
-  if (libc) return libc;
-  const lib = koffi.load('libc.so.6');
-  libc = {
-    socket: lib.func('int socket(int domain, int type, int protocol)'),
-    setsockopt: lib.func(
-      'int setsockopt(int fd, int level, int optname, const void *optval, uint32_t optlen)',
-    ),
-    sendto: lib.func(
-      'intptr_t sendto(int fd, const void *buf, size_t len, int flags, const void *addr, uint32_t addrlen)',
-    ),
-    recvfrom: lib.func(
-      'intptr_t recvfrom(int fd, _Out_ void *buf, size_t len, int flags, _Out_ void *addr, _Inout_ uint32_t *addrlen)',
-    ),
-    close: lib.func('int close(int fd)'),
-  };
-  return libc;
-}
 
 const LE = endianness() === 'LE';
 
@@ -59,7 +17,7 @@ function errnoName(errno: number): string {
 }
 
 function fail(call: string, ifname: string): never {
-  const code = errnoName(koffi.errno());
+  const code = errnoName(lastErrno());
   throw new LinkError('syscall', `${call} on ${ifname} failed: ${code}`, code);
 }
 
@@ -113,7 +71,7 @@ export class IcmpSocket {
    * our own multicast, and only `types` let through.
    */
   static open(ifname: string, types: readonly number[]): IcmpSocket {
-    const c = load();
+    const c = libc();
     const fd = c.socket(
       Linux.AF_INET6,
       Linux.SOCK_RAW | Linux.SOCK_NONBLOCK | Linux.SOCK_CLOEXEC,
@@ -122,7 +80,7 @@ export class IcmpSocket {
     if (fd < 0) fail('socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6)', ifname);
     const set = (level: number, opt: number, value: Buffer, name: string) => {
       if (c.setsockopt(fd, level, opt, value, value.length) < 0) {
-        const code = errnoName(koffi.errno());
+        const code = errnoName(lastErrno());
         c.close(fd);
         throw new LinkError('syscall', `setsockopt(${name}) on ${ifname} failed: ${code}`, code);
       }
@@ -144,7 +102,7 @@ export class IcmpSocket {
     if (this.#fd < 0) throw new LinkError('syscall', `socket on ${this.ifname} is closed`);
     const to = sockaddrIn6(destination, ifindex);
     const buf = Buffer.from(bytes);
-    if (load().sendto(this.#fd, buf, buf.length, 0, to, to.length) < 0) fail('sendto', this.ifname);
+    if (libc().sendto(this.#fd, buf, buf.length, 0, to, to.length) < 0) fail('sendto', this.ifname);
   }
 
   /** One waiting packet, or undefined when none is (EAGAIN). */
@@ -153,9 +111,9 @@ export class IcmpSocket {
     const buf = Buffer.alloc(size);
     const from = Buffer.alloc(Linux.SOCKADDR_IN6_BYTES);
     const len = [from.length];
-    const n = Number(load().recvfrom(this.#fd, buf, buf.length, Linux.MSG_DONTWAIT, from, len));
+    const n = Number(libc().recvfrom(this.#fd, buf, buf.length, Linux.MSG_DONTWAIT, from, len));
     if (n < 0) {
-      if (koffi.errno() === Linux.EAGAIN) return undefined;
+      if (lastErrno() === Linux.EAGAIN) return undefined;
       fail('recvfrom', this.ifname);
     }
     return { bytes: buf.subarray(0, n), source: Uint8Array.from(from.subarray(8, 24)) };
@@ -163,7 +121,7 @@ export class IcmpSocket {
 
   close(): void {
     if (this.#fd < 0) return;
-    load().close(this.#fd);
+    libc().close(this.#fd);
     this.#fd = -1;
   }
 }

@@ -3,7 +3,7 @@
  * sd_notify(3) does, one sendto(2) per message. MSG_DONTWAIT: a service manager that does not
  * read must never block the speaker's event loop; a message it misses is one it misses.
  */
-import koffi from 'koffi';
+import { lastErrno, libc } from '../components/index.js';
 import { NotifySocketError } from './sockaddr-un.js';
 
 const AF_UNIX = 1;
@@ -13,35 +13,6 @@ const SOCK_CLOEXEC = 0o2000000;
 const MSG_DONTWAIT = 0x40;
 const MSG_NOSIGNAL = 0x4000;
 
-interface Libc {
-  readonly socket: (domain: number, type: number, protocol: number) => number;
-  readonly sendto: (
-    fd: number,
-    buf: Buffer,
-    len: number,
-    flags: number,
-    addr: Buffer,
-    addrlen: number,
-  ) => number;
-  readonly close: (fd: number) => number;
-}
-
-let libc: Libc | undefined;
-
-/** Bindings load on first use, so importing this module costs nothing when there is no NOTIFY_SOCKET. */
-function load(): Libc {
-  if (libc) return libc;
-  const lib = koffi.load('libc.so.6');
-  libc = {
-    socket: lib.func('int socket(int domain, int type, int protocol)'),
-    sendto: lib.func(
-      'long sendto(int fd, const void *buf, size_t len, int flags, const void *addr, uint32_t addrlen)',
-    ),
-    close: lib.func('int close(int fd)'),
-  };
-  return libc;
-}
-
 /** One socket, many sends to one address. */
 export class UnixDatagramSender {
   readonly #address: Buffer;
@@ -49,18 +20,18 @@ export class UnixDatagramSender {
 
   constructor(address: Buffer) {
     this.#address = address;
-    this.#fd = load().socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    this.#fd = libc().socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (this.#fd < 0)
       throw new NotifySocketError(
         'notify-socket',
-        `socket(AF_UNIX, SOCK_DGRAM) failed: errno ${koffi.errno()}`,
+        `socket(AF_UNIX, SOCK_DGRAM) failed: errno ${lastErrno()}`,
       );
   }
 
   /** Sends one datagram; returns the errno when the kernel refused it (no reader, queue full), else 0. */
   send(message: Buffer): number {
     if (this.#fd < 0) return 0;
-    const sent = load().sendto(
+    const sent = libc().sendto(
       this.#fd,
       message,
       message.length,
@@ -68,12 +39,12 @@ export class UnixDatagramSender {
       this.#address,
       this.#address.length,
     );
-    return sent < 0 ? koffi.errno() : 0;
+    return sent < 0 ? lastErrno() : 0;
   }
 
   close(): void {
     if (this.#fd < 0) return;
-    load().close(this.#fd);
+    libc().close(this.#fd);
     this.#fd = -1;
   }
 }

@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 import type { RawNetlinkSocket } from 'netlink/dist/raw.js';
+import { lastErrno } from '../../components/index.js';
 import { errnoName, NETLINK_ROUTE, SockOpt } from './constants.js';
 import { KernelError } from './errors.js';
-import { dropMessagesFromPort, lastErrno, netlinkSocketFd, setIntOption, socketDrops } from './sockopt.js';
+import { dropMessagesFromPort, netlinkSocketFd, setIntOption, socketDrops } from './sockopt.js';
 
 /** The add-on loads on first use: importing the fib layer must not need a native module. */
 let addOn: typeof RawNetlinkSocket | undefined;

@@ -1,41 +1,14 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { endianness } from 'node:os';
-import koffi from 'koffi';
+import { libc } from '../../components/index.js';
 import { NETLINK_ROUTE, SockOpt } from './constants.js';
 
 /*
  * Socket options the netlink add-on cannot set. It hides its fd, so we find it: the add-on binds
  * the socket to a port id, /proc/thread-self/net/netlink lists every netlink socket of this
  * thread's namespace with its port id and inode, and /proc/self/fd links each fd to its inode.
- * Then setsockopt(2) through koffi. Bindings load on first use.
+ * Then setsockopt(2) through libc.
  */
-
-interface Libc {
-  readonly setsockopt: (fd: number, level: number, name: number, value: Buffer, len: number) => number;
-  readonly getsockopt: (fd: number, level: number, name: number, value: Buffer, len: number[]) => number;
-  readonly attachFilter: (fd: number, level: number, name: number, prog: object, len: number) => number;
-  readonly fprogSize: number;
-}
-
-let libc: Libc | undefined;
-
-function load(): Libc {
-  if (libc) return libc;
-  const lib = koffi.load('libc.so.6');
-  const filter = koffi.struct('fk_sock_filter', { code: 'uint16', jt: 'uint8', jf: 'uint8', k: 'uint32' });
-  const fprog = koffi.struct('fk_sock_fprog', { len: 'uint16', filter: koffi.pointer(filter) });
-  libc = {
-    setsockopt: lib.func(
-      'int setsockopt(int fd, int level, int optname, const void *optval, uint32_t optlen)',
-    ),
-    getsockopt: lib.func(
-      'int getsockopt(int fd, int level, int optname, _Out_ void *optval, _Inout_ uint32_t *optlen)',
-    ),
-    attachFilter: lib.func('setsockopt', 'int', ['int', 'int', 'int', koffi.pointer(fprog), 'uint32']),
-    fprogSize: koffi.sizeof(fprog),
-  };
-  return libc;
-}
 
 /** The fd of our NETLINK_ROUTE socket bound to `port`, or undefined when /proc does not tell. */
 export function netlinkSocketFd(port: number): number | undefined {
@@ -64,9 +37,9 @@ function intValue(v: number): Buffer {
   return b;
 }
 
-/** setsockopt with an int value; false (errno left in koffi.errno()) when the kernel refused. */
+/** setsockopt with an int value; false (errno left in lastErrno()) when the kernel refused. */
 export function setIntOption(fd: number, level: number, name: number, value: number): boolean {
-  return load().setsockopt(fd, level, name, intValue(value), 4) === 0;
+  return libc().setsockopt(fd, level, name, intValue(value), 4) === 0;
 }
 
 /**
@@ -88,7 +61,7 @@ export function dropMessagesFromPort(fd: number, port: number): boolean {
     { code: 0x06, jt: 0, jf: 0, k: 0 },
     { code: 0x06, jt: 0, jf: 0, k: 0xffffffff },
   ];
-  const c = load();
+  const c = libc();
   return (
     c.attachFilter(
       fd,
@@ -107,7 +80,7 @@ export function dropMessagesFromPort(fd: number, port: number): boolean {
 export function socketDrops(fd: number): number | undefined {
   const value = Buffer.alloc(64);
   const len = [value.length];
-  if (load().getsockopt(fd, SockOpt.SOL_SOCKET, SockOpt.SO_MEMINFO, value, len) !== 0) return undefined;
+  if (libc().getsockopt(fd, SockOpt.SOL_SOCKET, SockOpt.SO_MEMINFO, value, len) !== 0) return undefined;
   const at = SK_MEMINFO_DROPS * 4;
   if (len[0] < at + 4) return undefined;
   return endianness() === 'LE' ? value.readUInt32LE(at) : value.readUInt32BE(at);
@@ -115,7 +88,3 @@ export function socketDrops(fd: number): number | undefined {
 
 /** Index of the drop counter in the u32 array SO_MEMINFO fills (include/uapi/linux/sock_diag.h). */
 const SK_MEMINFO_DROPS = 8;
-
-export function lastErrno(): number {
-  return koffi.errno();
-}
