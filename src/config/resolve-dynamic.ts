@@ -11,7 +11,13 @@ import {
 import type { Context } from './decoders.js';
 import { type Path, problem } from './problem.js';
 import { resolveAuth } from './resolve-auth.js';
-import { checkPolicyNames, type PeerScope, resolveBfd } from './resolve-peer.js';
+import {
+  checkPolicies,
+  checkSessionRules,
+  type PeerScope,
+  resolveBfd,
+  type SettingsOwner,
+} from './resolve-peer.js';
 import { resolveTimers } from './resolve-timers.js';
 import type { ListenRangeConfig, PeerConfig, PeerTemplateConfig, RemoteAs } from './schema.js';
 import type { RawListenRange, RawPeer, RawPeerTemplate } from './sections.js';
@@ -28,6 +34,8 @@ function peerType(remoteAs: RemoteAs, localAs: number | undefined): 'ebgp' | 'ib
   return remoteAs === localAs ? 'ibgp' : 'ebgp';
 }
 
+const TEMPLATE: SettingsOwner = { noun: 'template', peers: 'its peers' };
+
 /** The checks of resolve-peer that do not need an address, on a template. */
 function checkTemplate(
   raw: RawPeerTemplate,
@@ -42,23 +50,7 @@ function checkTemplate(
       problem(at('type'), `is ${raw.type}, but remote_as ${raw.remoteAs} makes it ${type}`, raw.type),
     );
   }
-  if (raw.ebgpMultihop !== undefined && raw.ttlSecurity !== undefined) {
-    ctx.problems.push(problem(at('ttl_security'), 'cannot be combined with ebgp_multihop', raw.ttlSecurity));
-  }
-  if (type === 'ibgp' && raw.ebgpMultihop !== undefined) {
-    ctx.problems.push(
-      problem(at('ebgp_multihop'), 'applies to eBGP peers only; this template is iBGP', raw.ebgpMultihop),
-    );
-  }
-  if (type === 'ebgp' && raw.routeReflectorClient === true) {
-    ctx.problems.push(
-      problem(
-        at('route_reflector_client'),
-        'route reflection (RFC 4456) is for iBGP peers; this template is eBGP',
-        true,
-      ),
-    );
-  }
+  checkSessionRules(raw, type, path, scope, TEMPLATE);
   const versions = `[${scope.ipVersions.join(', ')}]`;
   raw.families?.forEach((f, i) => {
     if (!scope.ipVersions.includes(FAMILIES[f].ipVersion)) {
@@ -80,35 +72,7 @@ function checkTemplate(
       ),
     );
   }
-  if (raw.nextHopSelf === true && raw.nextHopUnchanged === true) {
-    ctx.problems.push(
-      problem(
-        at('next_hop_unchanged'),
-        "contradicts next_hop_self: true (our address, or the route's own next hop; choose one)",
-        true,
-      ),
-    );
-  }
-  checkPolicyNames(raw.import, at('import'), scope);
-  checkPolicyNames(raw.export, at('export'), scope);
-  if (type === 'ebgp') {
-    if ((raw.import ?? []).length === 0) {
-      ctx.warnings.push(
-        problem(
-          at('import'),
-          'eBGP template without import policy: no routes are accepted from its peers (RFC 8212)',
-        ),
-      );
-    }
-    if ((raw.export ?? []).length === 0) {
-      ctx.warnings.push(
-        problem(
-          at('export'),
-          'eBGP template without export policy: no routes are sent to its peers (RFC 8212)',
-        ),
-      );
-    }
-  }
+  checkPolicies(raw, type, path, scope, TEMPLATE);
 }
 
 /** One template, checked; undefined when something is wrong (the problems say what). */

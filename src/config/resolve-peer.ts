@@ -131,6 +131,97 @@ export function checkPolicyNames(names: readonly string[] | undefined, path: Pat
   });
 }
 
+/** Settings a peer and a template share, with the rules on them. */
+type SessionSettings = Pick<
+  RawPeer,
+  | 'ebgpMultihop'
+  | 'ttlSecurity'
+  | 'routeReflectorClient'
+  | 'nextHopSelf'
+  | 'nextHopUnchanged'
+  | 'import'
+  | 'export'
+>;
+
+/** How the problems name what they are about: a peer, or a template and the peers made from it. */
+export interface SettingsOwner {
+  readonly noun: 'peer' | 'template';
+  readonly peers: string;
+}
+export const PEER: SettingsOwner = { noun: 'peer', peers: 'it' };
+
+/** The rules on session settings that need no address: a peer's and a template's alike. */
+export function checkSessionRules(
+  raw: SessionSettings,
+  type: 'ebgp' | 'ibgp' | undefined,
+  path: Path,
+  scope: PeerScope,
+  owner: SettingsOwner,
+): void {
+  const { ctx } = scope;
+  const at = (key: string) => [...path, key];
+  if (raw.ebgpMultihop !== undefined && raw.ttlSecurity !== undefined) {
+    ctx.problems.push(problem(at('ttl_security'), 'cannot be combined with ebgp_multihop', raw.ttlSecurity));
+  }
+  if (type === 'ibgp' && raw.ebgpMultihop !== undefined) {
+    ctx.problems.push(
+      problem(
+        at('ebgp_multihop'),
+        `applies to eBGP peers only; this ${owner.noun} is iBGP`,
+        raw.ebgpMultihop,
+      ),
+    );
+  }
+  if (type === 'ebgp' && raw.routeReflectorClient === true) {
+    ctx.problems.push(
+      problem(
+        at('route_reflector_client'),
+        `route reflection (RFC 4456) is for iBGP peers; this ${owner.noun} is eBGP`,
+        true,
+      ),
+    );
+  }
+  if (raw.nextHopSelf === true && raw.nextHopUnchanged === true) {
+    ctx.problems.push(
+      problem(
+        at('next_hop_unchanged'),
+        "contradicts next_hop_self: true (our address, or the route's own next hop; choose one)",
+        true,
+      ),
+    );
+  }
+}
+
+/** Policy names that exist; RFC 8212: without policies an eBGP session exchanges nothing (legal, rarely meant). */
+export function checkPolicies(
+  raw: SessionSettings,
+  type: 'ebgp' | 'ibgp' | undefined,
+  path: Path,
+  scope: PeerScope,
+  owner: SettingsOwner,
+): void {
+  const at = (key: string) => [...path, key];
+  checkPolicyNames(raw.import, at('import'), scope);
+  checkPolicyNames(raw.export, at('export'), scope);
+  if (type !== 'ebgp') return;
+  if ((raw.import ?? []).length === 0) {
+    scope.ctx.warnings.push(
+      problem(
+        at('import'),
+        `eBGP ${owner.noun} without import policy: no routes are accepted from ${owner.peers} (RFC 8212)`,
+      ),
+    );
+  }
+  if ((raw.export ?? []).length === 0) {
+    scope.ctx.warnings.push(
+      problem(
+        at('export'),
+        `eBGP ${owner.noun} without export policy: no routes are sent to ${owner.peers} (RFC 8212)`,
+      ),
+    );
+  }
+}
+
 /** A peer is found by its address or by its link (BGP unnumbered): one of the two, never both. */
 function checkPeerAddress(raw: RawPeer, path: Path, ctx: Context): boolean {
   if (raw.peerIp !== undefined && raw.interface !== undefined) {
@@ -203,49 +294,10 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
       ),
     );
   }
-  if (raw.ebgpMultihop !== undefined && raw.ttlSecurity !== undefined) {
-    ctx.problems.push(problem(at('ttl_security'), 'cannot be combined with ebgp_multihop', raw.ttlSecurity));
-  }
-  if (type === 'ibgp' && raw.ebgpMultihop !== undefined) {
-    ctx.problems.push(
-      problem(at('ebgp_multihop'), 'applies to eBGP peers only; this peer is iBGP', raw.ebgpMultihop),
-    );
-  }
-  if (type === 'ebgp' && raw.routeReflectorClient === true) {
-    ctx.problems.push(
-      problem(
-        at('route_reflector_client'),
-        'route reflection (RFC 4456) is for iBGP peers; this peer is eBGP',
-        true,
-      ),
-    );
-  }
-  if (raw.nextHopSelf === true && raw.nextHopUnchanged === true) {
-    ctx.problems.push(
-      problem(
-        at('next_hop_unchanged'),
-        "contradicts next_hop_self: true (our address, or the route's own next hop; choose one)",
-        true,
-      ),
-    );
-  }
+  checkSessionRules(raw, type, path, scope, PEER);
   checkExtendedNextHop(raw, families, path, scope);
   const bfd = resolveBfd(raw, path, scope);
-  checkPolicyNames(raw.import, at('import'), scope);
-  checkPolicyNames(raw.export, at('export'), scope);
-  if (type === 'ebgp') {
-    // RFC 8212: without policies an eBGP session exchanges nothing. Legal, rarely meant.
-    if ((raw.import ?? []).length === 0) {
-      ctx.warnings.push(
-        problem(at('import'), 'eBGP peer without import policy: no routes are accepted from it (RFC 8212)'),
-      );
-    }
-    if ((raw.export ?? []).length === 0) {
-      ctx.warnings.push(
-        problem(at('export'), 'eBGP peer without export policy: no routes are sent to it (RFC 8212)'),
-      );
-    }
-  }
+  checkPolicies(raw, type, path, scope, PEER);
   const peerIp = raw.peerIp ?? raw.interface;
   if (raw.name === undefined || peerIp === undefined || raw.remoteAs === undefined || !addressOk)
     return undefined;
