@@ -264,6 +264,9 @@ export const MrtConfigDefaults = {
   messages: 'all',
 } as const;
 export const MRT_MESSAGES = ['all', 'updates'] as const;
+
+/** Which Adj-RIB-In views go to a BMP collector (RFC 7854 section 4.2, the L flag). */
+export const BMP_ROUTE_MONITORING = ['pre_policy', 'post_policy', 'both'] as const;
 /** A day: the longest dump interval or rotation. */
 export const MAX_MRT_SECONDS = 86_400;
 

@@ -2,6 +2,7 @@ import type { ReadyRequirements } from '../api/index.js';
 import type { AfiCode } from '../bgp/wire/index.js';
 import type { CommunitySetModel, MatchModel, SetModel } from '../policy/index.js';
 import type {
+  BMP_ROUTE_MONITORING,
   FamilyName,
   IpVersion,
   LOG_LEVELS,
@@ -10,7 +11,6 @@ import type {
   OVN_SOURCES,
   TABLE_PREFERENCES,
 } from './constants.js';
-import type { BMP_ROUTE_MONITORING } from './sections-bmp.js';
 
 /*
  * The validated configuration: every default applied, every cross reference checked,

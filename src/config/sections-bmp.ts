@@ -1,10 +1,7 @@
 import { BmpDefaults } from '../bmp/index.js';
 import { ipAddress } from './addresses.js';
-import { U32_MAX } from './constants.js';
+import { BMP_ROUTE_MONITORING, U32_MAX } from './constants.js';
 import { type Decoded, integer, list, object, oneOf, optional, required } from './decoders.js';
-
-/** Which Adj-RIB-In views go to a collector (RFC 7854 section 4.2, the L flag). */
-export const BMP_ROUTE_MONITORING = ['pre_policy', 'post_policy', 'both'] as const;
 
 const DAY_SECONDS = 86_400;
 const HOUR_MS = 3_600_000;
