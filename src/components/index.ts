@@ -11,7 +11,8 @@ export {
   type TimerOptions,
 } from './clock.js';
 export { KindedError } from './errors.js';
-export { type Libc, lastErrno, libc, type SockFprog } from './libc.js';
 export { childLogger, type Logger, silentLogger } from './logger.js';
 export { nextTurn, Pacer } from './pace.js';
 export { MS_PER_SECOND } from './units.js';
+// libc.ts (the koffi bindings) is imported by its own path: koffi is a native module, which the
+// CLI's bundle and the BFD worker must not load through this index.

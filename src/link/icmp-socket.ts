@@ -1,5 +1,5 @@
 import { endianness, constants as osConstants } from 'node:os';
-import { lastErrno, libc } from '../components/index.js';
+import { lastErrno, libc } from '../components/libc.js';
 import { Linux } from './constants.js';
 import { LinkError } from './errors.js';
 

@@ -3,7 +3,7 @@
  * sd_notify(3) does, one sendto(2) per message. MSG_DONTWAIT: a service manager that does not
  * read must never block the speaker's event loop; a message it misses is one it misses.
  */
-import { lastErrno, libc } from '../components/index.js';
+import { lastErrno, libc } from '../components/libc.js';
 import { NotifySocketError } from './sockaddr-un.js';
 
 const AF_UNIX = 1;

@@ -1,4 +1,4 @@
-import { lastErrno, libc } from '../../components/index.js';
+import { lastErrno, libc } from '../../components/libc.js';
 import { errnoName, TransportError } from './errors.js';
 
 /*

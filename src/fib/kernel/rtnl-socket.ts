@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { RawNetlinkSocket } from 'netlink/dist/raw.js';
-import { lastErrno } from '../../components/index.js';
+import { lastErrno } from '../../components/libc.js';
 import { errnoName, NETLINK_ROUTE, SockOpt } from './constants.js';
 import { KernelError } from './errors.js';
 import { dropMessagesFromPort, netlinkSocketFd, setIntOption, socketDrops } from './sockopt.js';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { endianness } from 'node:os';
-import { libc } from '../../components/index.js';
+import { libc } from '../../components/libc.js';
 import { NETLINK_ROUTE, SockOpt } from './constants.js';
 
 /*
