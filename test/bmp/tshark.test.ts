@@ -79,7 +79,8 @@ const FIELDS = [
   '_ws.malformed',
 ] as const;
 
-describe.skipIf(!existsSync(TSHARK))('tshark reads our BMP', () => {
+// CI installs tshark (scripts/deps.sh): there a missing one fails instead of skipping.
+describe.skipIf(!existsSync(TSHARK) && process.env.CI !== 'true')('tshark reads our BMP', () => {
   it('every message type, with its fields where Wireshark expects them', () => {
     const s = new FakeSession();
     s.pre.set('198.19.1.0/24', attrs());

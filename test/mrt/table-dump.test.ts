@@ -118,7 +118,8 @@ describe('TABLE_DUMP_V2 dump of the Loc-RIB', () => {
     expect(records).toHaveLength(3);
   });
 
-  it.skipIf(!haveBgpdump())(
+  // CI installs bgpdump (scripts/deps.sh): there a missing one fails instead of skipping.
+  it.skipIf(!haveBgpdump() && process.env.CI !== 'true')(
     'property: bgpdump -m reads our dump, line for line the best paths the speaker holds',
     async () => {
       await fc.assert(
