@@ -39,7 +39,8 @@ export async function removeLabLeftovers(prefix: string, root?: DaemonRoot): Pro
       if (rec) daemons.push(rec);
     }
   await stopProcesses(daemons);
-  if (root) for (const dir of dirs) await unmountRootCopies(dir, root.path);
+  // Without the root at hand, any root's copy of our dirs is found by its path.
+  for (const dir of dirs) await unmountRootCopies(dir, root?.path);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 

@@ -24,15 +24,7 @@
  * stops them and deletes the namespaces, also after a failed start.
  */
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
@@ -44,17 +36,14 @@ import {
   deleteNamespace,
   FrrDaemon,
   isRunning,
-  listNamespaces,
-  namespacePids,
   type ProcessRecord,
-  recordOf,
   run,
   spawnDetached,
   stopProcesses,
-  unmountRootCopies,
 } from '../../../frr-interop/lab/index.js';
 import { callControl, type SummaryView } from '../../../src/api/index.js';
 import { NB_SCHEMA, nbctl, OvsdbLab, SB_SCHEMA, sbctl } from '../../support/ovsdb-lab.js';
+import { removeLabLeftovers } from './leftovers.js';
 import { eventually, TOPOLOGY_ROUTES } from './ovn-frr-lab.js';
 
 export const SPEAKER_AS = 65320;
@@ -180,7 +169,7 @@ export class OvnMultihopLab {
 
   /** Builds the namespaces and links, OVN with the sample topology, and both FRRs. Nothing on failure. */
   static async create(opts: OvnMultihopLabOptions): Promise<OvnMultihopLab> {
-    await removeLeftovers(`mh-${opts.id}-`, opts.fabricRoot);
+    await removeLabLeftovers(`mh-${opts.id}-`, opts.fabricRoot);
     const lab = new OvnMultihopLab(opts);
     const results = await Promise.allSettled([
       lab.#network().then(() => Promise.all([lab.fabric.start(), lab.source.start()])),
@@ -472,46 +461,5 @@ export class OvnMultihopLab {
     this.#root?.unmountAllNow();
     rmSync(this.dir, { recursive: true, force: true });
     liveLabs.delete(this);
-  }
-}
-
-/**
- * A crashed earlier run of the same lab id may have left namespaces with processes in them,
- * OVN daemons (outside the namespaces) with their temp dirs, and the fabric's directory
- * mounted in the root. Those names are ours alone (`mh-<id>-`): whatever lives in the
- * namespaces is stopped and they go; a daemon is stopped only if its pidfile is in one of our
- * dirs and its command line names that dir.
- */
-async function removeLeftovers(prefix: string, root: DaemonRoot | undefined): Promise<void> {
-  for (const ns of await listNamespaces(prefix)) {
-    const pids = (await namespacePids(ns)).filter((p) => p !== process.pid);
-    await stopProcesses(pids.flatMap((pid) => recordOf(pid, `left in ${ns}`) ?? []));
-    await deleteNamespace(ns);
-  }
-  const dirs = readdirSync(tmpdir())
-    .filter((d) => d.startsWith(prefix))
-    .map((d) => join(tmpdir(), d));
-  const daemons: ProcessRecord[] = [];
-  for (const dir of dirs)
-    for (const f of readdirSync(dir, { recursive: true })
-      .map(String)
-      .filter((n) => n.endsWith('.pid'))) {
-      const pid = Number.parseInt(readFileSync(join(dir, f), 'utf8'), 10);
-      const cmdline = Number.isInteger(pid) ? readCmdline(pid) : '';
-      const rec = cmdline.includes(dir) ? recordOf(pid, `left by ${dir}`) : undefined;
-      if (rec) daemons.push(rec);
-    }
-  await stopProcesses(daemons);
-  for (const dir of dirs) {
-    await unmountRootCopies(dir, root?.path);
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function readCmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-  } catch {
-    return '';
   }
 }
