@@ -1,7 +1,9 @@
 import { Afi, type AfiCode } from '../bgp/wire/index.js';
-import type { Logger, Scheduler, TimerHandle } from '../components/index.js';
+import type { Logger, Scheduler } from '../components/index.js';
 import type { Rib, RibPeer } from '../rib/index.js';
-import { MS_PER_SECOND, RoutingDefaults } from './constants.js';
+import { MS_PER_SECOND } from './constants.js';
+import { FamilyDeadlines } from './family-deadlines.js';
+import { FamilySweep } from './family-sweep.js';
 import type { RouteFlow } from './route-flow.js';
 
 /** What a session's refreshes need from the speaker. */
@@ -68,16 +70,20 @@ export class RefreshStale {
   /** Families whose End-of-RIB came on this session. */
   readonly #endOfRib = new Set<AfiCode>();
   /** Families between BoRR and EoRR, and when the wait for the EoRR ends. */
-  readonly #deadline = new Map<AfiCode, number>();
+  readonly #deadline: FamilyDeadlines;
   /** Families being purged, a slice per turn. */
-  readonly #purging = new Set<AfiCode>();
-  #timer: TimerHandle | null = null;
-  #sliceQueued = false;
+  readonly #purging: FamilySweep;
   #closed = false;
 
   constructor(init: RefreshStaleInit, components: RefreshStaleComponents) {
     this.#init = init;
     this.#c = components;
+    const { rib, clock, flow } = components;
+    this.#deadline = new FamilyDeadlines(clock, (due) => this.#expire(due));
+    this.#purging = new FamilySweep(clock, flow, {
+      count: (afi) => rib.refreshStaleCount(init.peer, afi),
+      sweep: (afi, budget) => rib.sweepRefreshStale(init.peer, afi, budget),
+    });
   }
 
   /** A refresh is under way or its purge is: null when neither. */
@@ -86,9 +92,9 @@ export class RefreshStale {
     const { rib } = this.#c;
     const peer = this.#init.peer;
     return {
-      refreshing: [...this.#deadline.keys()],
+      refreshing: this.#deadline.families(),
       stale: { ipv4: rib.refreshStaleCount(peer, Afi.IPV4), ipv6: rib.refreshStaleCount(peer, Afi.IPV6) },
-      deadline: this.#deadline.size > 0 ? Math.min(...this.#deadline.values()) : this.#c.clock.now(),
+      deadline: this.#deadline.earliest(),
     };
   }
 
@@ -116,7 +122,7 @@ export class RefreshStale {
     this.#init.store.refreshBegin(afi);
     const stale = rib.markRefreshStale(peer, afi);
     this.#deadline.set(afi, this.#c.clock.now() + this.#init.staleTime * MS_PER_SECOND);
-    this.#rearm();
+    this.#deadline.rearm();
     log.info(
       { family, stale, seconds: this.#init.staleTime, ...(again && { again }) },
       'route refresh (BoRR): the peer’s routes are stale until sent again',
@@ -144,19 +150,18 @@ export class RefreshStale {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#stopTimer();
     const { rib } = this.#c;
     const peer = this.#init.peer;
-    for (const afi of this.#purging) rib.sweepRefreshStale(peer, afi);
-    for (const afi of this.#deadline.keys()) rib.clearRefreshStale(peer, afi);
-    this.#purging.clear();
-    this.#deadline.clear();
+    for (const afi of this.#purging.families()) rib.sweepRefreshStale(peer, afi);
+    for (const afi of this.#deadline.families()) rib.clearRefreshStale(peer, afi);
+    this.#purging.stop();
+    this.#deadline.stop();
     this.#c.flow.schedule();
   }
 
   #purge(afi: AfiCode, why: string): void {
     this.#deadline.delete(afi);
-    this.#rearm();
+    this.#deadline.rearm();
     const { rib } = this.#c;
     const peer = this.#init.peer;
     const stale = rib.refreshStaleCount(peer, afi);
@@ -169,55 +174,12 @@ export class RefreshStale {
     this.#c.flow.schedule();
     if (rib.refreshStaleCount(peer, afi) === 0) return;
     this.#purging.add(afi);
-    if (!this.#sliceQueued) this.#slice();
   }
 
-  /** Withdraws a slice of what is being purged; more next turn (keepalives keep flowing). */
-  #slice(): void {
-    this.#sliceQueued = false;
-    if (this.#closed) return;
-    let budget: number = RoutingDefaults.CLEAR_SLICE_ROUTES;
-    const { rib } = this.#c;
-    const peer = this.#init.peer;
-    for (const afi of [...this.#purging]) {
-      const before = rib.refreshStaleCount(peer, afi);
-      const left = rib.sweepRefreshStale(peer, afi, budget);
-      budget -= before - left;
-      if (left === 0) this.#purging.delete(afi);
-      if (budget <= 0) break;
-    }
-    this.#c.flow.schedule();
-    if (this.#purging.size > 0) {
-      this.#sliceQueued = true;
-      this.#c.clock.defer(() => this.#slice());
-    }
-  }
-
-  /** One timer, for the earliest wait for an EoRR. */
-  #rearm(): void {
-    this.#stopTimer();
-    if (this.#closed || this.#deadline.size === 0) return;
-    const next = Math.min(...this.#deadline.values());
-    this.#timer = this.#c.clock.setTimeout(
-      () => {
-        this.#timer = null;
-        this.#expire();
-      },
-      Math.max(0, next - this.#c.clock.now()),
-    );
-  }
-
-  #expire(): void {
-    const now = this.#c.clock.now();
+  /** The waits for an EoRR that ran out. */
+  #expire(due: readonly AfiCode[]): void {
     // RFC 7313 section 4: a local upper bound on how long stale routes are kept; past it they
     // are purged (as FRR does when its stalepath-time runs out), the session stays.
-    for (const [afi, at] of [...this.#deadline])
-      if (at <= now) this.#purge(afi, 'no EoRR within the stale time');
-    this.#rearm();
-  }
-
-  #stopTimer(): void {
-    if (this.#timer !== null) this.#c.clock.clearTimeout(this.#timer);
-    this.#timer = null;
+    for (const afi of due) this.#purge(afi, 'no EoRR within the stale time');
   }
 }

@@ -2,7 +2,9 @@ import type { GracefulRestartNegotiated, Negotiated } from '../bgp/wire/index.js
 import { Afi, type AfiCode, Safi } from '../bgp/wire/index.js';
 import type { Logger, Scheduler } from '../components/index.js';
 import type { Rib, RibPeer } from '../rib/index.js';
-import { MS_PER_SECOND, RoutingDefaults } from './constants.js';
+import { MS_PER_SECOND } from './constants.js';
+import { FamilyDeadlines } from './family-deadlines.js';
+import { FamilySweep } from './family-sweep.js';
 import type { RouteFlow } from './route-flow.js';
 
 /** What keeping a restarting peer's routes needs from the speaker. */
@@ -74,13 +76,11 @@ export class StaleRoutes {
   /** Families with stale paths the peer may still refresh, and where each stands. */
   readonly #phase = new Map<AfiCode, StalePhase>();
   /** When each family's phase ends (the clock's milliseconds). */
-  readonly #deadline = new Map<AfiCode, number>();
+  readonly #deadline: FamilyDeadlines;
   /** Long-lived stale time per family from the last session's capability, seconds. */
   #longLived = new Map<AfiCode, number>();
   /** Families being swept, a slice per turn. */
-  readonly #sweeping = new Set<AfiCode>();
-  #timer: unknown = null;
-  #sliceQueued = false;
+  readonly #sweeping: FamilySweep;
   #closed = false;
 
   /**
@@ -96,6 +96,12 @@ export class StaleRoutes {
     this.#c = components;
     this.#peer = peer;
     this.#longLivedMax = longLivedMax;
+    const { rib, clock, flow } = components;
+    this.#deadline = new FamilyDeadlines(clock, (due) => this.#expire(due));
+    this.#sweeping = new FamilySweep(clock, flow, {
+      count: (afi) => rib.staleCount(this.#peer, afi),
+      sweep: (afi, budget) => rib.sweepStale(this.#peer, afi, budget),
+    });
     this.lost(ended.gr, ended.llgr, ended.negotiated);
   }
 
@@ -125,7 +131,7 @@ export class StaleRoutes {
     return {
       phase: PHASE_ORDER.find((p) => phases.has(p)) ?? 'waiting-end-of-rib',
       stale: { ipv4: rib.staleCount(this.#peer, Afi.IPV4), ipv6: rib.staleCount(this.#peer, Afi.IPV6) },
-      deadline: this.#deadline.size > 0 ? Math.min(...this.#deadline.values()) : this.#c.clock.now(),
+      deadline: this.#deadline.earliest(),
     };
   }
 
@@ -164,7 +170,7 @@ export class StaleRoutes {
       },
       'graceful restart: keeping the peer’s routes as stale',
     );
-    this.#rearm();
+    this.#deadline.rearm();
     this.#c.flow.schedule();
   }
 
@@ -190,7 +196,7 @@ export class StaleRoutes {
           gr ? 'forwarding state not kept (F bit clear)' : 'graceful restart not advertised again',
         );
     }
-    this.#rearm();
+    this.#deadline.rearm();
     this.#c.flow.schedule();
   }
 
@@ -198,17 +204,16 @@ export class StaleRoutes {
   endOfRib(afi: number): void {
     if (!this.#phase.has(afi as AfiCode)) return;
     this.#sweep(afi as AfiCode, 'End-of-RIB received');
-    this.#rearm();
+    this.#deadline.rearm();
     this.#c.flow.schedule();
   }
 
   /** The session ended without graceful restart, or the peer is removed: the caller withdraws everything. */
   close(): void {
     this.#closed = true;
-    this.#stopTimer();
     this.#phase.clear();
-    this.#deadline.clear();
-    this.#sweeping.clear();
+    this.#deadline.stop();
+    this.#sweeping.stop();
   }
 
   #enter(afi: AfiCode, phase: StalePhase, deadline: number): void {
@@ -227,37 +232,17 @@ export class StaleRoutes {
     );
   }
 
-  /** One timer, for the earliest deadline of any family. */
-  #rearm(): void {
-    this.#stopTimer();
-    if (this.#closed || this.#deadline.size === 0) return;
-    const next = Math.min(...this.#deadline.values());
-    this.#timer = this.#c.clock.setTimeout(
-      () => {
-        this.#timer = null;
-        this.#expire();
-      },
-      Math.max(0, next - this.#c.clock.now()),
-    );
-  }
-
-  #expire(): void {
+  /** The phases that ran out. */
+  #expire(due: readonly AfiCode[]): void {
     const now = this.#c.clock.now();
-    for (const [afi, at] of [...this.#deadline]) {
-      if (at > now) continue;
+    for (const afi of due) {
       const phase = this.#phase.get(afi);
       if (phase === 'restarting' && this.#longLived.has(afi)) this.#toLongLived(afi, now);
       else if (phase === 'restarting') this.#sweep(afi, 'restart time over before the peer came back');
       else if (phase === 'long-lived') this.#sweep(afi, 'long-lived stale time over');
       else this.#sweep(afi, 'stale routes time over before End-of-RIB');
     }
-    this.#rearm();
     this.#c.flow.schedule();
-  }
-
-  #stopTimer(): void {
-    if (this.#timer !== null) this.#c.clock.clearTimeout(this.#timer);
-    this.#timer = null;
   }
 
   #sweep(afi: AfiCode, why: string): void {
@@ -271,26 +256,5 @@ export class StaleRoutes {
       'graceful restart: sweeping stale routes',
     );
     this.#sweeping.add(afi);
-    if (!this.#sliceQueued) this.#slice();
-  }
-
-  /** Withdraws a slice of what is being swept; more next turn (keepalives keep flowing). */
-  #slice(): void {
-    this.#sliceQueued = false;
-    if (this.#closed) return;
-    let budget: number = RoutingDefaults.CLEAR_SLICE_ROUTES;
-    const { rib } = this.#c;
-    for (const afi of [...this.#sweeping]) {
-      const before = rib.staleCount(this.#peer, afi);
-      const left = rib.sweepStale(this.#peer, afi, budget);
-      budget -= before - left;
-      if (left === 0) this.#sweeping.delete(afi);
-      if (budget <= 0) break;
-    }
-    this.#c.flow.schedule();
-    if (this.#sweeping.size > 0) {
-      this.#sliceQueued = true;
-      this.#c.clock.defer(() => this.#slice());
-    }
   }
 }
