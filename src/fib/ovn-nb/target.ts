@@ -59,6 +59,12 @@ export class OvnNbTarget implements FibTarget {
   /** Router rows whose `_version` came from the server in use ('all' after a full snapshot). */
   #freshVersions: Set<string> | 'all' = new Set();
   readonly #repair: RepairLoop;
+  /**
+   * Keys last planned on a replica that had not shown our commit before the settle bound:
+   * their plan may have missed a row of ours, so they are planned again once the replica moves.
+   */
+  readonly #recheck = new Set<string>();
+  #recheckQueued = false;
   #lastError: string | undefined;
   #lastTransactMs: number | undefined;
   readonly #stats = { transactions: 0, conflicts: 0, unknownOutcomes: 0 };
@@ -240,7 +246,7 @@ export class OvnNbTarget implements FibTarget {
         'ovn-nb: static routes committed',
       );
       // The next plan must see this commit: its notification usually came before the reply.
-      await this.#settle(router);
+      if (!(await this.#settle(router))) for (const key of todo) this.#recheck.add(key);
       return;
     }
   }
@@ -299,8 +305,11 @@ export class OvnNbTarget implements FibTarget {
     }
   }
 
-  /** Resolves once the replica's router is past `router` (or gone, or the session is), or after the bound. */
-  #settle(router: RouterView): Promise<void> {
+  /**
+   * Resolves once the replica's router is past `router` (or gone, or the session is): true; or
+   * after the bound: false.
+   */
+  #settle(router: RouterView): Promise<boolean> {
     const moved = () => {
       const row = this.#client.table(Table.ROUTER).get(router.uuid);
       return (
@@ -310,23 +319,23 @@ export class OvnNbTarget implements FibTarget {
         row[RouterColumn.VERSION] !== router.version
       );
     };
-    if (moved()) return Promise.resolve();
+    if (moved()) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const done = () => {
+      const done = (settled: boolean) => {
         offChanges();
         offStatus();
         this.#clock.clearTimeout(timer);
-        resolve();
+        resolve(settled);
       };
       const timer = this.#clock.setTimeout(() => {
         this.#log.debug(
           { sink: this.name },
-          'ovn-nb: replica did not show our commit in time; planning anyway',
+          'ovn-nb: replica did not show our commit in time; planning anyway, again once it does',
         );
-        done();
+        done(false);
       }, this.#settleMs);
-      const offChanges = this.#client.on('changes', () => moved() && done());
-      const offStatus = this.#client.on('status', () => moved() && done());
+      const offChanges = this.#client.on('changes', () => moved() && done(true));
+      const offStatus = this.#client.on('status', () => moved() && done(true));
     });
   }
 
@@ -348,6 +357,24 @@ export class OvnNbTarget implements FibTarget {
       this.#log.info({ sink: this.name, router: this.#routerName }, 'ovn-nb: the logical router appeared');
       this.#scheduleRepair(true);
     }
+    if (this.#recheck.size > 0) this.#queueRecheck();
+  }
+
+  /** Plans the keys in #recheck again, once the changes now arriving are in the replica. */
+  #queueRecheck(): void {
+    if (this.#recheckQueued || this.#closed) return;
+    this.#recheckQueued = true;
+    this.#clock.setTimeout(() => {
+      this.#recheckQueued = false;
+      if (this.#closed || this.#recheck.size === 0) return;
+      const keys = [...this.#recheck];
+      this.#recheck.clear();
+      this.#serial(() => this.#converge(keys)).catch(() => {
+        // Planned again with the next changes; the repair loop covers a session that is gone.
+        for (const key of keys) this.#recheck.add(key);
+        this.#scheduleRepair();
+      });
+    }, 0);
   }
 
   #onStatus(status: ClientStatus): void {

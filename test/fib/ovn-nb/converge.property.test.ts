@@ -97,6 +97,16 @@ function expected(desired: ReadonlyMap<string, WantedRoute>): string[] {
   return [...desired.values()].flatMap((w) => w.nexthops.map((h) => `${w.ipPrefix} via ${h}`)).sort();
 }
 
+const same = (a: readonly string[], b: readonly string[]) => a.join('|') === b.join('|');
+
+/** Delivers late notifications and lets what they start run, until `check` holds (bounded). */
+async function eventually(nb: FakeNb, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !check(); i++) {
+    nb.flush();
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** Calls as the SinkDriver would: on failure, the session comes back and the same work is retried. */
 async function driven(nb: FakeNb, work: () => Promise<void>): Promise<void> {
   for (let attempt = 0; ; attempt++) {
@@ -159,6 +169,8 @@ describe('OvnNbTarget converges through faults', () => {
                 if (nb.synced) foreign.add(nb.addRoute(router, step.fields));
                 continue;
             }
+            // Notifications may come after the settle bound: what they start must end in the set.
+            await eventually(nb, () => same(ourRows(nb, router), expected(desired)));
             expect(ourRows(nb, router)).toEqual(expected(desired));
             const present = new Set(nb.routesOf(router).map((r) => r._uuid));
             for (const u of foreign) expect(present.has(u)).toBe(true);

@@ -185,6 +185,33 @@ describe('OvnNbTarget: the router', () => {
   });
 });
 
+describe('OvnNbTarget: a replica slower than the settle bound', () => {
+  it('a row committed but not yet shown is withdrawn once the replica shows it', async () => {
+    const { nb, target, mine } = setup({ settleTimeoutMs: 20 });
+    nb.lag = true;
+    await target.apply([add('198.18.2.7/32', '198.18.0.3')]);
+    // The replica still lacks the row: this withdrawal finds nothing of ours to delete.
+    await target.apply([withdraw('198.18.2.7/32')]);
+    expect(shown(mine())).toEqual(['198.18.2.7 via 198.18.0.3']);
+    nb.lag = false;
+    nb.flush();
+    await until('the withdrawal planned again', () => mine().length === 0);
+  });
+
+  it('a row withdrawn but still shown is not added twice when wanted again', async () => {
+    const { nb, target, mine } = setup({ settleTimeoutMs: 20 });
+    await target.apply([add('198.18.2.7/32', '198.18.0.3')]);
+    nb.lag = true;
+    await target.apply([withdraw('198.18.2.7/32')]);
+    await target.apply([add('198.18.2.7/32', '198.18.0.3')]);
+    nb.lag = false;
+    nb.flush();
+    await until('the replica settled', () => target.status().connected && mine().length === 1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(shown(mine())).toEqual(['198.18.2.7 via 198.18.0.3']);
+  });
+});
+
 describe('OvnNbTarget: lost sessions', () => {
   it('a commit whose reply was lost is read back after the reconnect, never sent again', async () => {
     const logs: string[] = [];
