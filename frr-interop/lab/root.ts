@@ -26,7 +26,8 @@ function rootScript(): string {
  */
 export class DaemonRoot {
   readonly path: string;
-  readonly #mounts = new Set<string>();
+  /** Host dir mounted → the mount point's first directory `mount` created (its parents were there). */
+  readonly #mounts = new Map<string, string>();
 
   private constructor(path: string) {
     this.path = path;
@@ -73,30 +74,35 @@ export class DaemonRoot {
    */
   async mount(dir: string): Promise<void> {
     const mounted = mountTargets();
-    for (const m of this.#mounts) {
+    for (const m of this.#mounts.keys()) {
       // One unmounted behind its back (a teardown by another lab object) counts no more.
       if (!mounted.includes(join(this.path, m))) this.#mounts.delete(m);
       else if (dir === m || dir.startsWith(`${m}/`)) return;
     }
     const inside = join(this.path, dir);
-    mkdirSync(inside, { recursive: true });
+    const created = mkdirSync(inside, { recursive: true }) ?? inside;
     await run(['mount', '--bind', dir, inside]);
-    this.#mounts.add(dir);
+    this.#mounts.set(dir, created);
   }
 
-  /** Undoes `mount` and removes the then empty mount point; a directory no longer mounted is not an error. */
+  /**
+   * Undoes `mount` and removes the then empty mount point with the parents `mount` created for
+   * it; a directory no longer mounted is not an error.
+   */
   async unmount(dir: string): Promise<void> {
-    if (!this.#mounts.delete(dir)) return;
+    const created = this.#mounts.get(dir);
+    if (created === undefined) return;
+    this.#mounts.delete(dir);
     const inside = join(this.path, dir);
     const r = await runResult(['umount', inside]);
     if (r.code !== 0 && !/not mounted|no mount point/i.test(r.stderr))
       throw new LabError('command-failed', `umount ${dir} in ${this.path}: ${r.stderr.trim()}`);
-    removeEmptyDirs(inside);
+    removeMountPoint(inside, created);
   }
 
   /** Synchronous last resort at process exit: lazy-unmounts whatever is still mounted. */
   unmountAllNow(): void {
-    for (const dir of this.#mounts) {
+    for (const [dir, created] of this.#mounts) {
       const inside = join(this.path, dir);
       if (!existsSync(inside)) continue;
       try {
@@ -104,7 +110,7 @@ export class DaemonRoot {
       } catch {
         // already gone
       }
-      removeEmptyDirs(inside);
+      removeMountPoint(inside, created);
     }
     this.#mounts.clear();
   }
@@ -141,6 +147,21 @@ function mountTargets(): string[] {
     .split('\n')
     .map((line) => (line.split(' ')[1] ?? '').replace(/\\040/g, ' '))
     .filter(Boolean);
+}
+
+/**
+ * Removes the empty mount point `inside`, then its parents up to and including `created`, the
+ * first one `mount` made; stops at the first that is not empty (another mount's parent).
+ */
+function removeMountPoint(inside: string, created: string): void {
+  removeEmptyDirs(inside);
+  for (let dir = dirname(inside); dir.length >= created.length && dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      return;
+    }
+  }
 }
 
 /**
