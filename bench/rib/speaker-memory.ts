@@ -1,0 +1,181 @@
+/**
+ * Peak RSS of the real speaker (`ovn-bgp-speaker run`, the build) holding a full table, on
+ * loopback: no namespaces, no root, no other daemon. One eBGP session from 127.0.0.2 hands it
+ * the throughput benchmark's table (same generator, same seed); the speaker's RSS is read from
+ * /proc before the session (idle) and once it holds every prefix (VmHWM), and its own
+ * `process.memoryUsage()` at the peak comes from the `memory` line of its control socket when
+ * `--probe` is given. Speed is not measured here (bench/throughput does that beside BIRD).
+ *
+ *   npm run build && node dist/bench/rib/speaker-memory.js [--prefixes N] [--runs R]
+ *        [--node-flag FLAG ...] [--linger SECONDS]
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { parseIpv4 } from '../../src/address/index.js';
+import { callControl } from '../../src/api/client.js';
+import { Afi } from '../../src/bgp/wire/constants.js';
+import { encodeMessageBytes } from '../../src/bgp/wire/message.js';
+import { endOfRibInput } from '../../src/bgp/wire/update.js';
+import { machineLine } from '../support/report.js';
+import { sleep, wallClock } from '../throughput/clock.js';
+import { connectWithRetry } from '../throughput/connect.js';
+import { BenchAs, STREAM_CHUNK_BYTES } from '../throughput/constants.js';
+import { RawSession } from '../throughput/raw-session.js';
+import { encodeTable, messageAlignedCuts } from '../throughput/table-stream.js';
+
+const SELF = fileURLToPath(import.meta.url);
+const CLI = resolve(dirname(SELF), '../../src/cli/main.js');
+const SPEAKER = '127.0.0.1';
+const PEER = '127.0.0.2';
+const PORT = 11179;
+const POLL = 100;
+const READY_TIMEOUT = 30_000;
+const LOAD_TIMEOUT = 180_000;
+const IDLE_SETTLE = 2_000;
+const MIB = 2 ** 20;
+
+interface Options {
+  prefixes: number;
+  runs: number;
+  nodeFlags: string[];
+  /** Keep the speaker this long after it holds the table (for a probe of its own). */
+  lingerMs: number;
+}
+
+function options(argv: readonly string[]): Options {
+  const o: Options = { prefixes: 1_000_000, runs: 1, nodeFlags: [], lingerMs: 0 };
+  for (let i = 0; i < argv.length; i++) {
+    const v = argv[i + 1];
+    if (argv[i] === '--prefixes') o.prefixes = Number(v);
+    else if (argv[i] === '--runs') o.runs = Number(v);
+    else if (argv[i] === '--node-flag') o.nodeFlags.push(v);
+    else if (argv[i] === '--linger') o.lingerMs = Number(v) * 1000;
+    else throw new Error(`unknown option ${argv[i]}`);
+    i++;
+  }
+  return o;
+}
+
+function status(pid: number): { rss: number; hwm: number; anon: number } {
+  const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0) * 1024;
+  return { rss: kib('VmRSS'), hwm: kib('VmHWM'), anon: kib('RssAnon') };
+}
+
+async function held(socket: string): Promise<number> {
+  const all = (await callControl(socket, 'neighbors', {}, { timeoutMs: 5_000 })) as unknown as {
+    address: string;
+    prefixes: Record<string, { accepted: number }>;
+  }[];
+  const n = all.find((x) => x.address === PEER);
+  return n ? Object.values(n.prefixes).reduce((s, f) => s + f.accepted, 0) : 0;
+}
+
+async function once(o: Options, stream: Uint8Array): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'speaker-memory-'));
+  const socket = join(dir, 'control.sock');
+  const config = join(dir, 'config.yaml');
+  writeFileSync(
+    config,
+    stringify({
+      speaker: {
+        name: 'speaker-memory',
+        local_as: BenchAs.OURS,
+        router_id: '198.18.0.2',
+        ip_versions: [4],
+        listen: { address: SPEAKER, port: PORT },
+        hold_time: 9,
+        keepalive_time: 3,
+        control_socket: socket,
+        log: { level: 'warn' },
+      },
+      peers: [
+        {
+          name: 'replayer',
+          peer_ip: PEER,
+          remote_as: BenchAs.REPLAYER,
+          passive: true,
+          families: ['ipv4-unicast'],
+          import: ['all'],
+          export: ['all'],
+        },
+      ],
+      policies: { all: { statements: [{ action: 'accept' }] } },
+    }),
+  );
+  const child: ChildProcess = spawn(process.execPath, [...o.nodeFlags, CLI, 'run', '--config', config], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  let session: RawSession | null = null;
+  try {
+    const ready = wallClock() + READY_TIMEOUT;
+    for (;;) {
+      try {
+        await callControl(socket, 'summary', {}, { timeoutMs: 1_000 });
+        break;
+      } catch {
+        if (wallClock() > ready || child.exitCode !== null) throw new Error('speaker did not start');
+        await sleep(POLL);
+      }
+    }
+    await sleep(IDLE_SETTLE);
+    const idle = status(child.pid!);
+    const tcp = await connectWithRetry({ host: SPEAKER, port: PORT, localAddress: PEER }, 5_000);
+    const cuts = messageAlignedCuts(stream, STREAM_CHUNK_BYTES);
+    let established = 0;
+    session = new RawSession(
+      tcp,
+      { localAs: BenchAs.REPLAYER, bgpId: parseIpv4('198.18.0.3'), holdTimeSeconds: 9, afis: [Afi.IPV4] },
+      {
+        established: async (t) => {
+          established = t;
+          for (let i = 1; i < cuts.length; i++) {
+            if (!tcp.write(stream.subarray(cuts[i - 1], cuts[i])))
+              await new Promise<void>((r) => tcp.once('drain', () => r()));
+          }
+          tcp.write(encodeMessageBytes({ type: 'update', ...endOfRibInput(Afi.IPV4) }));
+        },
+        update: () => {},
+        closed: (reason) => console.log(`session closed: ${reason}`),
+      },
+    );
+    const deadline = wallClock() + LOAD_TIMEOUT;
+    let count = 0;
+    while (count < o.prefixes) {
+      if (wallClock() > deadline) throw new Error(`only ${count} of ${o.prefixes} prefixes in time`);
+      await sleep(POLL);
+      count = await held(socket);
+    }
+    const done = wallClock();
+    const full = status(child.pid!);
+    const silence = session.liveness().maxSilenceMs;
+    const perRoute = (full.hwm - idle.rss) / o.prefixes;
+    await sleep(o.lingerMs);
+    return (
+      `idle RSS ${(idle.rss / MIB).toFixed(1)} MiB (anon ${(idle.anon / MIB).toFixed(1)}), ` +
+      `peak ${(full.hwm / MIB).toFixed(1)} MiB, after ${(full.rss / MIB).toFixed(1)} MiB, ` +
+      `${perRoute.toFixed(1)} bytes/route above idle; held in ${((done - established) / 1000).toFixed(2)} s ` +
+      `(to a ${POLL} ms poll), longest silence ${silence} ms`
+    );
+  } finally {
+    session?.socket.destroy();
+    child.kill('SIGTERM');
+    await new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const o = options(process.argv.slice(2));
+const stream = encodeTable(
+  { ipv4: o.prefixes, ipv6: 0, localAs: BenchAs.REPLAYER },
+  { ipv4: PEER, ipv6: '::1' },
+);
+console.log(machineLine());
+console.log(
+  `table: ${o.prefixes} IPv4 prefixes, ${(stream.length / MIB).toFixed(1)} MiB of UPDATEs; node ${o.nodeFlags.join(' ')}`,
+);
+for (let r = 0; r < o.runs; r++) console.log(`run ${r + 1}: ${await once(o, stream)}`);
