@@ -66,6 +66,7 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./roundtrip-command.js')).roundtripCommand(path, verbose, out);
     }
     case 'run':
+      (await import('./young-generation.js')).keepYoungGenerationSmall();
       return (await import('./run.js')).runCommand(rest, { err });
     case 'show':
     case 'neighbor':
