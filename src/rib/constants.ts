@@ -24,6 +24,9 @@ export const MED_WORST = 0xffffffff;
 /** Peer index of the `static` origin: the pseudo-peer that owns configured routes. */
 export const LOCAL_PEER = 0;
 
+/** Peers and origins a RIB holds at once: the Loc-RIB keeps a path's peer index in 16 bits (-1: none). */
+export const MAX_PEERS = 0x7fff;
+
 /**
  * Origins of locally originated routes and their preference, lower wins (as an administrative
  * distance). The same prefix from two origins is two paths; when weight, LOCAL_PREF and the

@@ -65,7 +65,8 @@ export class LocRib {
   private readonly ctx: LocRibContext;
   // Per prefix entry.
   private head: Int32Array;
-  private selPeer: Int32Array;
+  /** Peer indexes fit 16 bits (MAX_PEERS): 2 bytes a prefix and 2 a path less than 32-bit ones. */
+  private selPeer: Int16Array;
   private selAttr: Int32Array;
   /** See pPathId. */
   private readonly selPathId = new ZeroColumn();
@@ -75,7 +76,7 @@ export class LocRib {
   private readonly extras = new Map<number, number[]>();
   private readonly dirty = new EntryList();
   // Path pool.
-  private pPeer = new Int32Array(64);
+  private pPeer = new Int16Array(64);
   private pAttr = new Int32Array(64);
   /** Path ids (RFC 7911): without add-path all are 0. */
   private readonly pPathId = new ZeroColumn();
@@ -109,7 +110,7 @@ export class LocRib {
     this.table = new PrefixTable(afi, false, (cap) => this.growEntries(cap), 64);
     const cap = this.table.capacity;
     this.head = new Int32Array(cap);
-    this.selPeer = new Int32Array(cap);
+    this.selPeer = new Int16Array(cap);
     this.selAttr = new Int32Array(cap);
     this.selReason = new Uint8Array(cap);
     this.isDirty = new Uint8Array(cap);

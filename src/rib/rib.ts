@@ -14,6 +14,7 @@ import {
   DenyReason,
   type DenyReasonText,
   LOCAL_PEER,
+  MAX_PEERS,
   type OriginName,
   RibDefaults,
   WellKnownCommunity,
@@ -506,7 +507,10 @@ export class Rib {
   }
 
   private allocateIndex(): number {
-    return this.freeIndexes.length ? this.freeIndexes.pop()! : this.peers.length;
+    if (this.freeIndexes.length) return this.freeIndexes.pop()!;
+    // The Loc-RIB keeps a path's peer in 16 bits.
+    if (this.peers.length >= MAX_PEERS) throw new Error(`rib: more than ${MAX_PEERS} peers and origins`);
+    return this.peers.length;
   }
 
   private checkOrigin(origin: RibPeer): void {

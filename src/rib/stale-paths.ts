@@ -10,6 +10,8 @@ export const LONG_LIVED = 2;
 
 /** The end of a path chain, and what a relabel gives for a path that goes (NO_LLGR). */
 const NONE = -1;
+/** A column not needed yet: every path is fresh of that kind. */
+const UNMARKED = new Uint8Array(0);
 
 /** RFC 9494 section 4.3: a route that carries LLGR_STALE is least preferred. */
 export function hasLongLivedStale(attrs: { readonly communities?: readonly number[] }): boolean {
@@ -21,7 +23,7 @@ export interface StalePool {
   /** Paths in use are below this index. */
   readonly end: number;
   /** Peer index per path (NONE for a free one). */
-  readonly peers: Int32Array;
+  readonly peers: Int16Array;
   /** Attribute id per path: a long-lived stale path takes the relabelled one. */
   readonly attrs: Int32Array;
   /** Prefix entry per path. */
@@ -49,26 +51,30 @@ export interface StalePool {
  * A path can carry both (a BoRR while graceful restart's sweep is still under way): each sweep
  * removes the paths of its own kind whatever the other mark, and a path announced again is
  * fresh of both.
+ *
+ * Each column is made the first time a path of its kind is marked: a RIB whose peers never
+ * restart nor refresh keeps no byte per path for them (2 MiB at a full table).
  */
 export class StalePaths {
-  /** Graceful restart's mark per path: FRESH, STALE or LONG_LIVED. */
-  private marks: Uint8Array;
+  /** Graceful restart's mark per path: FRESH, STALE or LONG_LIVED (empty until the first mark). */
+  private marks: Uint8Array = UNMARKED;
   private perPeer = new Int32Array(8);
   /** Where a peer's unfinished sweep of stale paths goes on in the pool. */
   private readonly sweepFrom = new Map<number, number>();
-  /** Enhanced route refresh's mark per path: 1 from the peer's BoRR until announced again. */
-  private refresh: Uint8Array;
+  /** Enhanced route refresh's mark per path: 1 from the peer's BoRR until announced again (empty until the first). */
+  private refresh: Uint8Array = UNMARKED;
   private refreshPerPeer = new Int32Array(8);
   private readonly refreshSweepFrom = new Map<number, number>();
+  /** Paths the pool has room for: the size of a column when it is made. */
+  private capacity: number;
 
   constructor(capacity: number) {
-    this.marks = new Uint8Array(capacity);
-    this.refresh = new Uint8Array(capacity);
+    this.capacity = capacity;
   }
 
   /** The mark of path p. */
   of(p: number): number {
-    return this.marks[p];
+    return this.marks === UNMARKED ? FRESH : this.marks[p];
   }
 
   /** Paths of one peer marked stale and not announced again since. */
@@ -78,8 +84,9 @@ export class StalePaths {
 
   /** Sets path p's mark, keeping its peer's count in step; true when it changed. */
   set(p: number, peer: number, mark: number): boolean {
-    const was = this.marks[p];
+    const was = this.of(p);
     if (was === mark) return false;
+    if (this.marks === UNMARKED) this.marks = new Uint8Array(this.capacity);
     this.marks[p] = mark;
     if ((was === FRESH) !== (mark === FRESH)) this.perPeer[peer] += mark === FRESH ? -1 : 1;
     return true;
@@ -92,7 +99,7 @@ export class StalePaths {
 
   /** Whether path p waits to be sent again in the peer's route refresh. */
   refreshOf(p: number): boolean {
-    return this.refresh[p] !== 0;
+    return this.refresh !== UNMARKED && this.refresh[p] !== 0;
   }
 
   /**
@@ -100,7 +107,7 @@ export class StalePaths {
    * graceful restart's mark changed (the only one the decision reads).
    */
   fresh(p: number, peer: number): boolean {
-    if (this.refresh[p] !== 0) {
+    if (this.refreshOf(p)) {
       this.refresh[p] = 0;
       this.refreshPerPeer[peer]--;
     }
@@ -109,8 +116,8 @@ export class StalePaths {
 
   /** A new path starts fresh. */
   reset(p: number): void {
-    this.marks[p] = FRESH;
-    this.refresh[p] = 0;
+    if (this.marks !== UNMARKED) this.marks[p] = FRESH;
+    if (this.refresh !== UNMARKED) this.refresh[p] = 0;
   }
 
   /**
@@ -118,6 +125,7 @@ export class StalePaths {
    * lose to any path that is not stale. Returns how many paths became stale.
    */
   mark(peer: number, pool: StalePool): number {
+    if (this.marks === UNMARKED) this.marks = new Uint8Array(this.capacity);
     let marked = 0;
     for (let p = 0; p < pool.end; p++) {
       // Paths long-lived stale already stay so (a session lost again before they were refreshed).
@@ -147,6 +155,7 @@ export class StalePaths {
    * not take part in the decision. Returns how many paths were marked.
    */
   markRefresh(peer: number, pool: StalePool): number {
+    if (this.refresh === UNMARKED) this.refresh = new Uint8Array(this.capacity);
     let marked = 0;
     for (let p = 0; p < pool.end; p++) {
       if (pool.peers[p] !== peer) continue;
@@ -205,8 +214,9 @@ export class StalePaths {
   }
 
   grow(capacity: number): void {
-    this.marks = grown(this.marks, capacity);
-    this.refresh = grown(this.refresh, capacity);
+    this.capacity = capacity;
+    if (this.marks !== UNMARKED) this.marks = grown(this.marks, capacity);
+    if (this.refresh !== UNMARKED) this.refresh = grown(this.refresh, capacity);
   }
 
   growPeers(capacity: number): void {

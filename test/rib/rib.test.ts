@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseIpv4 } from '../../src/address/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
-import { BestPathReason, parsePrefix, Rib, type RibInit } from '../../src/rib/index.js';
+import { BestPathReason, MAX_PEERS, parsePrefix, Rib, type RibInit } from '../../src/rib/index.js';
 import {
   attrs,
   attrs6,
@@ -362,5 +362,29 @@ describe('Rib: local origination and peers', () => {
     expect(() => rib.addPeer({ ...EBGP_B, kind: 'ibgp' as never })).toThrow(/unknown kind/);
     expect(() => rib.removePeer(rib.local)).toThrow(/local/);
     expect(() => newRib({ routerId: -1 })).toThrow(/router id/);
+  });
+});
+
+describe('peer indexes', () => {
+  it('holds up to MAX_PEERS peers and origins at once, refuses one more, and reuses a freed index', () => {
+    const rib = newRib();
+    const peers = [];
+    let refused: Error | undefined;
+    for (let i = 0; i <= MAX_PEERS && !refused; i++) {
+      try {
+        peers.push(rib.addPeer({ ...EBGP_A, id: `p${i}` }));
+      } catch (e) {
+        refused = e as Error;
+      }
+    }
+    // The RIB's own origins hold an index or two as well.
+    expect(refused?.message).toMatch(/more than 32767 peers/);
+    expect(peers.length).toBeGreaterThan(MAX_PEERS - 4);
+    const last = peers[peers.length - 1];
+    rib.announce(last, v4('198.18.10.0/24'), attrs([65001]));
+    expect(summary(rib.flush())).toEqual([`+198.18.10.0/24 ${last.id}`]);
+    rib.removePeer(peers[0]);
+    rib.flush();
+    expect(rib.addPeer({ ...EBGP_A, id: 'again' }).index).toBe(peers[0].index);
   });
 });

@@ -106,3 +106,29 @@ describe('stale paths', () => {
     expect(() => rib.markStale(a, Afi.IPV4)).toThrow(/not in the RIB/);
   });
 });
+
+describe('stale marks cost nothing until used', () => {
+  it('a RIB whose peers never restart nor refresh holds no stale column; the first mark makes one', () => {
+    const rib = newRib();
+    const a = rib.addPeer(EBGP_A);
+    const b = rib.addPeer(EBGP_B);
+    const prefixes = Array.from({ length: 300 }, (_, i) => `198.18.${i >> 8}.${i & 255}/32`);
+    rib.announce(a, v4(...prefixes), attrs([65001]));
+    rib.announce(b, v4(P1), attrs([65002]));
+    rib.flush();
+    const unmarked = rib.byteLength;
+    rib.markRefreshStale(b, Afi.IPV4);
+    const oneColumn = rib.byteLength - unmarked;
+    // One byte per path of the pool (room for 301 paths: 512).
+    expect(oneColumn).toBe(512);
+    rib.markStale(b, Afi.IPV4);
+    expect(rib.byteLength - unmarked).toBe(2 * oneColumn);
+    // The marks read as before: b's path is stale and refresh-stale, a's are neither.
+    expect(rib.staleCount(b, Afi.IPV4)).toBe(1);
+    expect(rib.staleCount(a, Afi.IPV4)).toBe(0);
+    expect(rib.refreshStaleCount(b, Afi.IPV4)).toBe(1);
+    rib.announce(b, v4(P1), attrs([65002]));
+    expect(rib.staleCount(b, Afi.IPV4)).toBe(0);
+    expect(rib.refreshStaleCount(b, Afi.IPV4)).toBe(0);
+  });
+});
