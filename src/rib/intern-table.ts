@@ -6,7 +6,8 @@
  */
 export class InternTable<T extends object> {
   private objects: (T | undefined)[] = [];
-  private contentKeys: (string | undefined)[] = [];
+  /** Each id's content key, kept only when interning by content (else no slot per id). */
+  private readonly contentKeys: (string | undefined)[] = [];
   private readonly byObject = new Map<T, number>();
   private readonly byContent: Map<string, number> | null;
   private readonly contentKey: ((v: T) => string) | null;
@@ -47,13 +48,9 @@ export class InternTable<T extends object> {
       if (same !== undefined) return same;
     }
     const id = this.free.length ? this.free.pop()! : this.objects.length;
-    if (id === this.objects.length) {
-      this.objects.push(v);
-      this.contentKeys.push(key);
-    } else {
-      this.objects[id] = v;
-      this.contentKeys[id] = key;
-    }
+    if (id === this.objects.length) this.objects.push(v);
+    else this.objects[id] = v;
+    if (key !== undefined) this.contentKeys[id] = key;
     if (id >= this.refs.length) {
       const refs = new Int32Array(this.refs.length * 2);
       refs.set(this.refs);
@@ -93,10 +90,11 @@ export class InternTable<T extends object> {
     if (this.refs[id] < 0) throw new Error(`intern table: id ${id} released more often than taken`);
     const v = this.objects[id]!;
     this.clearId(v);
-    const key = this.contentKeys[id];
-    if (key !== undefined) this.byContent!.delete(key);
+    if (this.byContent) {
+      this.byContent.delete(this.contentKeys[id]!);
+      this.contentKeys[id] = undefined;
+    }
     this.objects[id] = undefined;
-    this.contentKeys[id] = undefined;
     this.free.push(id);
     this.live--;
     this.freed(id);
