@@ -37,6 +37,8 @@ const READY_TIMEOUT = 30_000;
 const LOAD_TIMEOUT = 180_000;
 const IDLE_SETTLE = 2_000;
 const MIB = 2 ** 20;
+/** USER_HZ, 100 on Linux. */
+const CLOCK_TICKS = 100;
 
 interface Options {
   prefixes: number;
@@ -58,6 +60,14 @@ function options(argv: readonly string[]): Options {
     i++;
   }
   return o;
+}
+
+/** CPU seconds the process has used (user + system), from /proc/PID/stat. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of stat(5); the slice starts at field 3.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 function status(pid: number): { rss: number; hwm: number; anon: number } {
@@ -124,6 +134,7 @@ async function once(o: Options, stream: Uint8Array): Promise<string> {
     }
     await sleep(IDLE_SETTLE);
     const idle = status(child.pid!);
+    const cpuIdle = cpuSeconds(child.pid!);
     const tcp = await connectWithRetry({ host: SPEAKER, port: PORT, localAddress: PEER }, 5_000);
     const cuts = messageAlignedCuts(stream, STREAM_CHUNK_BYTES);
     let established = 0;
@@ -152,6 +163,7 @@ async function once(o: Options, stream: Uint8Array): Promise<string> {
     }
     const done = wallClock();
     const full = status(child.pid!);
+    const cpu = cpuSeconds(child.pid!) - cpuIdle;
     const silence = session.liveness().maxSilenceMs;
     const perRoute = (full.hwm - idle.rss) / o.prefixes;
     await sleep(o.lingerMs);
@@ -159,7 +171,7 @@ async function once(o: Options, stream: Uint8Array): Promise<string> {
       `idle RSS ${(idle.rss / MIB).toFixed(1)} MiB (anon ${(idle.anon / MIB).toFixed(1)}), ` +
       `peak ${(full.hwm / MIB).toFixed(1)} MiB, after ${(full.rss / MIB).toFixed(1)} MiB, ` +
       `${perRoute.toFixed(1)} bytes/route above idle; held in ${((done - established) / 1000).toFixed(2)} s ` +
-      `(to a ${POLL} ms poll), longest silence ${silence} ms`
+      `(to a ${POLL} ms poll), CPU ${cpu.toFixed(2)} s, longest silence ${silence.toFixed(0)} ms`
     );
   } finally {
     session?.socket.destroy();
