@@ -49,15 +49,16 @@ export interface LocRibContext {
  * The paths are also the Adj-RIBs-In (after import policy), as in bgpd: a path the loop rules
  * deny stays, marked, so it counts as received and is dropped by a withdraw, but it is never
  * a candidate. One prefix table serves every peer, so a received route costs one hash insert;
- * a peer's paths are found by walking the pool when its session ends (no per-peer chain).
+ * a peer's paths are found by walking the prefixes when its session ends (no per-peer chain).
  *
  * Storage is struct-of-arrays: prefixes in a PrefixTable with per-entry columns, paths in a
  * pool of typed arrays chained per prefix.
  *
  *   entry e:  head[e] ──► path p: peer | attr | pathId | arrival | denied | stale | next ──► ... ──► -1
  *             sel*[e]: what was last reported (peer, path id, attribute id held) + reason
- *   pool:     pPeer[p] = NONE marks a free path; a peer's paths are found by walking the pool
- *             (pEntry[p] = its prefix entry), which only a session's end and `show` need
+ *   pool:     pPeer[p] = NONE marks a free path. A path does not know its prefix: what drops
+ *             paths of a peer (a session's end, a sweep of stale ones) walks the entries and
+ *             their chains, so no 4 bytes per path are spent for what only those walks need
  */
 export class LocRib {
   readonly afi: AfiCode;
@@ -83,7 +84,6 @@ export class LocRib {
   private pNext = new Int32Array(64);
   /** Arrival order (for "prefer the oldest"); renumbered before it would overflow. */
   private pArrival = new Uint32Array(64);
-  private pEntry = new Int32Array(64);
   private pDenied = new Uint8Array(64);
   /** Graceful restart's and route refresh's marks per path, their counts per peer (stale-paths.ts). */
   private readonly stale = new StalePaths(64);
@@ -198,7 +198,6 @@ export class LocRib {
     this.pAttr[p] = attrId;
     this.pPathId.set(p, pathId, this.pPeer.length);
     this.pArrival[p] = this.nextArrival();
-    this.pEntry[p] = e;
     this.pDenied[p] = 0;
     this.stale.reset(p);
     this.pNext[p] = this.head[e];
@@ -225,7 +224,7 @@ export class LocRib {
     if (e < 0) return false;
     for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) {
       if (this.pPeer[p] !== peer || this.pPathId.get(p) !== pathId) continue;
-      this.dropPath(p);
+      this.dropPath(p, e);
       return true;
     }
     return false;
@@ -238,20 +237,27 @@ export class LocRib {
    */
   drainPeer(peer: number, budget: number): number {
     if (this.receivedFrom(peer) === 0) return 0;
+    const t = this.table;
     let removed = 0;
-    let p = this.drainFrom.get(peer) ?? 0;
-    for (let wrapped = false; removed < budget && this.peerPaths[peer] > 0; p++) {
-      if (p >= this.pEnd) {
+    let e = this.drainFrom.get(peer) ?? 0;
+    for (let wrapped = false; removed < budget && this.peerPaths[peer] > 0; e++) {
+      if (e >= t.end) {
         if (wrapped) break;
         wrapped = true;
-        p = -1;
+        e = -1;
         continue;
       }
-      if (this.pPeer[p] !== peer) continue;
-      this.dropPath(p);
-      removed++;
+      if (!t.isLive(e)) continue;
+      for (let p = this.head[e], after = NONE; p !== NONE && removed < budget; p = after) {
+        after = this.pNext[p];
+        if (this.pPeer[p] !== peer) continue;
+        this.dropPath(p, e);
+        removed++;
+      }
+      // Out of budget: this entry may hold more of the peer's paths (add-path), so go on from it.
+      if (removed >= budget) break;
     }
-    if (this.peerPaths[peer] > 0) this.drainFrom.set(peer, p);
+    if (this.peerPaths[peer] > 0) this.drainFrom.set(peer, e);
     else this.drainFrom.delete(peer);
     return removed;
   }
@@ -309,9 +315,11 @@ export class LocRib {
   /** Every path of a peer, denied ones included (`show received`, a policy change). */
   forEachPathOf(peer: number, visit: (prefix: RibPrefix, pathId: number, attrId: number) => void): void {
     if (this.receivedFrom(peer) === 0) return;
-    for (let p = 0; p < this.pEnd; p++) {
-      if (this.pPeer[p] === peer)
-        visit(this.table.prefix(this.pEntry[p]), this.pPathId.get(p), this.pAttr[p]);
+    const t = this.table;
+    for (let e = 0; e < t.end; e++) {
+      if (!t.isLive(e)) continue;
+      for (let p = this.head[e]; p !== NONE; p = this.pNext[p])
+        if (this.pPeer[p] === peer) visit(t.prefix(e), this.pPathId.get(p), this.pAttr[p]);
     }
   }
 
@@ -403,7 +411,6 @@ export class LocRib {
       this.pPathId,
       this.pNext,
       this.pArrival,
-      this.pEntry,
       this.pDenied,
       this.stale,
     ]);
@@ -415,11 +422,12 @@ export class LocRib {
       end: this.pEnd,
       peers: this.pPeer,
       attrs: this.pAttr,
-      entries: this.pEntry,
+      entryEnd: this.table.end,
+      live: (e) => this.table.isLive(e),
       head: this.head,
       next: this.pNext,
       markDirty: (e) => this.markDirty(e),
-      drop: (p) => this.dropPath(p),
+      drop: (p, e) => this.dropPath(p, e),
       ref: (id) => this.ctx.attrs.ref(id),
       unref: (id) => this.ctx.attrs.unref(id),
     };
@@ -596,8 +604,7 @@ export class LocRib {
   }
 
   /** Unlinks a path from its prefix and its peer and frees it; its prefix is decided again. */
-  private dropPath(p: number): void {
-    const e = this.pEntry[p];
+  private dropPath(p: number, e: number): void {
     const peer = this.pPeer[p];
     if (this.head[e] === p) this.head[e] = this.pNext[p];
     else {
@@ -672,7 +679,6 @@ export class LocRib {
     this.pNext = grown(this.pNext, cap);
     this.pPathId.grow(cap);
     this.pArrival = grown(this.pArrival, cap);
-    this.pEntry = grown(this.pEntry, cap);
     this.pDenied = grown(this.pDenied, cap);
     this.stale.grow(cap);
   }

@@ -22,18 +22,19 @@ export function hasLongLivedStale(attrs: { readonly communities?: readonly numbe
 export interface StalePool {
   /** Paths in use are below this index. */
   readonly end: number;
+  /** Prefix entries in use are below this index; `live` says which are. */
+  readonly entryEnd: number;
+  live(entry: number): boolean;
   /** Peer index per path (NONE for a free one). */
   readonly peers: Int16Array;
   /** Attribute id per path: a long-lived stale path takes the relabelled one. */
   readonly attrs: Int32Array;
-  /** Prefix entry per path. */
-  readonly entries: Int32Array;
   /** First path per entry, and the next path of the same entry per path. */
   readonly head: Int32Array;
   readonly next: Int32Array;
   markDirty(entry: number): void;
-  /** Unlinks and frees a path (its stale mark goes with it). */
-  drop(path: number): void;
+  /** Unlinks path from entry's chain and frees it (its stale mark goes with it). */
+  drop(path: number, entry: number): void;
   ref(attrId: number): void;
   unref(attrId: number): void;
 }
@@ -127,14 +128,16 @@ export class StalePaths {
   mark(peer: number, pool: StalePool): number {
     if (this.marks === UNMARKED) this.marks = new Uint8Array(this.capacity);
     let marked = 0;
-    for (let p = 0; p < pool.end; p++) {
-      // Paths long-lived stale already stay so (a session lost again before they were refreshed).
-      if (pool.peers[p] !== peer || this.marks[p] !== FRESH) continue;
-      this.set(p, peer, STALE);
-      marked++;
-      // The decision can change only where another path competes.
-      const e = pool.entries[p];
-      if (pool.head[e] !== p || pool.next[p] !== NONE) pool.markDirty(e);
+    for (let e = 0; e < pool.entryEnd; e++) {
+      if (!pool.live(e)) continue;
+      for (let p = pool.head[e]; p !== NONE; p = pool.next[p]) {
+        // Paths long-lived stale already stay so (a session lost again before they were refreshed).
+        if (pool.peers[p] !== peer || this.marks[p] !== FRESH) continue;
+        this.set(p, peer, STALE);
+        marked++;
+        // The decision can change only where another path competes.
+        if (pool.head[e] !== p || pool.next[p] !== NONE) pool.markDirty(e);
+      }
     }
     this.sweepFrom.delete(peer);
     return marked;
@@ -196,19 +199,23 @@ export class StalePaths {
   markLongLived(peer: number, relabel: (attrId: number) => number, pool: StalePool): number {
     if (this.from(peer) === 0) return 0;
     let marked = 0;
-    for (let p = 0; p < pool.end; p++) {
-      if (pool.peers[p] !== peer || this.marks[p] !== STALE) continue;
-      const next = relabel(pool.attrs[p]);
-      if (next === NONE) {
-        pool.drop(p);
-        continue;
+    for (let e = 0; e < pool.entryEnd; e++) {
+      if (!pool.live(e)) continue;
+      for (let p = pool.head[e], after = NONE; p !== NONE; p = after) {
+        after = pool.next[p];
+        if (pool.peers[p] !== peer || this.marks[p] !== STALE) continue;
+        const next = relabel(pool.attrs[p]);
+        if (next === NONE) {
+          pool.drop(p, e);
+          continue;
+        }
+        pool.ref(next);
+        pool.unref(pool.attrs[p]);
+        pool.attrs[p] = next;
+        this.marks[p] = LONG_LIVED;
+        marked++;
+        pool.markDirty(e);
       }
-      pool.ref(next);
-      pool.unref(pool.attrs[p]);
-      pool.attrs[p] = next;
-      this.marks[p] = LONG_LIVED;
-      marked++;
-      pool.markDirty(pool.entries[p]);
     }
     return marked;
   }
@@ -230,9 +237,9 @@ export class StalePaths {
 }
 
 /**
- * Drops up to `budget` of a peer's paths whose mark in `marks` is set, going on from where the
- * last call stopped (`from`) and wrapping round once; `counts` falls as `pool.drop` clears the
- * marks. Returns how many it removed.
+ * Drops up to `budget` of a peer's paths whose mark in `marks` is set, walking the prefix
+ * entries from where the last call stopped (`from`) and wrapping round once; `counts` falls as
+ * `pool.drop` clears the marks. Returns how many it removed.
  */
 function sweepMarked(
   peer: number,
@@ -243,19 +250,25 @@ function sweepMarked(
   from: Map<number, number>,
 ): number {
   let removed = 0;
-  let p = from.get(peer) ?? 0;
-  for (let wrapped = false; removed < budget && counts[peer] > 0; p++) {
-    if (p >= pool.end) {
+  let e = from.get(peer) ?? 0;
+  for (let wrapped = false; removed < budget && counts[peer] > 0; e++) {
+    if (e >= pool.entryEnd) {
       if (wrapped) break;
       wrapped = true;
-      p = -1;
+      e = -1;
       continue;
     }
-    if (pool.peers[p] !== peer || marks[p] === 0) continue;
-    pool.drop(p);
-    removed++;
+    if (!pool.live(e)) continue;
+    for (let p = pool.head[e], after = NONE; p !== NONE && removed < budget; p = after) {
+      after = pool.next[p];
+      if (pool.peers[p] !== peer || marks[p] === 0) continue;
+      pool.drop(p, e);
+      removed++;
+    }
+    // Out of budget: this entry may hold more of the peer's paths (add-path), so go on from it.
+    if (removed >= budget) break;
   }
-  if (counts[peer] > 0) from.set(peer, p);
+  if (counts[peer] > 0) from.set(peer, e);
   else from.delete(peer);
   return removed;
 }
