@@ -91,7 +91,7 @@ export class LocRib {
   private pEnd = 0;
   private arrivals = 0;
   // Per peer index: first path, paths held, paths denied.
-  /** Where a peer's unfinished drain goes on in the pool. */
+  /** Where a peer's unfinished drain goes on (a prefix entry). */
   private readonly drainFrom = new Map<number, number>();
   private peerPaths = new Int32Array(8);
   private peerDenied = new Int32Array(8);
@@ -231,7 +231,7 @@ export class LocRib {
   }
 
   /**
-   * Removes up to `budget` paths of a peer (its session ended), walking the pool from where
+   * Removes up to `budget` paths of a peer (its session ended), walking the prefixes from where
    * the last call stopped, so a full table is unwound in chunks between keepalives. Returns
    * how many it removed.
    */

@@ -60,7 +60,7 @@ export class StalePaths {
   /** Graceful restart's mark per path: FRESH, STALE or LONG_LIVED (empty until the first mark). */
   private marks: Uint8Array = UNMARKED;
   private perPeer = new Int32Array(8);
-  /** Where a peer's unfinished sweep of stale paths goes on in the pool. */
+  /** Where a peer's unfinished sweep of stale paths goes on (a prefix entry). */
   private readonly sweepFrom = new Map<number, number>();
   /** Enhanced route refresh's mark per path: 1 from the peer's BoRR until announced again (empty until the first). */
   private refresh: Uint8Array = UNMARKED;
