@@ -1,14 +1,16 @@
 /**
  * The benchmark's lab: the lab's speaker namespace is the hub where the replayer and the
- * counter run; FRR, GoBGP and BIRD are its peers (passive, each with two neighbors: the
- * replayer at .1 and the counter at .3 of its link); our speaker gets one more namespace with
- * a link numbered as a fourth peer's. Everything lives under the lab's namespace prefix, so
+ * counter run; the daemons measured are its peers (passive, each with two neighbors: the
+ * replayer at .1 and the counter at .3 of its link), FRR 10.3 and BIRD 3.1 from the trixie
+ * root beside the host's FRR 8.4, BIRD 2.0 and GoBGP 3.10; our speaker gets one more namespace
+ * with a link numbered past the peers'. Everything lives under the lab's namespace prefix, so
  * `lab.destroy()` removes it all.
  */
 import {
   createNamespace,
   createVeth,
   type DaemonImpl,
+  type DaemonRelease,
   type Family,
   Lab,
   type LabPeerOptions,
@@ -23,21 +25,49 @@ import {
   OURS_LINK,
 } from './constants.js';
 
+/** The daemons measured, each a lab peer of this name. */
+export type DaemonTargetName = 'frr' | 'frr10' | 'gobgp' | 'bird' | 'bird3';
 /**
  * 'ours' is `ovn-bgp-speaker run`; 'core' is our session and RIB code alone (speaker.ts in
  * this folder), which shows what the speaker's own layers (policy, bookkeeping) add.
  */
-export type Impl = 'ours' | 'core' | DaemonImpl;
-export const IMPLS: readonly Impl[] = ['ours', 'core', 'frr', 'gobgp', 'bird'];
-/** Measured unless --only says otherwise: all of them (the core costs seconds). */
-export const DEFAULT_IMPLS: readonly Impl[] = IMPLS;
+export type Impl = 'ours' | 'core' | DaemonTargetName;
+/** Every implementation, in the order the tables list them. */
+export const IMPLS: readonly Impl[] = ['ours', 'core', 'bird', 'bird3', 'frr', 'frr10', 'gobgp'];
+/**
+ * Measured unless --only says otherwise. GoBGP takes about 50 s per 1M received and sends
+ * nothing to a new peer until it has (its send always ends in the counter's hold timer), and
+ * the core is what ours adds up to: both on request only.
+ */
+export const DEFAULT_IMPLS: readonly Impl[] = ['ours', 'bird', 'bird3', 'frr', 'frr10'];
 export const IMPL_LABEL: Record<Impl, string> = {
   ours: 'ovn-bgp-speaker',
   core: 'Sessions+Rib core',
-  frr: 'FRR bgpd',
-  gobgp: 'GoBGP',
-  bird: 'BIRD',
+  bird: 'BIRD 2.0',
+  bird3: 'BIRD 3.1',
+  frr: 'FRR 8.4',
+  frr10: 'FRR 10.3',
+  gobgp: 'GoBGP 3.10',
 };
+
+interface DaemonPlan {
+  readonly impl: DaemonImpl;
+  readonly release: DaemonRelease;
+  readonly as: number;
+}
+
+/** Which daemon each name runs and from where: the host (Debian 12) or the trixie root. */
+export const DAEMON_PLANS: Record<DaemonTargetName, DaemonPlan> = {
+  frr: { impl: 'frr', release: 'bookworm', as: BenchAs.FRR },
+  frr10: { impl: 'frr', release: 'trixie', as: BenchAs.FRR10 },
+  gobgp: { impl: 'gobgp', release: 'bookworm', as: BenchAs.GOBGP },
+  bird: { impl: 'bird', release: 'bookworm', as: BenchAs.BIRD },
+  bird3: { impl: 'bird', release: 'trixie', as: BenchAs.BIRD3 },
+};
+
+export const isDaemon = (impl: Impl): impl is DaemonTargetName => impl in DAEMON_PLANS;
+/** The implementations that need the trixie root. */
+export const needsTrixie = (impl: Impl): boolean => isDaemon(impl) && DAEMON_PLANS[impl].release === 'trixie';
 
 /** The addresses of one receiver's link. */
 export interface BenchLink {
@@ -54,26 +84,28 @@ export interface BenchLab {
   readonly lab: Lab;
   readonly hubNs: string;
   readonly oursNs: string;
-  readonly links: Record<Impl, BenchLink>;
+  /** The links of the implementations in the lab (ours and core share one). */
+  readonly links: Partial<Record<Impl, BenchLink>>;
 }
 
-const DAEMON_AS: Record<DaemonImpl, number> = { frr: BenchAs.FRR, gobgp: BenchAs.GOBGP, bird: BenchAs.BIRD };
 /** FRR without FIB install: bgpd keeps its routes to itself (zebra never sees them). */
 const DAEMON_EXTRA: Record<DaemonImpl, readonly string[]> = { frr: ['bgp no-rib'], gobgp: [], bird: [] };
-const DAEMONS: readonly DaemonImpl[] = ['frr', 'gobgp', 'bird'];
 
 /** Host .3 of the /24 an address of the lab lies in. */
 const counterAddress = (linkAddress: string): string =>
   `${linkAddress.split('.').slice(0, 3).join('.')}.${COUNTER_HOST}`;
+const subnet24 = (address: string): string => address.split('.').slice(0, 3).join('.');
 
-function peerOptions(impl: DaemonImpl, index: number, families: readonly Family[]): LabPeerOptions {
+function peerOptions(name: DaemonTargetName, index: number, families: readonly Family[]): LabPeerOptions {
+  const plan = DAEMON_PLANS[name];
   const timers = { holdTime: HOLD_TIME_SECONDS, keepalive: KEEPALIVE_SECONDS };
   // The lab numbers speaker link i (1-based) 198.18.<i>.0/24; checked against the lab below.
   const counter = `198.18.${index + 1}.${COUNTER_HOST}`;
   return {
-    name: impl,
-    impl,
-    as: DAEMON_AS[impl],
+    name,
+    impl: plan.impl,
+    as: plan.as,
+    release: plan.release,
     speakerSessions: {
       transports: ['ipv4'],
       families,
@@ -82,29 +114,35 @@ function peerOptions(impl: DaemonImpl, index: number, families: readonly Family[
       ...timers,
     },
     neighbors: [{ address: counter, remoteAs: BenchAs.COUNTER, families, passive: true, ...timers }],
-    extraConfig: DAEMON_EXTRA[impl],
+    extraConfig: DAEMON_EXTRA[plan.impl],
   };
 }
 
-export async function createBenchLab(families: readonly Family[]): Promise<BenchLab> {
+/** A lab with the given daemons (and always our speaker's namespace and link). */
+export async function createBenchLab(
+  families: readonly Family[],
+  daemons: readonly DaemonTargetName[],
+): Promise<BenchLab> {
   const lab = await Lab.create({
     id: LAB_ID,
     speaker: { as: BenchAs.REPLAYER, routerId: HUB_ROUTER_ID },
-    peers: DAEMONS.map((impl, i) => peerOptions(impl, i, families)),
+    peers: daemons.map((name, i) => peerOptions(name, i, families)),
   });
   try {
     const hubNs = lab.speakerNs;
     const oursNs = `${lab.prefix}ours`;
-    const links = {} as Record<Impl, BenchLink>;
-    for (const impl of DAEMONS) {
-      const peer = lab.peer(impl);
+    const links: Partial<Record<Impl, BenchLink>> = {};
+    for (const name of daemons) {
+      const peer = lab.peer(name);
       const counter = counterAddress(peer.speakerAddress.ipv4);
       if (!peer.daemon.spec.neighbors.some((n) => n.address === counter)) {
         throw new Error(
-          `the lab numbered ${impl}'s link ${peer.speakerAddress.ipv4}: counter neighbor missing`,
+          `the lab numbered ${name}'s link ${peer.speakerAddress.ipv4}: counter neighbor missing`,
         );
       }
-      links[impl] = {
+      if (subnet24(peer.speakerAddress.ipv4) === subnet24(OURS_LINK.hubIpv4))
+        throw new Error(`${name}'s link ${peer.speakerAddress.ipv4} is our speaker's: too many daemons`);
+      links[name] = {
         targetIpv4: peer.address.ipv4,
         hubIpv4: peer.speakerAddress.ipv4,
         hubIpv6: peer.speakerAddress.ipv6,

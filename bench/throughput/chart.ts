@@ -26,8 +26,10 @@ const COLORS: Record<string, string> = {
   ours: '#d62728',
   core: '#ff7f0e',
   frr: '#1f77b4',
+  frr10: '#17becf',
   gobgp: '#2ca02c',
   bird: '#9467bd',
+  bird3: '#e377c2',
   replayer: '#7f7f7f',
 };
 

@@ -1,11 +1,13 @@
 /**
- * One measurement each way, done the same way for every implementation:
+ * The measurements, done the same way for every implementation:
  *
  * receive: a fresh receiver; the replayer connects and writes the table; the clock starts at
  *   Established as the replayer saw it and stops at the first poll answer showing every prefix.
- * send: a fresh sender loaded by the replayer (the same table, over a first session), then the
- *   counter connects; the clock starts at the counter's Established and stops when the counter
- *   holds every prefix (it stamps that itself).
+ *   The cold-start cell ('cold') is this with the small table.
+ * send: the same process, once it holds the full table and has gone quiet, is connected to by
+ *   the counter; the clock starts at the counter's Established and stops when the counter holds
+ *   every prefix (it stamps that itself). Receiving and sending in one process spares loading
+ *   the table twice, which for FRR 10.3 is the longest part of the whole benchmark.
  *
  * Around each: CPU seconds and peak RSS of the process under test from /proc, and whether the
  * sessions stayed up (no NOTIFICATION, no drop, the longest silence from the peer).
@@ -21,7 +23,6 @@ import {
   HOLD_TIME_SECONDS,
   HUB_ROUTER_ID,
   OURS_LINK,
-  POLL_INTERVAL,
   QUIET_CPU_SHARE,
   QUIET_SAMPLE,
   QUIET_SAMPLES,
@@ -43,9 +44,13 @@ export interface SessionCheck {
   readonly finalState: string;
 }
 
+/** 'cold': the small table into a fresh process; 'receive' and 'send': the full table. */
+export type CellKind = 'cold' | 'receive' | 'send';
+
 export interface Measurement {
   readonly impl: string;
-  readonly direction: 'receive' | 'send';
+  readonly shape: string;
+  readonly cell: CellKind;
   readonly run: number;
   readonly expected: number;
   /** Prefixes held when the measurement ended. */
@@ -66,11 +71,17 @@ export interface Measurement {
 
 export interface MeasureContext {
   readonly hubNs: string;
+  /** The table shape sent (for the record). */
+  readonly shape: string;
+  /** What receiving this table is: the cold-start cell or the full table. */
+  readonly cell: 'cold' | 'receive';
   readonly expected: number;
   readonly afis: readonly AfiCode[];
   /** Stream file per implementation's link (the next hop differs). */
   readonly streamFile: (impl: string) => string;
   readonly timeoutMs: number;
+  /** How often the receiver is asked what it holds. */
+  readonly pollMs: number;
   readonly track: (c: ChildProgram) => void;
 }
 
@@ -87,11 +98,11 @@ interface Followed {
 async function follow(
   target: Target,
   neighbor: string,
-  expected: number,
+  ctx: Pick<MeasureContext, 'expected' | 'timeoutMs' | 'pollMs'>,
   t0: number,
-  timeoutMs: number,
   tool: ChildProgram,
 ): Promise<Followed> {
+  const { expected, timeoutMs } = ctx;
   const series: Sample[] = [[0, 0]];
   const deadline = t0 + timeoutMs;
   let last = 0;
@@ -106,7 +117,7 @@ async function follow(
     state = h.state;
     series.push([(t - t0) / 1000, h.count]);
     if (h.count >= expected) return { series, doneAt: t, last, state };
-    await sleep(Math.max(0, POLL_INTERVAL - (t - asked)));
+    await sleep(Math.max(0, ctx.pollMs - (t - asked)));
   }
   return { series, last, state };
 }
@@ -189,35 +200,6 @@ function figures(before: Usage, after: Usage) {
   };
 }
 
-export async function measureReceive(ctx: MeasureContext, target: Target, run: number): Promise<Measurement> {
-  const base = { impl: target.impl, direction: 'receive' as const, run, expected: ctx.expected };
-  await target.start();
-  const pid = target.pid();
-  // Idle: started, configured, no session yet.
-  const before = usage(pid);
-  const replayer = startReplayer(ctx, target);
-  try {
-    await replayer.waitFor((e) => e.ev === 'ready', 'ready', CHILD_READY_TIMEOUT);
-    const t0 = await established(replayer);
-    const f = await follow(target, target.link.hubIpv4, ctx.expected, t0, ctx.timeoutMs, replayer);
-    const after = usage(pid);
-    if (f.doneAt !== undefined) await sleep(SETTLE_AFTER_DONE);
-    const session = await sessionCheck(replayer, target, target.link.hubIpv4);
-    return {
-      ...base,
-      held: f.last,
-      ...(f.doneAt !== undefined && { wallSeconds: (f.doneAt - t0) / 1000 }),
-      ...figures(before, after),
-      series: f.series,
-      session,
-      ...(f.doneAt === undefined && { note: unfinished(f.last, f.dropped) }),
-    };
-  } finally {
-    await replayer.stop();
-    await target.stop();
-  }
-}
-
 /** Counter progress events as a series from its Established. */
 function counterSeries(counter: ChildProgram, t0: number): Sample[] {
   const out: Sample[] = [[0, 0]];
@@ -265,47 +247,94 @@ async function countUntilDone(ctx: MeasureContext, counter: ChildProgram) {
   return { t0, done, series, last, ...(closed && { dropped: String(closed.reason) }) };
 }
 
-export async function measureSend(ctx: MeasureContext, target: Target, run: number): Promise<Measurement> {
-  const base = { impl: target.impl, direction: 'send' as const, run, expected: ctx.expected };
+/**
+ * Whether to go on to sending once the table is held: true, or why not (the time budget).
+ * Asked after receiving, when the time left is known.
+ */
+export type SendGate = () => true | string;
+
+export interface ReceivedAndSent {
+  readonly receive: Measurement;
+  /** Absent when no send was asked for. */
+  readonly send?: Measurement;
+}
+
+/** A fresh `target` receives the table; then, when `gate` is given and agrees, sends it to the counter. */
+export async function measureReceiveThenSend(
+  ctx: MeasureContext,
+  target: Target,
+  run: number,
+  gate?: SendGate,
+): Promise<ReceivedAndSent> {
+  const base = { impl: target.impl, shape: ctx.shape, run, expected: ctx.expected };
   await target.start();
   const pid = target.pid();
+  // Idle: started, configured, no session yet.
+  const before = usage(pid);
   const replayer = startReplayer(ctx, target);
-  let counter: ChildProgram | null = null;
   try {
     await replayer.waitFor((e) => e.ev === 'ready', 'ready', CHILD_READY_TIMEOUT);
-    const loadStart = await established(replayer);
-    const load = await follow(target, target.link.hubIpv4, ctx.expected, loadStart, ctx.timeoutMs, replayer);
-    if (load.doneAt === undefined) {
-      return { ...base, held: 0, series: [], note: `not loaded: ${unfinished(load.last, load.dropped)}` };
-    }
-    // What it still does with the table it holds is part of receiving, not of sending.
-    const settle = await waitQuiet(pid, ctx.timeoutMs);
-    const before = usage(pid);
-    counter = startCounter(
-      ctx,
-      ctx.hubNs,
-      { host: target.link.targetIpv4, localAddress: target.link.counterIpv4 },
-      `counter from ${target.label}`,
-    );
+    const t0 = await established(replayer);
+    const f = await follow(target, target.link.hubIpv4, ctx, t0, replayer);
+    const after = usage(pid);
+    if (f.doneAt !== undefined) await sleep(SETTLE_AFTER_DONE);
+    const receive: Measurement = {
+      ...base,
+      cell: ctx.cell,
+      held: f.last,
+      ...(f.doneAt !== undefined && { wallSeconds: (f.doneAt - t0) / 1000 }),
+      ...figures(before, after),
+      series: f.series,
+      session: await sessionCheck(replayer, target, target.link.hubIpv4),
+      ...(f.doneAt === undefined && { note: unfinished(f.last, f.dropped) }),
+    };
+    if (!gate) return { receive };
+    const noSend = { ...base, cell: 'send' as const, held: 0, series: [] };
+    if (f.doneAt === undefined)
+      return { receive, send: { ...noSend, note: `not loaded: ${unfinished(f.last, f.dropped)}` } };
+    const go = gate();
+    if (go !== true) return { receive, send: { ...noSend, note: go } };
+    return { receive, send: await sendFrom(ctx, target, base) };
+  } finally {
+    await replayer.stop();
+    await target.stop();
+  }
+}
+
+/** The loaded sender's half: quiet first, then the counter's session until it holds the table. */
+async function sendFrom(
+  ctx: MeasureContext,
+  target: Target,
+  base: Pick<Measurement, 'impl' | 'shape' | 'run' | 'expected'>,
+): Promise<Measurement> {
+  const pid = target.pid();
+  // What it still does with the table it holds is part of receiving, not of sending.
+  const settle = await waitQuiet(pid, ctx.timeoutMs);
+  const before = usage(pid);
+  const counter = startCounter(
+    ctx,
+    ctx.hubNs,
+    { host: target.link.targetIpv4, localAddress: target.link.counterIpv4 },
+    `counter from ${target.label}`,
+  );
+  try {
     const c = await countUntilDone(ctx, counter);
     const after = usage(pid);
     if (c.done !== undefined) await sleep(SETTLE_AFTER_DONE);
-    const session = await sessionCheck(counter, target, target.link.counterIpv4);
     return {
       ...base,
+      cell: 'send',
       held: c.last,
       ...(c.done !== undefined && { wallSeconds: (c.done - c.t0) / 1000 }),
       ...figures(before, after),
       series: c.series,
-      session,
+      session: await sessionCheck(counter, target, target.link.counterIpv4),
       settleSeconds: settle.seconds,
       ...(!settle.quiet && { settleNote: 'still busy when the counter connected' }),
       ...(c.done === undefined && { note: unfinished(c.last, c.dropped) }),
     };
   } finally {
-    await counter?.stop();
-    await replayer.stop();
-    await target.stop();
+    await counter.stop();
   }
 }
 
@@ -318,7 +347,7 @@ export async function measureReplayerSend(
   oursNs: string,
   run: number,
 ): Promise<Measurement> {
-  const base = { impl: 'replayer', direction: 'send' as const, run, expected: ctx.expected };
+  const base = { impl: 'replayer', shape: ctx.shape, cell: 'send' as const, run, expected: ctx.expected };
   const counter = startCounter(
     ctx,
     oursNs,

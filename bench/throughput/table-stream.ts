@@ -1,17 +1,20 @@
 /**
- * The table every sender sends: the shared generator's Internet-shaped table (bench/gen), packed
- * once into whole UPDATE messages before any clock starts. Only the next hop differs between
- * links (single-hop eBGP peers want one on the shared subnet), so each link gets its own copy.
+ * The tables every sender sends: a table shape of bench/gen (skewed or transit), generated once
+ * per shape and size, then packed into whole UPDATE messages per link before any clock starts.
+ * Only the next hop differs between links (single-hop eBGP peers want one on the shared subnet),
+ * so each link gets its own copy of the stream.
  */
 import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import { Afi, HEADER_LENGTH } from '../../src/bgp/wire/constants.js';
 import { checkHeader } from '../../src/bgp/wire/header.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
-import { generateTable } from '../gen/full-table.js';
-import { PER_ATTRIBUTE_SET, TABLE_SEED } from './constants.js';
+import { type ShapedTable, shapeAttributes, shapedTable, type TableShape } from '../gen/table-shapes.js';
+import { TABLE_SEED } from './constants.js';
+import { countUpdate, type PrefixCounts } from './update-count.js';
 
 export interface TableSpec {
+  readonly shape: TableShape;
   readonly ipv4: number;
   readonly ipv6: number;
   /** AS of the sender: the first AS of every path (FRR enforces it on eBGP). */
@@ -26,27 +29,28 @@ export interface LinkNextHops {
 /** The prefixes a receiver must end up holding. */
 export const tableSize = (t: TableSpec): number => t.ipv4 + t.ipv6;
 
+/** The table's generated parts (IPv4, then IPv6), the same for every link. */
+export function buildTable(t: TableSpec): ShapedTable[] {
+  const parts = [
+    { afi: Afi.IPV4, prefixes: t.ipv4 },
+    { afi: Afi.IPV6, prefixes: t.ipv6 },
+  ];
+  return parts
+    .filter((p) => p.prefixes > 0)
+    .map((p) => shapedTable(t.shape, { ...p, localAs: t.localAs, seed: TABLE_SEED }));
+}
+
 /** Every UPDATE of the table (IPv4, then IPv6 in MP_REACH_NLRI), without End-of-RIB markers. */
-export function encodeTable(t: TableSpec, nextHops: LinkNextHops): Uint8Array {
+export function encodeTable(parts: readonly ShapedTable[], nextHops: LinkNextHops): Uint8Array {
   // A 4-octet-AS eBGP session, as every participant negotiates here.
   const packer = new UpdatePacker({ as4: true });
   const w = new Writer(1 << 24);
-  const parts = [
-    { afi: Afi.IPV4, prefixes: t.ipv4, nextHop: parseIpv4(nextHops.ipv4) as number | Uint8Array },
-    { afi: Afi.IPV6, prefixes: t.ipv6, nextHop: addressBytes(nextHops.ipv6) },
-  ];
-  for (const p of parts) {
-    if (p.prefixes === 0) continue;
-    const table = generateTable({
-      afi: p.afi,
-      prefixes: p.prefixes,
-      perAttributeSet: PER_ATTRIBUTE_SET,
-      nextHop: p.nextHop,
-      localAs: t.localAs,
-      seed: TABLE_SEED,
-      internet: true,
-    });
-    for (const g of table.groups) packer.announce(w, packer.prepare(g.attrs), table.prefixes, g.from, g.to);
+  for (const part of parts) {
+    const nextHop = part.afi === Afi.IPV4 ? parseIpv4(nextHops.ipv4) : addressBytes(nextHops.ipv6);
+    for (const g of part.groups) {
+      const attrs = packer.prepare(shapeAttributes(g.spec, part.afi, nextHop));
+      packer.announce(w, attrs, part.prefixes, g.from, g.to);
+    }
   }
   return w.finish();
 }
@@ -65,4 +69,16 @@ export function messageAlignedCuts(stream: Uint8Array, target: number): number[]
     }
   }
   return cuts;
+}
+
+/** UPDATEs in a stream and the prefixes they announce and withdraw, counted as the counter counts. */
+export function countStream(stream: Uint8Array): { messages: number } & PrefixCounts {
+  const c: PrefixCounts = { announced: 0, withdrawn: 0 };
+  let messages = 0;
+  for (let pos = 0; pos < stream.length; messages++) {
+    const len = checkHeader(stream, pos);
+    countUpdate(stream.subarray(pos, pos + len), c);
+    pos += len;
+  }
+  return { messages, ...c };
 }

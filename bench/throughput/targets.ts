@@ -1,10 +1,18 @@
 /**
- * The four implementations behind one interface: start a fresh process, name the process to
+ * Every implementation behind one interface: start a fresh process, name the process to
  * measure, and say how many prefixes it holds from a neighbor (and in what state the session is).
  */
 import { join } from 'node:path';
 import type { DaemonImpl, FrrDaemon } from '../../frr-interop/lab/index.js';
-import { type BenchLab, type BenchLink, IMPL_LABEL, type Impl } from './bench-lab.js';
+import {
+  type BenchLab,
+  type BenchLink,
+  DAEMON_PLANS,
+  type DaemonTargetName,
+  IMPL_LABEL,
+  type Impl,
+  isDaemon,
+} from './bench-lab.js';
 import { ChildProgram } from './child-process.js';
 import {
   BenchAs,
@@ -28,20 +36,27 @@ const PROCESS_NAME: Record<DaemonImpl, string> = {
 const ESTABLISHED = 'Established';
 
 class DaemonTarget implements Target {
-  readonly impl: DaemonImpl;
+  readonly impl: DaemonTargetName;
   readonly label: string;
   readonly link: BenchLink;
   readonly #bench: BenchLab;
+  readonly #kind: DaemonImpl;
 
-  constructor(bench: BenchLab, impl: DaemonImpl) {
+  constructor(bench: BenchLab, impl: DaemonTargetName) {
     this.impl = impl;
     this.label = IMPL_LABEL[impl];
-    this.link = bench.links[impl];
+    this.link = linkOf(bench, impl);
     this.#bench = bench;
+    this.#kind = DAEMON_PLANS[impl].impl;
   }
 
   get #daemon() {
     return this.#bench.lab.peer(this.impl).daemon;
+  }
+
+  /** The version the daemon's binary reports ("2.0.12", "10.3"). */
+  version(): Promise<string> {
+    return this.#daemon.version();
   }
 
   async start(): Promise<void> {
@@ -53,8 +68,9 @@ class DaemonTarget implements Target {
   }
 
   pid(): number {
-    const p = this.#daemon.processes().find((r) => r.name === PROCESS_NAME[this.impl]);
-    if (!p) throw new Error(`${this.label}: no ${PROCESS_NAME[this.impl]} process`);
+    const name = PROCESS_NAME[this.#kind];
+    const p = this.#daemon.processes().find((r) => r.name === name);
+    if (!p) throw new Error(`${this.label}: no ${name} process`);
     return p.pid;
   }
 
@@ -95,7 +111,7 @@ class CoreTarget implements Target {
     this.impl = impl;
     this.label =
       impl === 'core' ? IMPL_LABEL.core : `${IMPL_LABEL.ours} (${IMPL_LABEL.core}: no run command yet)`;
-    this.link = bench.links.ours;
+    this.link = linkOf(bench, 'ours');
     this.#ns = bench.oursNs;
     this.#config = config;
     this.#track = track;
@@ -133,6 +149,12 @@ class CoreTarget implements Target {
   }
 }
 
+function linkOf(bench: BenchLab, impl: Impl): BenchLink {
+  const link = bench.links[impl];
+  if (!link) throw new Error(`${IMPL_LABEL[impl]} has no link in this lab`);
+  return link;
+}
+
 export function oursConfig(families: SpeakerConfig['families'], link: BenchLink): SpeakerConfig {
   return {
     localAs: BenchAs.OURS,
@@ -150,27 +172,38 @@ export function oursConfig(families: SpeakerConfig['families'], link: BenchLink)
 }
 
 /**
- * `profileDir`: our speaker (and the core) run with --cpu-prof, one profile per process in that
- * folder. Until `ovn-bgp-speaker run` exists, 'ours' is the core.
+ * The targets of `impls`. `profileDir`: our speaker (and the core) run with --cpu-prof, one
+ * profile per process in that folder. Until `ovn-bgp-speaker run` exists, 'ours' is the core.
  */
 export function makeTargets(
   bench: BenchLab,
+  impls: readonly Impl[],
   families: SpeakerConfig['families'],
   track: (c: ChildProgram) => void,
   profileDir?: string,
-): Record<Impl, Target> {
+): Partial<Record<Impl, Target>> {
   const nodeOptions = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const config = oursConfig(families, bench.links.ours);
+  const link = linkOf(bench, 'ours');
+  const config = oursConfig(families, link);
   const speakerDir = join(bench.lab.dir, 'ours');
-  return {
-    ours: realSpeakerAvailable()
-      ? new RealSpeakerTarget(bench.oursNs, speakerDir, bench.links.ours, families, nodeOptions)
-      : new CoreTarget('ours', bench, config, track, nodeOptions),
-    core: new CoreTarget('core', bench, config, track, nodeOptions),
-    frr: new DaemonTarget(bench, 'frr'),
-    gobgp: new DaemonTarget(bench, 'gobgp'),
-    bird: new DaemonTarget(bench, 'bird'),
+  const make = (impl: Impl): Target => {
+    if (isDaemon(impl)) return new DaemonTarget(bench, impl);
+    if (impl === 'core' || !realSpeakerAvailable())
+      return new CoreTarget(impl, bench, config, track, nodeOptions);
+    return new RealSpeakerTarget(bench.oursNs, speakerDir, link, families, nodeOptions);
   };
+  return Object.fromEntries(impls.map((i) => [i, make(i)]));
+}
+
+/** The version each daemon target reports, for the report ("BIRD 3.1" is "3.1.8" here). */
+export async function daemonVersions(
+  targets: Partial<Record<Impl, Target>>,
+): Promise<Partial<Record<Impl, string>>> {
+  const out: Partial<Record<Impl, string>> = {};
+  for (const t of Object.values(targets)) {
+    if (t instanceof DaemonTarget) out[t.impl] = await t.version().catch(() => 'unknown');
+  }
+  return out;
 }
 
 export const isEstablished = (h: Held): boolean => h.state === ESTABLISHED;
