@@ -14,7 +14,7 @@ import {
 export interface Options {
   /** IPv4 prefixes of the full table. */
   readonly prefixes: number;
-  /** IPv4 prefixes of the cold-start table; 0: no cold-start cell. */
+  /** IPv4 prefixes of the cold-start table (default 100k, at most a tenth of --prefixes); 0: none. */
   readonly small: number;
   readonly ipv6: number;
   readonly runs: number;
@@ -49,7 +49,7 @@ function list<T extends string>(v: string | undefined, allowed: readonly T[], fl
 export function parseOptions(argv: readonly string[]): Options | 'help' {
   const o = {
     prefixes: DEFAULT_PREFIXES,
-    small: DEFAULT_SMALL_PREFIXES,
+    small: undefined as number | undefined,
     ipv6: DEFAULT_IPV6_PREFIXES,
     runs: DEFAULT_RUNS,
     out: DEFAULT_OUT_DIR,
@@ -115,9 +115,10 @@ export function parseOptions(argv: readonly string[]): Options | 'help' {
         throw new UsageError(`unknown argument ${a}`);
     }
   }
-  if (o.small >= o.prefixes)
+  if (o.small !== undefined && o.small >= o.prefixes)
     throw new UsageError(`--small (${o.small}) must be below --prefixes (${o.prefixes}); 0 leaves it out`);
+  // Unless given, a tenth of a full table smaller than ten times the default.
+  const small = o.small ?? Math.min(DEFAULT_SMALL_PREFIXES, Math.floor(o.prefixes / 10));
   // Measured in the order of the tables, whatever order --only gave.
-  o.only = IMPLS.filter((i) => o.only.includes(i));
-  return o;
+  return { ...o, small, only: IMPLS.filter((i) => o.only.includes(i)) };
 }
