@@ -18,11 +18,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DaemonRoot } from '../../frr-interop/lab/index.js';
 import { Afi, type AfiCode } from '../../src/bgp/wire/constants.js';
 import type { ShapedTable, TableShape } from '../gen/table-shapes.js';
 import { machineLine } from '../support/report.js';
-import { type BenchLab, createBenchLab, type Impl, isDaemon, needsTrixie } from './bench-lab.js';
+import { type BenchLab, createBenchLab, type Impl, isDaemon } from './bench-lab.js';
 import { cellChart } from './chart.js';
 import type { ChildProgram } from './child-process.js';
 import { wallClock } from './clock.js';
@@ -46,6 +45,7 @@ import {
 } from './report.js';
 import { buildTable, countStream, encodeTable, type TableSpec, tableSize } from './table-stream.js';
 import { daemonVersions, makeTargets, type Target } from './targets.js';
+import { withTrixieRoot } from './trixie.js';
 
 const MS = 1000;
 /** What one measurement costs beyond its own bound: restarts, loading, teardown. */
@@ -55,23 +55,6 @@ const loadAverage = (): string =>
   loadavg()
     .map((x) => x.toFixed(2))
     .join(' ');
-
-/** Drops the implementations that need the trixie root when it cannot be had (outside CI only). */
-async function withTrixieRoot(only: readonly Impl[]): Promise<readonly Impl[]> {
-  if (!only.some(needsTrixie)) return only;
-  try {
-    // Builds it when this machine has none (a few minutes, once).
-    await DaemonRoot.trixie();
-    return only;
-  } catch (e) {
-    if (process.env.CI) throw e;
-    const skipped = only.filter(needsTrixie).map(labelOf).join(' and ');
-    console.log(
-      `skipping ${skipped}: no trixie root (scripts/trixie-root.sh ensure failed: ${String(e).split('\n')[0]})`,
-    );
-    return only.filter((i) => !needsTrixie(i));
-  }
-}
 
 interface Sized {
   readonly size: 'small' | 'full';
