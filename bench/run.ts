@@ -40,7 +40,7 @@ const LAB_BENCHES: readonly LabBench[] = [
   {
     name: 'throughput',
     title:
-      'Full-table UPDATE throughput beside BIRD 2.0, BIRD 3.1, FRR 8.4 and FRR 10.3: skewed and transit tables, 100k into a fresh process, 1M received and sent, peak RSS (30 to 40 minutes)',
+      'Full-table UPDATE throughput beside BIRD 2.0, BIRD 3.1, FRR 8.4 and FRR 10.3: skewed and transit tables, 100k into a fresh process, 1M received and sent, peak RSS (about 20 minutes)',
     path: 'throughput/run',
     args: ['--prefixes', '1000000', '--runs', '3', '--out', 'bench-results'],
   },
