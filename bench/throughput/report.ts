@@ -10,7 +10,10 @@ import type { CellKind, Measurement } from './measure.js';
 export interface Cell {
   readonly impl: string;
   readonly cell: CellKind;
+  /** Runs measured; runs the time budget left out are not among them. */
   readonly runs: number;
+  /** Runs the time budget left out. */
+  readonly skipped: number;
   /** Median wall seconds when every run finished. */
   readonly wallSeconds?: number;
   readonly cpuSeconds?: number;
@@ -46,7 +49,25 @@ export function median(xs: readonly number[]): number | undefined {
 
 const defined = <T>(xs: readonly (T | undefined)[]): T[] => xs.filter((x): x is T => x !== undefined);
 
-export function summarize(impl: string, cell: CellKind, ms: readonly Measurement[]): Cell {
+const SKIPPED = 'skipped';
+
+/**
+ * The cell's medians over the runs measured: a run the time budget left out does not void the
+ * others (it is counted in `skipped`), one that timed out or failed does.
+ */
+export function summarize(impl: string, cell: CellKind, given: readonly Measurement[]): Cell {
+  const ms = given.filter((m) => !m.note?.startsWith(SKIPPED));
+  const skipped = given.length - ms.length;
+  if (ms.length === 0 && skipped > 0)
+    return {
+      impl,
+      cell,
+      runs: 0,
+      skipped,
+      note: given[0]!.note!,
+      dropped: false,
+      maxSilenceSeconds: 0,
+    };
   const done = ms.filter((m) => m.wallSeconds !== undefined);
   const all = ms.length > 0 && done.length === ms.length;
   const pick = (f: (m: Measurement) => number | undefined) => median(defined(ms.map(f)));
@@ -64,6 +85,7 @@ export function summarize(impl: string, cell: CellKind, ms: readonly Measurement
     impl,
     cell,
     runs: ms.length,
+    skipped,
     ...(all && { wallSeconds: median(done.map((m) => m.wallSeconds!)) }),
     ...(all && { prefixesPerSecond: median(done.map((m) => m.expected / m.wallSeconds!)) }),
     cpuSeconds: pick((m) => m.cpuSeconds),
@@ -204,7 +226,13 @@ const CELL_WORD: Record<CellKind, string> = { cold: 'cold receive', receive: 're
 /** A cell's time, or a short word for why there is none with its full note as a footnote. */
 function timeOrNote(c: Cell | undefined, notes: string[]): string {
   if (!c) return '';
-  if (c.wallSeconds !== undefined) return fmt(c.wallSeconds);
+  if (c.wallSeconds !== undefined) {
+    if (c.skipped === 0) return fmt(c.wallSeconds);
+    notes.push(
+      `${labelOf(c.impl)} ${CELL_WORD[c.cell]}: median of ${c.runs} run(s), ${c.skipped} skipped (time budget)`,
+    );
+    return `${fmt(c.wallSeconds)} [${notes.length}]`;
+  }
   const note = c.note ?? 'no figure';
   notes.push(`${labelOf(c.impl)} ${CELL_WORD[c.cell]}: ${note}`);
   const word = note.match(/^(timeout|dropped|not loaded|skipped|error|not measured)/)?.[1] ?? 'n/a';

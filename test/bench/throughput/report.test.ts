@@ -131,6 +131,27 @@ describe('throughput report', () => {
     expect(formatTable(s, ORDER)).toContain('send DROPPED');
   });
 
+  it('takes the median of the runs the time budget reached and says how many it left out', () => {
+    const skip = (impl: string, cell: CellKind) =>
+      m(impl, cell, 3, undefined, { held: 0, note: 'skipped: time budget spent' });
+    const ms = [
+      ...passing.filter((x) => x.run < 3),
+      skip('ours', 'receive'),
+      skip('bird', 'receive'),
+      ...ORDER.map((i) => skip(i, 'send')),
+    ];
+    const s = summarizeShape('skewed', SIZES, ORDER, ms);
+    expect(s.receive.ours).toMatchObject({ runs: 2, skipped: 1 });
+    expect(s.receive.ours?.wallSeconds).toBeCloseTo(0.65);
+    expect(s.cold.ours).toMatchObject({ runs: 2, skipped: 0 });
+    const text = formatTable(s, ORDER);
+    expect(text).toContain('[1] ovn-bgp-speaker receive: median of 2 run(s), 1 skipped (time budget)');
+    // Nothing measured at all: the cell says why.
+    const none = summarizeShape('skewed', SIZES, ['ours'], [skip('ours', 'send')]);
+    expect(none.send.ours).toMatchObject({ runs: 0, skipped: 1, note: 'skipped: time budget spent' });
+    expect(formatTable(none, ['ours'])).toContain('skipped [1]');
+  });
+
   it('names sizes as the tables do', () => {
     expect(sizeLabel(1_000_000)).toBe('1M');
     expect(sizeLabel(100_000)).toBe('100k');
