@@ -27,7 +27,7 @@ import type { UpdateContext } from '../../src/bgp/wire/update-context.js';
 import { UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
 import { ChangeBatch, Rib, type RibPeer } from '../../src/rib/index.js';
 import { loadLine, machineLine, table } from '../support/report.js';
-import { encodeTable } from '../throughput/table-stream.js';
+import { buildTable, encodeTable } from '../throughput/table-stream.js';
 import { CTL_INTS, Ctl, RECORD_INTS, type SplitShared } from './receive-split-ring.js';
 
 const CTX: UpdateContext = { as4: true, addPathIpv4: false, addPathIpv6: false, ebgp: true };
@@ -245,7 +245,7 @@ async function main(): Promise<void> {
   console.log(machineLine());
   console.log(`${loadLine()} at start`);
   const bytes = encodeTable(
-    { ipv4: prefixes, ipv6: 0, localAs: 65001 },
+    buildTable({ shape: 'skewed', ipv4: prefixes, ipv6: 0, localAs: 65001 }),
     { ipv4: '198.18.0.2', ipv6: '2001:db8::2' },
   );
   const shared = new SharedArrayBuffer(bytes.length);

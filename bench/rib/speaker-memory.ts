@@ -6,7 +6,7 @@
  * `process.memoryUsage()` at the peak comes from the `memory` line of its control socket when
  * `--probe` is given. Speed is not measured here (bench/throughput does that beside BIRD).
  *
- *   npm run build && node dist/bench/rib/speaker-memory.js [--prefixes N] [--runs R]
+ *   npm run build && node dist/bench/rib/speaker-memory.js [--prefixes N] [--shape skewed|transit] [--runs R]
  *        [--node-flag FLAG ...] [--linger SECONDS]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -25,7 +25,8 @@ import { sleep, wallClock } from '../throughput/clock.js';
 import { connectWithRetry } from '../throughput/connect.js';
 import { BenchAs, STREAM_CHUNK_BYTES } from '../throughput/constants.js';
 import { RawSession } from '../throughput/raw-session.js';
-import { encodeTable, messageAlignedCuts } from '../throughput/table-stream.js';
+import { TABLE_SHAPES, type TableShape } from '../gen/table-shapes.js';
+import { buildTable, encodeTable, messageAlignedCuts } from '../throughput/table-stream.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CLI = resolve(dirname(SELF), '../../src/cli/main.js');
@@ -42,6 +43,8 @@ const CLOCK_TICKS = 100;
 
 interface Options {
   prefixes: number;
+  /** The throughput bench's table shape (bench/gen/table-shapes.ts). */
+  shape: TableShape;
   runs: number;
   nodeFlags: string[];
   /** Keep the speaker this long after it holds the table (for a probe of its own). */
@@ -49,10 +52,11 @@ interface Options {
 }
 
 function options(argv: readonly string[]): Options {
-  const o: Options = { prefixes: 1_000_000, runs: 1, nodeFlags: [], lingerMs: 0 };
+  const o: Options = { prefixes: 1_000_000, shape: 'skewed', runs: 1, nodeFlags: [], lingerMs: 0 };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     if (argv[i] === '--prefixes') o.prefixes = Number(v);
+    else if (argv[i] === '--shape' && TABLE_SHAPES.includes(v as TableShape)) o.shape = v as TableShape;
     else if (argv[i] === '--runs') o.runs = Number(v);
     else if (argv[i] === '--node-flag') o.nodeFlags.push(v);
     else if (argv[i] === '--linger') o.lingerMs = Number(v) * 1000;
@@ -183,11 +187,11 @@ async function once(o: Options, stream: Uint8Array): Promise<string> {
 
 const o = options(process.argv.slice(2));
 const stream = encodeTable(
-  { ipv4: o.prefixes, ipv6: 0, localAs: BenchAs.REPLAYER },
+  buildTable({ shape: o.shape, ipv4: o.prefixes, ipv6: 0, localAs: BenchAs.REPLAYER }),
   { ipv4: PEER, ipv6: '::1' },
 );
 console.log(machineLine());
 console.log(
-  `table: ${o.prefixes} IPv4 prefixes, ${(stream.length / MIB).toFixed(1)} MiB of UPDATEs; node ${o.nodeFlags.join(' ')}`,
+  `table: ${o.prefixes} IPv4 prefixes (${o.shape}), ${(stream.length / MIB).toFixed(1)} MiB of UPDATEs; node ${o.nodeFlags.join(' ')}`,
 );
 for (let r = 0; r < o.runs; r++) console.log(`run ${r + 1}: ${await once(o, stream)}`);
