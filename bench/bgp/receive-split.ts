@@ -244,10 +244,10 @@ async function main(): Promise<void> {
   const runs = option('--runs', 5);
   console.log(machineLine());
   console.log(`${loadLine()} at start`);
-  const bytes = encodeTable(
-    buildTable({ shape: 'skewed', ipv4: prefixes, ipv6: 0, localAs: 65001 }),
-    { ipv4: '198.18.0.2', ipv6: '2001:db8::2' },
-  );
+  const bytes = encodeTable(buildTable({ shape: 'skewed', ipv4: prefixes, ipv6: 0, localAs: 65001 }), {
+    ipv4: '198.18.0.2',
+    ipv6: '2001:db8::2',
+  });
   const shared = new SharedArrayBuffer(bytes.length);
   const stream = new Uint8Array(shared);
   stream.set(bytes);

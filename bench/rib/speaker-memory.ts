@@ -20,12 +20,12 @@ import { callControl } from '../../src/api/client.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
 import { encodeMessageBytes } from '../../src/bgp/wire/message.js';
 import { endOfRibInput } from '../../src/bgp/wire/update.js';
+import { TABLE_SHAPES, type TableShape } from '../gen/table-shapes.js';
 import { machineLine } from '../support/report.js';
 import { sleep, wallClock } from '../throughput/clock.js';
 import { connectWithRetry } from '../throughput/connect.js';
 import { BenchAs, STREAM_CHUNK_BYTES } from '../throughput/constants.js';
 import { RawSession } from '../throughput/raw-session.js';
-import { TABLE_SHAPES, type TableShape } from '../gen/table-shapes.js';
 import { buildTable, encodeTable, messageAlignedCuts } from '../throughput/table-stream.js';
 
 const SELF = fileURLToPath(import.meta.url);
