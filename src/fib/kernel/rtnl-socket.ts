@@ -1,7 +1,15 @@
 import { createRequire } from 'node:module';
 import type { RawNetlinkSocket } from 'netlink/dist/raw.js';
-import { lastErrno } from '../../components/libc.js';
-import { errnoName, NETLINK_ROUTE, SockOpt } from './constants.js';
+import { lastErrno, libc } from '../../components/libc.js';
+import {
+  Errno,
+  errnoName,
+  MONITOR_READ_BUFFER,
+  MONITOR_READS_PER_WAKE,
+  MsgFlag,
+  NETLINK_ROUTE,
+  SockOpt,
+} from './constants.js';
 import { KernelError } from './errors.js';
 import { dropMessagesFromPort, netlinkSocketFd, setIntOption, socketDrops } from './sockopt.js';
 
@@ -42,7 +50,10 @@ export interface RtnlSocket {
 export interface RtnlSocketOptions {
   readonly recvBuffer: number;
   readonly sendBuffer: number;
-  /** Multicast groups to join (RTNLGRP_* numbers). */
+  /**
+   * Multicast groups to join (RTNLGRP_* numbers). A socket that joins any reads up to
+   * MONITOR_READS_PER_WAKE queued notifications each time the event loop finds it readable.
+   */
   readonly groups?: readonly number[];
   /** Drop, in the kernel, the messages stamped with this port id (our request socket's). */
   readonly dropFromPort?: number;
@@ -114,6 +125,21 @@ export const openRtnlSocket: RtnlSocketFactory = (options) => {
     );
   }
   let closed = false;
+  const listeners: ((datagram: Uint8Array) => void)[] = [];
+  const deliver = (datagram: Uint8Array) => {
+    for (const l of listeners) guard(() => l(datagram));
+  };
+  const fail = (e: SocketError) => {
+    for (const l of errorListeners) guard(() => l(e));
+  };
+  const drain =
+    fd !== undefined && (options.groups?.length ?? 0) > 0
+      ? queueDrainer(fd, deliver, fail, () => !closed)
+      : undefined;
+  raw.on('message', (msg) => {
+    deliver(msg);
+    drain?.();
+  });
   return {
     port,
     recvBuffer: raw.getRecvBufferSize(),
@@ -127,7 +153,7 @@ export const openRtnlSocket: RtnlSocketFactory = (options) => {
       }
     },
     onMessage: (listener) => {
-      raw.on('message', (msg) => guard(() => listener(msg)));
+      listeners.push(listener);
     },
     onError: (listener) => {
       errorListeners.push(listener);
@@ -138,6 +164,50 @@ export const openRtnlSocket: RtnlSocketFactory = (options) => {
     },
   };
 };
+
+/**
+ * Reads what is queued on a notification socket, up to MONITOR_READS_PER_WAKE datagrams, with
+ * recv(2) on its fd. The add-on reads at most 32 datagrams per poll callback and then returns
+ * to the event loop; a burst of notifications (one per route) is then read only as fast as the
+ * loop turns, which on a busy machine is slower than another process writes. Called after the
+ * add-on delivered one, in the same callback: the add-on's next read finds the queue empty
+ * (EAGAIN: the fd is non-blocking, as libuv's poll sets it) and returns.
+ */
+function queueDrainer(
+  fd: number,
+  deliver: (datagram: Uint8Array) => void,
+  fail: (e: SocketError) => void,
+  open: () => boolean,
+): () => void {
+  const buffer = Buffer.alloc(MONITOR_READ_BUFFER);
+  const from = Buffer.alloc(NETLINK_SOCKADDR_LEN);
+  const fromLen = [NETLINK_SOCKADDR_LEN];
+  return () => {
+    const c = libc();
+    // A listener may close the socket: its fd number must not be read again.
+    for (let i = 0; i < MONITOR_READS_PER_WAKE && open(); i++) {
+      fromLen[0] = NETLINK_SOCKADDR_LEN;
+      const n = Number(
+        c.recvfrom(fd, buffer, buffer.length, MsgFlag.DONTWAIT | MsgFlag.TRUNC, from, fromLen),
+      );
+      // EAGAIN: the queue is empty. Any other error is the add-on's to see on its next read.
+      if (n < 0) return;
+      if (n > buffer.length) {
+        const e: SocketError = Object.assign(new Error(`a ${n}-byte notification was truncated`), {
+          code: 'EMSGSIZE',
+          errno: Errno.EMSGSIZE,
+        });
+        fail(e);
+        continue;
+      }
+      // A copy: a listener may keep what it decodes past this call.
+      deliver(new Uint8Array(buffer.subarray(0, n)));
+    }
+  };
+}
+
+/** sizeof(struct sockaddr_nl). */
+const NETLINK_SOCKADDR_LEN = 12;
 
 /** An exception thrown into the add-on's native callback aborts the process: never let one out. */
 function guard(fn: () => void): void {
