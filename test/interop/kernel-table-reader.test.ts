@@ -352,7 +352,7 @@ describe('KernelTableReader on the Linux kernel', () => {
   });
 
   it('notifications queued while the event loop was busy are read in a few turns of it, not 32 a turn', async () => {
-    const T = 1005;
+    const T = 1009;
     const { reader: r } = await reader({ table: T });
     const n = 3_000;
     const lines = Array.from(
