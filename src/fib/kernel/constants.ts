@@ -193,6 +193,7 @@ export const Errno = {
   ENOENT: 2,
   ESRCH: 3,
   EINTR: 4,
+  EAGAIN: 11,
   ENOBUFS: 105,
   EEXIST: 17,
   ENODEV: 19,

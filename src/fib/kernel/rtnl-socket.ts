@@ -190,8 +190,14 @@ function queueDrainer(
       const n = Number(
         c.recvfrom(fd, buffer, buffer.length, MsgFlag.DONTWAIT | MsgFlag.TRUNC, from, fromLen),
       );
-      // EAGAIN: the queue is empty. Any other error is the add-on's to see on its next read.
-      if (n < 0) return;
+      if (n < 0) {
+        // EAGAIN: the queue is empty. Any other error was taken off the socket by this read
+        // (sock_error clears it), so it is reported here or never.
+        const errno = lastErrno();
+        if (errno !== Errno.EAGAIN && errno !== Errno.EINTR)
+          fail(Object.assign(new Error(`recv: ${errnoName(errno)}`), { code: errnoName(errno), errno }));
+        return;
+      }
       if (n > buffer.length) {
         const e: SocketError = Object.assign(new Error(`a ${n}-byte notification was truncated`), {
           code: 'EMSGSIZE',
