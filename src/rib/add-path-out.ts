@@ -1,10 +1,11 @@
-import { Afi, type AfiCode, type PathAttributes, PrefixList } from '../bgp/wire/index.js';
+import { Afi, type AfiCode, type PathAttributes, type PrefixList } from '../bgp/wire/index.js';
 import type { AnnounceWork, OutboundWork } from './adj-rib-out.js';
 import { EntryList } from './entry-list.js';
 import type { InternTable } from './intern-table.js';
 import { PathIds } from './path-ids.js';
 import type { RibPrefix } from './prefix-key.js';
 import { PrefixTable } from './prefix-table.js';
+import { workLists } from './work-lists.js';
 
 /** Paths wished for one prefix: path key → exported attribute id (each holding a reference). */
 export type PathWishes = Map<string, number>;
@@ -194,7 +195,7 @@ export class AddPathRibOut {
         for (const [key, attr] of s.sent) {
           if (want.has(key)) continue;
           const id = s.ids.release(key, gen)!;
-          gone ??= new PrefixList(t.afi, ids);
+          gone ??= workLists.list(t.afi, ids);
           append(gone, t, e, id);
           this.exported.unref(attr);
           s.sent.delete(key);
@@ -210,7 +211,7 @@ export class AddPathRibOut {
           const id = s.ids.assign(key, gen);
           let work = announce.get(attr);
           if (!work) {
-            work = { attrs: this.exported.get(attr), prefixes: new PrefixList(t.afi, ids) };
+            work = { attrs: this.exported.get(attr), prefixes: workLists.list(t.afi, ids) };
             announce.set(attr, work);
           }
           append(work.prefixes, t, e, id);
@@ -229,6 +230,11 @@ export class AddPathRibOut {
       if (gone) withdraw.push(gone);
     }
     return { withdraw, announce: [...announce.values()], count };
+  }
+
+  /** The work of a `take` is packed and read no more: its lists serve the next `take`. */
+  release(work: OutboundWork): void {
+    workLists.release(work);
   }
 
   /** Everything advertised goes out again at the next `take` (ROUTE-REFRESH, RFC 2918). */

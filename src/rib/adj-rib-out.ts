@@ -1,9 +1,10 @@
-import { Afi, type AfiCode, type PathAttributes, PrefixList } from '../bgp/wire/index.js';
+import { Afi, type AfiCode, type PathAttributes, type PrefixList } from '../bgp/wire/index.js';
 import { EntryList } from './entry-list.js';
 import { grown } from './grow.js';
 import type { InternTable } from './intern-table.js';
 import type { RibPrefix } from './prefix-key.js';
 import { PrefixTable } from './prefix-table.js';
+import { workLists } from './work-lists.js';
 
 /** `want`/`sent` value for "not advertised". */
 export const NOT_ADVERTISED = -1;
@@ -206,7 +207,7 @@ export class AdjRibOut {
           continue;
         }
         if (want === NOT_ADVERTISED) {
-          gone ??= new PrefixList(afi);
+          gone ??= workLists.list(afi, false);
           append(gone, t, e);
           this.exported.unref(sent);
           f.sent[e] = NOT_ADVERTISED;
@@ -215,7 +216,7 @@ export class AdjRibOut {
         } else {
           let work = announce.get(want);
           if (!work) {
-            work = { attrs: this.exported.get(want), prefixes: new PrefixList(afi) };
+            work = { attrs: this.exported.get(want), prefixes: workLists.list(afi, false) };
             announce.set(want, work);
           }
           append(work.prefixes, t, e);
@@ -230,6 +231,11 @@ export class AdjRibOut {
       if (gone) withdraw.push(gone);
     }
     return { withdraw, announce: [...announce.values()], count };
+  }
+
+  /** The work of a `take` is packed and read no more: its lists serve the next `take`. */
+  release(work: OutboundWork): void {
+    workLists.release(work);
   }
 
   /**

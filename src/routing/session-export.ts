@@ -229,6 +229,7 @@ export class SessionExport {
         const initialDone = this.#fill === null && this.#initialLeft === 0;
         w.reset();
         if (work.count > 0) this.exporter.encode(work, w);
+        out.release(work);
         if (initialDone && this.exporter.resyncing) this.exporter.finishResync(w);
         // sendRaw keeps the bytes until they are written: hand it a copy, reuse the writer.
         if (w.pos > 0 && !this.#peer.sendRaw(w.finish())) await this.#peer.drain();

@@ -375,3 +375,65 @@ describe('changes as columns', () => {
     );
   });
 });
+
+describe('work handed back after packing', () => {
+  const PREFIXES = [
+    ...Array.from({ length: 10 }, (_, i) => `198.18.${i}.0/24`),
+    ...Array.from({ length: 4 }, (_, i) => `2001:db8:${i}::/48`),
+  ];
+  const PATHS = [[65001], [65001, 65100], [65001, 65100, 65200]];
+  const change = fc.record({
+    prefix: fc.integer({ min: 0, max: PREFIXES.length - 1 }),
+    path: fc.integer({ min: -1, max: PATHS.length - 1 }), // -1: withdraw
+  });
+
+  it('gives every later take the same work as when nothing is handed back', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(change, { maxLength: 8 }), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 1, max: 6 }),
+        (rounds, limit) => {
+          const worlds = [setup(), setup()].map((w) => {
+            const a = w.rib.addPeer(EBGP_A);
+            return { ...w, a, out: w.groups.join(out('b'), w.rib) as AdjRibOut };
+          });
+          for (const changes of rounds) {
+            const works = worlds.map(({ rib, a, step, out: o }) => {
+              for (const c of changes) {
+                const p = PREFIXES[c.prefix];
+                const list = p.includes(':') ? v6(p) : v4(p);
+                if (c.path < 0) rib.withdraw(a, list);
+                else rib.announce(a, list, p.includes(':') ? attrs6(PATHS[c.path]) : attrs(PATHS[c.path]));
+              }
+              step();
+              const taken: string[][] = [];
+              while (o.pending > 0) {
+                const work = o.take(limit);
+                taken.push(lines(work));
+                if (o === worlds[0].out) o.release(work);
+              }
+              return taken;
+            });
+            expect(works[0]).toEqual(works[1]);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('leaves work that was not handed back as it was', () => {
+    const { rib, groups, step } = setup();
+    const a = rib.addPeer(EBGP_A);
+    const o = groups.join(out('b'), rib) as AdjRibOut;
+    rib.announce(a, v4('198.18.1.0/24', '198.18.2.0/24'), attrs([65001]));
+    step();
+    const kept = o.take();
+    const before = lines(kept);
+    o.release(o.take()); // nothing pending: empty work handed back
+    rib.announce(a, v4('198.18.3.0/24'), attrs([65001, 65100]));
+    step();
+    o.release(o.take());
+    expect(lines(kept)).toEqual(before);
+  });
+});
