@@ -36,6 +36,11 @@ export interface ExportSession {
   readonly extendedNextHop?: boolean;
   /** An eBGP peer: what export policy adds is held to RFC 4360 section 6 as well. */
   readonly ebgp?: boolean;
+  /**
+   * UPDATE bytes shared by every session with 4-octet ASNs (the update groups' interner):
+   * undefined for a set it does not know, which this session then prepares itself.
+   */
+  readonly prepared?: (attrs: PathAttributes) => PreparedAttributes | undefined;
 }
 
 /** What the peer has from us, as `show advertised` and the counters read it. */
@@ -294,6 +299,11 @@ export class Exporter {
   }
 
   #prepare(attrs: PathAttributes): PreparedAttributes {
+    const { packer, prepared } = this.session;
+    if (prepared !== undefined && packer.ctx.as4) {
+      const shared = prepared(attrs);
+      if (shared !== undefined) return shared;
+    }
     let p = this.#prepared.get(attrs);
     if (!p) {
       p = this.session.packer.prepare(attrs);

@@ -82,6 +82,7 @@ export class SessionExport {
       localIpv6: local.ipv6,
       extendedNextHop: target.extendedNextHop === true,
       ebgp: target.kind === 'ebgp',
+      prepared: (attrs) => components.groups.interner.prepared(attrs),
     });
     const families: [boolean, boolean] = [sends(Afi.IPV4), sends(Afi.IPV6)];
     // Configured but not accepted by the peer in any family: the single-path export as before.
