@@ -93,6 +93,9 @@ export function communitiesAllow(communities: readonly number[] | undefined, to:
  * the attribute table (`ATTRS[i].export`): AS_PATH, LOCAL_PREF, MED, reflection, extended
  * communities. Unknown optional transitive attributes pass with Partial set (RFC 4271 5).
  */
+/** The empty set makeAttributes fills out to its one shape. */
+const NO_ATTRIBUTES: PathAttributes = {};
+
 export function exportAttributes(
   attrs: PathAttributes,
   afi: AfiCode,
@@ -120,7 +123,10 @@ export function exportAttributes(
     sourceRouterId: source.routerId,
     nextHop,
   };
-  const out: MutableAttributes = {};
+  // Every field present from the start (makeAttributes' shape): the rows fill it without
+  // changing its hidden class, so the encoder, the interner and the per-peer checks read every
+  // exported set through one shape instead of one per combination of attributes.
+  const out: MutableAttributes = makeAttributes(NO_ATTRIBUTES);
   for (const row of ATTRS) row.export(attrs, x, out);
   const unknown = exportUnknown(attrs.unknown);
   if (unknown) out.unknown = unknown;
