@@ -4,8 +4,15 @@ import { Afi } from '../../src/bgp/wire/constants.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
 import { AcceptAll, compileLists, compilePolicy, type RouteFilter } from '../../src/policy/index.js';
-import { ChangeBatch, FIRST_BEST, Rib, RibDefaults, UpdateGroups } from '../../src/rib/index.js';
-import { Exporter, nextHopPlan } from '../../src/routing/index.js';
+import {
+  type BestCursor,
+  ChangeBatch,
+  FIRST_BEST,
+  Rib,
+  RibDefaults,
+  UpdateGroups,
+} from '../../src/rib/index.js';
+import { Exporter, nextHopPlan, RoutingDefaults } from '../../src/routing/index.js';
 import { generateTable } from '../gen/full-table.js';
 import { machineLine, rate, table } from '../support/report.js';
 
@@ -15,7 +22,9 @@ import { machineLine, rate, table } from '../support/report.js';
 // it shows here. Then the same for an add-path peer sent both paths of every prefix (prefixes/s
 // counts prefixes, each sent twice). And the single-path export to an eBGP peer whose export
 // policy keeps next hops (`next_hop: unchanged`): its group keeps each route's own next hop and
-// the exporter decides it after the policy, a cost only such peers pay.
+// the exporter decides it after the policy, a cost only such peers pay. The sliced case is the
+// pump of a session sending its initial table (slices of EXPORT_SLICE_PREFIXES, work handed
+// back after packing).
 
 const LOCAL_AS = 65000;
 const OUR_IPV4 = parseIpv4('198.18.1.1');
@@ -62,6 +71,38 @@ function exportTable(
   exporter.track(out);
   w.reset();
   const messages = exporter.encode(out.take(), w);
+  groups.leave('b');
+  return messages;
+}
+
+/**
+ * The same as a session sends it: the group offers a slice of the table, the Adj-RIB-Out's work
+ * for that slice is packed and handed back, and so on (SessionExport's pump without the socket).
+ */
+function exportTableSliced({ rib, groups, w }: ReturnType<typeof setup>): number {
+  const filter = new AcceptAll('all');
+  const plan = nextHopPlan({ kind: 'ebgp' as const, localIpv4: OUR_IPV4 }, filter);
+  const out = groups.attach({ id: 'b', routerId: 3, target: plan.group });
+  const exporter = new Exporter(filter, {
+    packer: new UpdatePacker({ as4: true }),
+    families: new Set([Afi.IPV4]),
+    addPathSend: [false, false],
+    localIpv4: OUR_IPV4,
+    localIpv6: undefined,
+    ebgp: true,
+    prepared: (attrs) => groups.interner.prepared(attrs),
+  });
+  exporter.track(out);
+  let messages = 0;
+  let cursor: BestCursor | null = FIRST_BEST;
+  for (;;) {
+    if (cursor !== null) cursor = groups.fill('b', rib, cursor, RoutingDefaults.EXPORT_SLICE_PREFIXES);
+    const work = out.take(RoutingDefaults.EXPORT_SLICE_PREFIXES);
+    if (work.count === 0 && cursor === null) break;
+    w.reset();
+    messages += exporter.encode(work, w);
+    out.release(work);
+  }
   groups.leave('b');
   return messages;
 }
@@ -120,6 +161,9 @@ async function main(): Promise<void> {
     'single-path export',
     b.add(`offer + take + encode, IPv4 ${PREFIXES}`, () => {
       exportTable(world);
+    }),
+    b.add(`the same in slices as a session sends it`, () => {
+      exportTableSliced(world);
     }),
     b.add(`the same, export policy next_hop: unchanged`, () => {
       exportTable(world, KEEP_NEXT_HOP);
