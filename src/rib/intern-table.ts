@@ -1,4 +1,17 @@
 /**
+ * Finds an object equal by content to one already held, for tables that intern by content.
+ * `add` and `remove` keep it in step with the table's ids.
+ */
+export interface ContentIndex<T> {
+  /** The id of a held object equal to `v`, if any. */
+  find(v: T): number | undefined;
+  /** `v` is held under `id` now (called right after a `find(v)` that found nothing). */
+  add(id: number, v: T): void;
+  /** The object under `id` is released. */
+  remove(id: number): void;
+}
+
+/**
  * Numbers shared objects (attribute sets) with small ids and counts references to them, so
  * the RIBs store a 4-byte id per route in a typed array instead of a pointer, and an entry
  * is forgotten the moment no route uses it. Optionally interns by content: two equal
@@ -6,11 +19,8 @@
  */
 export class InternTable<T extends object> {
   private objects: (T | undefined)[] = [];
-  /** Each id's content key, kept only when interning by content (else no slot per id). */
-  private readonly contentKeys: (string | undefined)[] = [];
   private readonly byObject = new Map<T, number>();
-  private readonly byContent: Map<string, number> | null;
-  private readonly contentKey: ((v: T) => string) | null;
+  private readonly content: ContentIndex<T> | null;
   private refs = new Int32Array(64);
   private free: number[] = [];
   private live = 0;
@@ -18,9 +28,8 @@ export class InternTable<T extends object> {
   private lastObject: T | undefined;
   private lastId = -1;
 
-  constructor(contentKey?: (v: T) => string) {
-    this.contentKey = contentKey ?? null;
-    this.byContent = contentKey ? new Map() : null;
+  constructor(content?: ContentIndex<T>) {
+    this.content = content ?? null;
   }
 
   /** Distinct objects held. */
@@ -41,16 +50,13 @@ export class InternTable<T extends object> {
       this.lastId = known;
       return known;
     }
-    let key: string | undefined;
-    if (this.contentKey) {
-      key = this.contentKey(v);
-      const same = this.byContent!.get(key);
+    if (this.content) {
+      const same = this.content.find(v);
       if (same !== undefined) return same;
     }
     const id = this.free.length ? this.free.pop()! : this.objects.length;
     if (id === this.objects.length) this.objects.push(v);
     else this.objects[id] = v;
-    if (key !== undefined) this.contentKeys[id] = key;
     if (id >= this.refs.length) {
       const refs = new Int32Array(this.refs.length * 2);
       refs.set(this.refs);
@@ -59,7 +65,7 @@ export class InternTable<T extends object> {
     }
     this.refs[id] = 0;
     this.setId(v, id);
-    if (key !== undefined) this.byContent!.set(key, id);
+    this.content?.add(id, v);
     this.live++;
     this.added(id, v);
     return id;
@@ -90,10 +96,7 @@ export class InternTable<T extends object> {
     if (this.refs[id] < 0) throw new Error(`intern table: id ${id} released more often than taken`);
     const v = this.objects[id]!;
     this.clearId(v);
-    if (this.byContent) {
-      this.byContent.delete(this.contentKeys[id]!);
-      this.contentKeys[id] = undefined;
-    }
+    this.content?.remove(id);
     this.objects[id] = undefined;
     this.free.push(id);
     this.live--;

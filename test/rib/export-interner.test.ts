@@ -4,7 +4,7 @@ import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import { makeAttributes, type PathAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { Afi, AsPathSegmentType, Safi } from '../../src/bgp/wire/constants.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
-import { ExportInterner } from '../../src/rib/export-interner.js';
+import { EncodedContent, ExportInterner } from '../../src/rib/export-interner.js';
 
 const packer = new UpdatePacker({ as4: true });
 
@@ -73,4 +73,46 @@ describe('ExportInterner.prepared', () => {
       { numRuns: 200 },
     );
   });
+});
+
+describe('ExportInterner by content', () => {
+  /** Sets that differ in their MED only: equal MED, equal content. */
+  const withMed = (med: number) =>
+    makeAttributes({ origin: 0, asPath: [], nextHop: parseIpv4('198.18.0.1'), med });
+  const step = fc.record({ med: fc.integer({ min: 0, max: 5 }), release: fc.boolean() });
+
+  for (const [name, hash] of [
+    ['its hash', undefined],
+    ['a hash under which every set collides', () => 7],
+  ] as const) {
+    it(`gives equal sets one id while one is held, and forgets released ones (${name})`, () => {
+      fc.assert(
+        fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+          const interner = new ExportInterner(new EncodedContent(hash));
+          /** The model: MED -> [id, references]. */
+          const held = new Map<number, [number, number]>();
+          for (const { med, release } of steps) {
+            const h = held.get(med);
+            if (release && h) {
+              interner.unref(h[0]);
+              if (--h[1] === 0) held.delete(med);
+              continue;
+            }
+            const id = interner.intern(withMed(med));
+            interner.ref(id);
+            if (h) {
+              expect(id).toBe(h[0]);
+              h[1]++;
+            } else {
+              expect([...held.values()].map(([i]) => i)).not.toContain(id);
+              held.set(med, [id, 1]);
+            }
+            expect(interner.get(id).med).toBe(med);
+          }
+          expect(interner.size).toBe(held.size);
+        }),
+        { numRuns: 300 },
+      );
+    });
+  }
 });

@@ -1,13 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { InternTable } from '../../src/rib/intern-table.js';
+import { type ContentIndex, InternTable } from '../../src/rib/intern-table.js';
 
 interface Box {
   readonly n: number;
 }
 
+/** Content by the number, kept in Maps as the export interner's index keeps encodings. */
+function byNumber(): ContentIndex<Box> {
+  const ids = new Map<number, number>();
+  const numbers = new Map<number, number>();
+  return {
+    find: (b) => ids.get(b.n),
+    add: (id, b) => {
+      ids.set(b.n, id);
+      numbers.set(id, b.n);
+    },
+    remove: (id) => {
+      ids.delete(numbers.get(id)!);
+      numbers.delete(id);
+    },
+  };
+}
+
 describe('InternTable', () => {
   it('by content: equal objects share an id until the last reference goes, then the content is forgotten', () => {
-    const t = new InternTable<Box>((b) => String(b.n));
+    const t = new InternTable<Box>(byNumber());
     const first = { n: 1 };
     const id = t.intern(first);
     t.ref(id);

@@ -1,7 +1,7 @@
 /** The BGP-4 message codec: the public surface of src/bgp/wire. */
 export * from './attributes/as-path.js';
 export * from './attributes/community-text.js';
-export { AttrInterner } from './attributes/interner.js';
+export { AttrInterner, hashKey } from './attributes/interner.js';
 export {
   ATTR_BY_CODE,
   ATTRS,
