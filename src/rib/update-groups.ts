@@ -15,6 +15,8 @@ interface CachedExport {
   readonly source: RouteSource;
   v4: PathAttributes | null | undefined;
   v6: PathAttributes | null | undefined;
+  /** The export of the same attribute set from another source (rare). */
+  next: CachedExport | null;
 }
 
 /** A peer as export sees it. */
@@ -75,10 +77,11 @@ export class UpdateGroup {
   private readonly ctx: ExportContext;
   private readonly interner: ExportInterner;
   /**
-   * attrs → its exports per source (usually one source per attribute set, so a short list
-   * beats a nested WeakMap by hundreds of bytes per set). undefined: not computed yet.
+   * attrs → its exports per source, chained (usually one source per attribute set, so a
+   * chain of one beats a nested WeakMap by hundreds of bytes per set, and a list by one array
+   * per set). undefined: not computed yet.
    */
-  private cache = new WeakMap<PathAttributes, CachedExport[]>();
+  private cache = new WeakMap<PathAttributes, CachedExport>();
   /** The last answer of exportOf: the routes of one UPDATE come in a run with one attribute set. */
   private lastAttrs: PathAttributes | null = null;
   private lastSource: RouteSource | null = null;
@@ -114,15 +117,12 @@ export class UpdateGroup {
   }
 
   private computeExport(attrs: PathAttributes, source: RouteSource, afi: AfiCode): PathAttributes | null {
-    let list = this.cache.get(attrs);
-    if (!list) {
-      list = [];
-      this.cache.set(attrs, list);
-    }
-    let entry = list.find((c) => c.source === source);
-    if (!entry) {
-      entry = { source, v4: undefined, v6: undefined };
-      list.push(entry);
+    const first = this.cache.get(attrs);
+    let entry = first;
+    while (entry !== undefined && entry.source !== source) entry = entry.next ?? undefined;
+    if (entry === undefined) {
+      entry = { source, v4: undefined, v6: undefined, next: first ?? null };
+      this.cache.set(attrs, entry);
     }
     const known = afi === Afi.IPV4 ? entry.v4 : entry.v6;
     if (known !== undefined) return known;

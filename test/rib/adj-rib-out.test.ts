@@ -437,3 +437,21 @@ describe('work handed back after packing', () => {
     expect(lines(kept)).toEqual(before);
   });
 });
+
+describe('one attribute set from two sources', () => {
+  it('is exported per source: each reflected route names its own originator', () => {
+    const { rib, groups, step } = setup();
+    const c1 = rib.addPeer(CLIENT);
+    const c2 = rib.addPeer({ ...CLIENT, id: 'c2', routerId: parseIpv4('198.18.1.6'), address: '198.18.0.7' });
+    const shared = attrs([65001]);
+    rib.announce(c1, v4('198.18.1.0/24'), shared);
+    rib.announce(c2, v4('198.18.2.0/24'), shared);
+    rib.announce(c1, v4('198.18.3.0/24'), shared);
+    step();
+    const to = groups.join(out('c3', { kind: 'ibgp-client' }, parseIpv4('198.18.1.7')), rib);
+    to.take();
+    expect(to.sentFor(parsePrefix('198.18.1.0/24'))?.originatorId).toBe(CLIENT.routerId);
+    expect(to.sentFor(parsePrefix('198.18.2.0/24'))?.originatorId).toBe(parseIpv4('198.18.1.6'));
+    expect(to.sentFor(parsePrefix('198.18.3.0/24'))?.originatorId).toBe(CLIENT.routerId);
+  });
+});
