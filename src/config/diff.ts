@@ -111,6 +111,8 @@ const SPEAKER_EFFECTS: Readonly<Record<keyof SpeakerConfig, Effect>> = {
   // Read by each probe and each tick of the loop monitor.
   health: 'live',
   log: 'live',
+  // Done once when the process starts; a reload has nothing to apply.
+  warmUp: 'none',
 };
 
 /** As FRR: what the OPEN or the TCP connection carries needs a reset; policy needs a refresh. */

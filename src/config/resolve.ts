@@ -95,6 +95,7 @@ function resolveSpeaker(
       metrics: raw.metrics?.listen === undefined ? undefined : { listen: raw.metrics.listen },
       health: resolveHealth(raw.health),
       log: { level: raw.log?.level ?? SpeakerSectionDefaults.logLevel },
+      ...(raw.warmUp !== undefined && { warmUp: raw.warmUp }),
     },
   };
 }

@@ -146,6 +146,8 @@ export interface SpeakerConfig {
   readonly metrics: { readonly listen: { readonly address: string; readonly port: number } } | undefined;
   readonly health: HealthConfig;
   readonly log: { readonly level: LogLevel };
+  /** `warm_up`, when the file sets it; absent means on (see src/speaker/warm-up.ts). */
+  readonly warmUp?: boolean;
 }
 
 /** `speaker.health`: served on the metrics listener (/healthz, /readyz). */

@@ -4,6 +4,7 @@ import type { NotifyEnv } from '../service/index.js';
 import { SpeakerDefaults } from './constants.js';
 import { reloadStatus, runningStatus, serviceNotifier } from './service-status.js';
 import { Speaker } from './speaker.js';
+import { warmUp } from './warm-up.js';
 
 /** Exit statuses of `ovn-bgp-speaker run`. */
 export const RunStatus = { OK: 0, FAILED: 1 } as const;
@@ -44,6 +45,9 @@ const RESTART_SIGNAL: NodeJS.Signals = 'SIGTERM';
  * restart or an upgrade) stops for a restart instead: no Cease, so the peers keep our routes
  * (RFC 4724) and the kernel sink with on_stop keep keeps forwarding. SIGINT always shuts down
  * for good.
+ *
+ * Unless speaker.warm_up is false, a synthetic table goes through the receive path first
+ * (warm-up.ts), so the first peer's full table is not handled by cold code.
  */
 export async function runSpeaker(file: string, options: RunOptions = {}): Promise<number> {
   const stderr = options.stderr ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -65,6 +69,11 @@ export async function runSpeaker(file: string, options: RunOptions = {}): Promis
   const notify = serviceNotifier(options.env ?? process.env, process.pid, logger);
   notify?.status('starting');
 
+  // Before Speaker.start opens the listener: no peer's table can arrive while it runs.
+  if (config.speaker.warmUp !== false) {
+    const w = warmUp();
+    logger.debug({ prefixes: w.prefixes, rounds: w.rounds, ms: Math.round(w.ms) }, 'receive path warmed up');
+  }
   let speaker: Speaker;
   try {
     speaker = await Speaker.start(config, {
