@@ -28,7 +28,8 @@ export interface CallOptions {
   readonly maxResponseBytes?: number;
 }
 
-const REQUEST_ID = 1;
+/** The id of the client's one request; readResponse checks the answer echoes it. */
+export const REQUEST_ID = 1;
 const ERROR_CODES: readonly ControlErrorCode[] = [
   'unknown-peer',
   'unknown-route',

@@ -6,6 +6,14 @@
 import type { Socket } from 'node:net';
 import type { Logger } from '../components/index.js';
 import { nextTurn } from '../components/index.js';
+import {
+  type CliReply,
+  type CliRunner,
+  encodeCliReply,
+  isCliRequest,
+  parseCliRequest,
+} from './cli-framing.js';
+import { REQUEST_ID, readResponse } from './client.js';
 import { LineSplitter } from './framing.js';
 import {
   type ControlRequest,
@@ -35,11 +43,18 @@ export interface ConnectionLimits {
   readonly discardBytes: number;
 }
 
+/** What serves `cli` requests: the CLI's runner and the socket path its messages name. */
+export interface CliService {
+  readonly run: CliRunner;
+  readonly path: string;
+}
+
 export class ControlConnection {
   readonly #socket: Socket;
   readonly #control: SpeakerControl;
   readonly #limits: ConnectionLimits;
   readonly #log: Logger;
+  readonly #cli: CliService | undefined;
   readonly #splitter: LineSplitter;
   readonly #queue: string[] = [];
   #working = false;
@@ -54,8 +69,15 @@ export class ControlConnection {
   /** Bytes dropped after the error answer to an oversize request. */
   #discarded = 0;
 
-  constructor(socket: Socket, control: SpeakerControl, limits: ConnectionLimits, log: Logger) {
+  constructor(
+    socket: Socket,
+    control: SpeakerControl,
+    limits: ConnectionLimits,
+    log: Logger,
+    cli?: CliService,
+  ) {
     this.#socket = socket;
+    this.#cli = cli;
     this.#control = control;
     this.#limits = limits;
     this.#log = log;
@@ -77,7 +99,7 @@ export class ControlConnection {
 
   #onData(chunk: Buffer): void {
     if (this.#watch) return;
-    if (this.#fatal) {
+    if (this.#fatal || this.#closing) {
       this.#discard(chunk.length);
       return;
     }
@@ -102,6 +124,10 @@ export class ControlConnection {
     this.#working = true;
     try {
       for (let line = this.#queue.shift(); line !== undefined; line = this.#queue.shift()) {
+        if (isCliRequest(line)) {
+          await this.#runCli(line);
+          return;
+        }
         const { response, method } = await this.#answer(line);
         if (this.#socket.destroyed) return;
         if (method === 'watch' && this.#startsWatch(response)) return;
@@ -129,6 +155,66 @@ export class ControlConnection {
     socket.setTimeout(this.#limits.closeLingerMs, () => socket.destroy());
     socket.end(encodeResponse(response));
     if (!this.#ended) socket.resume();
+  }
+
+  /**
+   * A `cli` request (cli-framing.ts) is the last on its connection: the command runs here, its
+   * output goes back tagged line by line, and the connection is closed, which is how a client
+   * that cannot half-close (nc without -N) knows the answer is complete. One the speaker cannot
+   * run is answered with a JSON error instead, and the client runs the command itself.
+   */
+  async #runCli(line: string): Promise<void> {
+    this.#queue.length = 0;
+    const argv = parseCliRequest(line);
+    let reply: CliReply | null = null;
+    let refusal: ControlResponse | undefined;
+    try {
+      if (argv !== undefined && this.#cli !== undefined)
+        reply = await this.#cli.run(argv, (method, params) => this.#callInProcess(method, params));
+    } catch (e) {
+      this.#log.error({ err: (e as Error).message }, 'cli request failed');
+      refusal = errorResponse(null, e);
+    }
+    if (this.#socket.destroyed) return;
+    if (reply === null) {
+      const why = argv === undefined ? 'malformed cli request' : 'not a command the control socket runs';
+      this.#closeWith(refusal ?? errorResponse(null, new ControlError('bad-request', why)));
+      return;
+    }
+    let sent = false;
+    for (const piece of encodeCliReply(reply, this.#limits.responseSliceEntries)) {
+      if (this.#socket.destroyed) return;
+      if (sent) await nextTurn();
+      if (!this.#socket.write(piece)) await drained(this.#socket);
+      sent = true;
+    }
+    if (this.#socket.destroyed) return;
+    this.#closing = true;
+    this.#socket.setTimeout(this.#limits.closeLingerMs, () => this.#socket.destroy());
+    this.#socket.end();
+    if (!this.#ended) this.#socket.resume();
+  }
+
+  /**
+   * The CLI's request answered as the socket answers it (the same parsing, deadline and JSON
+   * of the result, a long one serialised in slices), read back by the client's own reader: the
+   * command prints byte for byte what it prints over the socket.
+   */
+  async #callInProcess(method: string, params: object): Promise<unknown> {
+    const request = parseRequest(JSON.stringify({ id: REQUEST_ID, method, params }));
+    const response = isResponse(request) ? request : await this.#withDeadline(request);
+    let answer = '';
+    try {
+      for (const piece of encodeResponsePieces(response, this.#limits.responseSliceEntries)) {
+        if (answer !== '') await nextTurn();
+        answer += piece;
+      }
+    } catch (e) {
+      answer = encodeResponse(
+        errorResponse(response.id, new Error(`result is not JSON: ${(e as Error).message}`)),
+      );
+    }
+    return readResponse(this.#cli?.path ?? '', answer);
   }
 
   #discard(bytes: number): void {

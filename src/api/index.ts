@@ -1,6 +1,16 @@
 /** The operator interface: the control socket and its client, Prometheus metrics. */
 
 export type { Logger } from '../components/index.js';
+export {
+  CLI_KEYWORD,
+  type CliReply,
+  type CliRunner,
+  type CliWrite,
+  encodeCliReply,
+  encodeCliRequest,
+  type InProcessCall,
+  parseCliRequest,
+} from './cli-framing.js';
 export { type CallOptions, ControlClientError, type ControlClientErrorKind, callControl } from './client.js';
 export {
   ApiDefaults,

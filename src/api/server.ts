@@ -4,6 +4,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { type Logger, silentLogger } from '../components/index.js';
+import type { CliRunner } from './cli-framing.js';
 import { type ConnectionLimits, ControlConnection } from './connection.js';
 import { ConnectionSlots } from './connection-slots.js';
 import {
@@ -28,6 +29,11 @@ export interface ControlServerInit extends Partial<ConnectionLimits> {
   readonly control: SpeakerControl;
   readonly logger?: Logger;
   readonly maxConnections?: number;
+  /**
+   * Runs the CLI's show and neighbor commands for `cli` requests (src/cli/serve.ts); without
+   * it they are answered `bad-request` and the client runs the command itself.
+   */
+  readonly cli?: CliRunner;
 }
 
 export interface ControlServer {
@@ -54,6 +60,7 @@ export async function startControlServer(init: ControlServerInit): Promise<Contr
     closeLingerMs: init.closeLingerMs ?? CONTROL_CLOSE_LINGER_MS,
     discardBytes: init.discardBytes ?? CONTROL_DISCARD_BYTES,
   };
+  const cli = init.cli && { run: init.cli, path: init.path };
   const connections = new Set<ControlConnection>();
   // Our own count, not net.Server's maxConnections: that one drops a connection over the cap
   // without a word (the client reads ECONNRESET or EPIPE and cannot tell busy from broken).
@@ -71,7 +78,7 @@ export async function startControlServer(init: ControlServerInit): Promise<Contr
       return;
     }
     refusing = false;
-    const connection = new ControlConnection(socket, init.control, limits, log);
+    const connection = new ControlConnection(socket, init.control, limits, log, cli);
     connections.add(connection);
     // 'close' comes once however the socket ended, and only then is its descriptor gone.
     socket.once('close', () => {

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 // The client, constants and types only: the API's index also loads the server and metrics.
-import { type CallOptions, ControlClientError, callControl } from '../api/client.js';
+import { ControlClientError, callControl } from '../api/client.js';
 import { ApiDefaults, SOCKET_PATH_ENV } from '../api/constants.js';
 import {
   ControlError,
@@ -267,16 +267,21 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
+/** How the command reaches the speaker: over the socket, or in the speaker itself (serve.ts). */
+export type ControlCaller = (socket: string, method: ControlMethod, params: object) => Promise<unknown>;
+
+const overTheSocket: ControlCaller = (socket, method, params) => callControl(socket, method, params as never);
+
 /** Runs a `show` or `neighbor` command; returns the exit status. */
 export async function runControlCommand(
   command: 'show' | 'neighbor',
   args: readonly string[],
   io: CliIo,
-  options: CallOptions = {},
+  call: ControlCaller = overTheSocket,
 ): Promise<number> {
-  let call: Invocation;
+  let invocation: Invocation;
   try {
-    call = parseControlCommand(command, args, io.env);
+    invocation = parseControlCommand(command, args, io.env);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.err(`ovn-bgp-speaker: ${e.message}\n\nUsage:\n${CONTROL_USAGE}\n\n${CONTROL_OPTIONS}`);
@@ -284,7 +289,7 @@ export async function runControlCommand(
   }
   let result: unknown;
   try {
-    result = await callControl(call.socket, call.method, call.params as never, options);
+    result = await call(invocation.socket, invocation.method, invocation.params);
   } catch (e) {
     if (e instanceof ControlError || e instanceof ControlClientError) {
       io.err(`ovn-bgp-speaker: ${e.message}`);
@@ -292,7 +297,7 @@ export async function runControlCommand(
     }
     throw e;
   }
-  if (call.json === null) io.out(call.format(result));
-  else io.out(JSON.stringify(call.json === 'native' ? result : call.toJson(result), null, 2));
-  return call.status(result);
+  if (invocation.json === null) io.out(invocation.format(result));
+  else io.out(JSON.stringify(invocation.json === 'native' ? result : invocation.toJson(result), null, 2));
+  return invocation.status(result);
 }

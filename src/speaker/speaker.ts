@@ -31,6 +31,7 @@ import { BfdService } from '../bfd/index.js';
 import { type MessageStats, type Peer, Sessions } from '../bgp/session/index.js';
 import { AttrInterner } from '../bgp/wire/index.js';
 import { BmpStation } from '../bmp/index.js';
+import { runCliInSpeaker } from '../cli/serve.js';
 import {
   childLogger,
   type Logger,
@@ -624,6 +625,7 @@ export class Speaker implements SpeakerControl {
       path: config.speaker.controlSocket,
       control: this,
       logger: this.#log,
+      cli: runCliInSpeaker,
     });
     await this.#setMetrics(config.speaker.metrics);
   }
@@ -758,7 +760,12 @@ export class Speaker implements SpeakerControl {
       setLogLevel: (level) => this.#components.setLogLevel?.(level),
       setControlSocket: async (path) => {
         await this.#control?.close();
-        this.#control = await startControlServer({ path, control: this, logger: this.#log });
+        this.#control = await startControlServer({
+          path,
+          control: this,
+          logger: this.#log,
+          cli: runCliInSpeaker,
+        });
       },
       setMetrics: (m) => this.#setMetrics(m),
       setSinks: (config, changed) => this.#forwarding.configure(config, this.#policies, changed),
