@@ -1,6 +1,9 @@
-// Bundles the installed command (src/cli/quick.ts and what show and neighbor import) into one
-// CommonJS file beside the compiled main.js: `node scripts/build-cli.mjs [OUTDIR]`, OUTDIR
-// being tsc's (default dist). esbuild comes with tsx, a devDependency.
+// Builds the installed command: the shell script package.json's bin names
+// (src/cli/ovn-bgp-speaker.sh, copied executable) and the Node CLI it runs, src/cli/quick.ts and
+// what show and neighbor import bundled into one CommonJS file beside the compiled main.js:
+// `node scripts/build-cli.mjs [OUTDIR]`, OUTDIR being tsc's (default dist). esbuild comes with
+// tsx, a devDependency.
+import { chmodSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -18,3 +21,7 @@ await build({
   logOverride: { 'empty-import-meta': 'silent' },
   logLevel: 'warning',
 });
+
+const script = join(outDir, 'src/cli/ovn-bgp-speaker.sh');
+copyFileSync(join(import.meta.dirname, '../src/cli/ovn-bgp-speaker.sh'), script);
+chmodSync(script, 0o755);

@@ -2,10 +2,11 @@
 # Installs the Debian packages the lab and the interop tests need, when any is missing.
 # Services are never started by the install: the lab starts its own daemons in namespaces.
 # systemd brings systemd-analyze (the service unit's check); python3 is the sd_notify listener of
-# the notify tests.
+# the notify tests. socat and netcat-openbsd are the installed command's unix-socket connectors;
+# gawk and busybox give its tests the other awks (mawk is Debian's default).
 set -euo pipefail
 
-PKGS=(frr gobgpd bird2 tshark pmacct ovn-central ovn-host openvswitch-common openvswitch-switch iproute2 iputils-ping procps openssl time systemd python3 bgpdump)
+PKGS=(frr gobgpd bird2 tshark pmacct ovn-central ovn-host openvswitch-common openvswitch-switch iproute2 iputils-ping procps openssl time systemd python3 bgpdump socat netcat-openbsd gawk busybox)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -20,6 +20,7 @@ describe('the package entry point (package.json main)', () => {
     const pkg = join(dir, 'pkg');
     mkdirSync(pkg);
     cpSync(join(root, 'package.json'), join(pkg, 'package.json'));
+    cpSync(join(root, 'packaging'), join(pkg, 'packaging'), { recursive: true });
     symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'));
     execFileSync(
       join(root, 'node_modules/.bin/tsc'),
@@ -68,17 +69,19 @@ routes: [{ prefix: 198.18.100.0/24 }]
     expect(result.rib['ipv4-unicast']).toBe(1);
   });
 
-  // The command package.json's bin names: one bundled file for show and neighbor, main.js for
-  // the rest.
-  it('installs a command that answers show from its bundle and hands every other command to main.js', async () => {
+  // The command package.json's bin names: a shell script that relays show and neighbor to the
+  // speaker (test/cli/shell-client.test.ts) or runs the Node CLI, one bundled file for show and
+  // neighbor, main.js for the rest.
+  it('installs a command that answers show and hands every other command to main.js', async () => {
     const pkgJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     const bin = join(dir, 'pkg', pkgJson.bin['ovn-bgp-speaker']);
+    expect(readFileSync(bin, 'utf8').startsWith('#!/bin/sh\n')).toBe(true);
     const socket = join(dir, 'bin-control.sock');
     const server = await startControlServer({ path: socket, control: fakeControl() });
     try {
       const run = (...args: string[]) =>
         new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-          execFile(process.execPath, [bin, ...args], { timeout: 30_000 }, (e, stdout, stderr) =>
+          execFile(bin, args, { timeout: 30_000 }, (e, stdout, stderr) =>
             resolve({ code: e ? Number(e.code ?? -1) : 0, stdout, stderr }),
           ),
         );
@@ -103,5 +106,24 @@ routes: [{ prefix: 198.18.100.0/24 }]
     } finally {
       await server.close();
     }
+  }, 60_000);
+
+  it('packs the command, executable, with the bundle it runs', () => {
+    const [pack] = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: join(dir, 'pkg'),
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    const files = new Map<string, number>(
+      pack.files.map((f: { path: string; mode: number }) => [f.path, f.mode]),
+    );
+    const pkgJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    const bin: string = pkgJson.bin['ovn-bgp-speaker'];
+    expect(files.get(bin)! & 0o111).toBe(0o111);
+    expect(files.has('dist/src/cli/ovn-bgp-speaker.cjs')).toBe(true);
+    expect(files.has('dist/src/cli/main.js')).toBe(true);
+    expect(files.has('packaging/systemd/ovn-bgp-speaker.service')).toBe(true);
   }, 60_000);
 });
