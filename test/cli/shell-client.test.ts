@@ -34,13 +34,13 @@ const NC = which('nc.openbsd');
 const HAVE_CONNECTORS = (SOCAT !== undefined && NC !== undefined) || process.env.CI === 'true';
 
 /** The awks the decoder must work with, those installed here (mawk is Debian's default). */
-const AWKS = (
+const AWKS: readonly (readonly [string, string])[] = (
   [
     ['mawk', which('mawk')],
     ['gawk', which('gawk')],
     ['busybox awk', which('busybox')],
   ] as const
-).filter((a): a is readonly [string, string] => a[1] !== undefined);
+).flatMap(([name, file]) => (file === undefined ? [] : [[name, file] as const]));
 
 interface Run {
   readonly code: number;
