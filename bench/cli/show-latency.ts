@@ -1,16 +1,17 @@
 /**
  * How long a `show` query takes from the shell: a fresh process per call, as an operator or a
- * script runs it, against a control socket serving a small fixed answer. Beside the installed
- * command (one bundled file) are the ways we measured and left: the ES module graph file by
- * file (what the command was before), the bundle with --jitless, a V8 startup snapshot of the
- * bundle; and the floors: bare Node and, as root with `--vtysh`, FRR's vtysh asking a bgpd
- * started in a lab namespace. Wall time of each spawn, median and max of --runs (default 15),
+ * script runs it, against a control socket serving a small fixed answer. The installed command
+ * is a shell script that relays the query to the speaker through socat (or nc.openbsd) and
+ * prints the text the speaker formats; beside it are the Node client it runs otherwise (one
+ * bundled file) and the ways we measured and left: the ES module graph file by file, the
+ * bundle with --jitless, a V8 startup snapshot of the bundle; and the floors: bare Node and,
+ * as root with `--vtysh`, FRR's vtysh asking a bgpd started in a lab namespace. Wall time of each spawn, median and max of --runs (default 15),
  * the cases taking turns so a busy machine weighs on each alike.
  *
  *   npm run build && node dist/bench/cli/show-latency.js [--runs N] [--vtysh]
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startControlServer } from '../../src/api/index.js';
 import type { SpeakerControl, SummaryView } from '../../src/api/types.js';
+import { runCliInSpeaker } from '../../src/cli/serve.js';
 import { machineLine, table } from '../support/report.js';
 
 const RUNS = 15;
@@ -30,6 +32,8 @@ const SRC = join(dirname(SELF), '../../src');
 const LOADER = EXT === '.ts' ? ['--import', 'tsx'] : [];
 /** What `npm run build` bundles (scripts/build-cli.mjs); absent when run from the sources. */
 const BUNDLE = join(SRC, 'cli/ovn-bgp-speaker.cjs');
+/** The installed command; its relayed queries need no bundle. */
+const SCRIPT = join(SRC, 'cli/ovn-bgp-speaker.sh');
 
 const SUMMARY: SummaryView = {
   routerId: '198.18.0.1',
@@ -67,13 +71,14 @@ interface Case {
   readonly what: string;
   readonly file: string;
   readonly args: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** Asynchronous: the control server answering the CLI runs in this process. */
 function spawnOnce(c: Case): Promise<number> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
-    execFile(c.file, [...c.args], { timeout: SPAWN_TIMEOUT_MS }, (error) =>
+    execFile(c.file, [...c.args], { timeout: SPAWN_TIMEOUT_MS, env: c.env ?? process.env }, (error) =>
       error ? reject(new Error(`${c.what}: ${error.message}`)) : resolve(performance.now() - start),
     );
   });
@@ -146,6 +151,25 @@ async function startBgpd(): Promise<{ vtyDir: string; stop: () => Promise<void> 
   };
 }
 
+/**
+ * A PATH of links to what the installed command uses but `tool`, so it takes its next choice;
+ * undefined when that next choice (nc.openbsd) is not installed.
+ */
+function pathWithout(dir: string, tool: string): string | undefined {
+  const bin = join(dir, `path-without-${tool}`);
+  mkdirSync(bin);
+  for (const name of ['awk', 'readlink', 'node', 'socat', 'nc.openbsd']) {
+    if (name === tool) continue;
+    const found = (process.env.PATH ?? '')
+      .split(':')
+      .map((d) => join(d, name))
+      .find((f) => existsSync(f));
+    if (name === 'nc.openbsd' && !found) return undefined;
+    if (found) symlinkSync(found, join(bin, name));
+  }
+  return bin;
+}
+
 const ms = (n: number) => `${n.toFixed(0)} ms`;
 
 export interface ShowLatencyOptions {
@@ -158,7 +182,7 @@ export async function runShowLatencyBench(options: ShowLatencyOptions = {}): Pro
   const runs = options.runs ?? RUNS;
   const dir = mkdtempSync(join(tmpdir(), 'obs-bench-cli-'));
   const socket = join(dir, 'control.sock');
-  const server = await startControlServer({ path: socket, control: CONTROL });
+  const server = await startControlServer({ path: socket, control: CONTROL, cli: runCliInSpeaker });
   let bgpd: Awaited<ReturnType<typeof startBgpd>> | undefined;
   try {
     const node = process.execPath;
@@ -177,8 +201,17 @@ export async function runShowLatencyBench(options: ShowLatencyOptions = {}): Pro
         args: [...LOADER, join(SRC, `cli/main${EXT}`), ...show],
       },
     ];
+    cases.push({ what: 'show summary: the installed command (sh, socat)', file: SCRIPT, args: show });
+    const ncOnly = pathWithout(dir, 'socat');
+    if (ncOnly)
+      cases.push({
+        what: 'show summary: the installed command (sh, nc.openbsd)',
+        file: SCRIPT,
+        args: show,
+        env: { ...process.env, PATH: ncOnly },
+      });
     if (existsSync(BUNDLE)) {
-      cases.push({ what: 'show summary: the bundle (installed)', file: node, args: [BUNDLE, ...show] });
+      cases.push({ what: 'show summary: the Node client (the bundle)', file: node, args: [BUNDLE, ...show] });
       cases.push({
         what: 'show summary: the bundle, --jitless',
         file: node,
