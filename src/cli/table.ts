@@ -9,7 +9,10 @@ const GAP = ' ';
 
 /** Header line then one line per row; no trailing spaces. */
 export function renderTable(columns: readonly Column[], rows: readonly (readonly string[])[]): string[] {
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...rows.map((r) => (r[i] ?? '').length)));
+  // A loop, not Math.max(...cells): spread as arguments overflows the stack on a full table.
+  const widths = columns.map((c) => c.header.length);
+  for (const r of rows)
+    for (let i = 0; i < widths.length; i++) widths[i] = Math.max(widths[i]!, (r[i] ?? '').length);
   const line = (cells: readonly string[]) =>
     columns
       .map((c, i) => {

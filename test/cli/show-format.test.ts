@@ -50,6 +50,14 @@ describe('renderTable', () => {
     );
     expect(t).toEqual(['Name      N Note', 'a      1000', 'longer    2 x']);
   });
+
+  it('takes a full table (the widths were once Math.max over every cell as arguments)', () => {
+    const rows = Array.from({ length: 300_000 }, (_, i) => [String(i)]);
+    const t = renderTable([{ header: 'N', align: 'right' }], rows);
+    expect(t).toHaveLength(300_001);
+    expect(t.at(-1)).toBe('299999');
+    expect(t[1]).toBe('     0');
+  });
 });
 
 describe('show summary', () => {
