@@ -41,6 +41,8 @@ export interface ConnectionLimits {
   readonly closeLingerMs: number;
   /** Bytes of an oversize request read and dropped while closing, before cutting the client off. */
   readonly discardBytes: number;
+  /** A `cli` request whose answer has more entries is handed back to the client to format. */
+  readonly cliMaxResultEntries: number;
 }
 
 /** What serves `cli` requests: the CLI's runner and the socket path its messages name. */
@@ -161,23 +163,39 @@ export class ControlConnection {
    * A `cli` request (cli-framing.ts) is the last on its connection: the command runs here, its
    * output goes back tagged line by line, and the connection is closed, which is how a client
    * that cannot half-close (nc without -N) knows the answer is complete. One the speaker cannot
-   * run is answered with a JSON error instead, and the client runs the command itself.
+   * run is answered with a JSON error instead, and the client runs the command itself: so is
+   * one whose answer is too long to format without holding the event loop (a full `show rib`).
    */
   async #runCli(line: string): Promise<void> {
     this.#queue.length = 0;
     const argv = parseCliRequest(line);
     let reply: CliReply | null = null;
     let refusal: ControlResponse | undefined;
+    let tooLong = false;
+    const call = async (method: string, params: object) => {
+      const response = await this.#dispatchInProcess(method, params);
+      if ('result' in response && Array.isArray(response.result)) {
+        tooLong = response.result.length > this.#limits.cliMaxResultEntries;
+        // Ends the command (it prints a ControlError and returns); its output is then dropped.
+        if (tooLong) throw new ControlError('unsupported', 'an answer this long is formatted by the client');
+      }
+      return this.#readInProcess(response);
+    };
     try {
-      if (argv !== undefined && this.#cli !== undefined)
-        reply = await this.#cli.run(argv, (method, params) => this.#callInProcess(method, params));
+      if (argv !== undefined && this.#cli !== undefined) reply = await this.#cli.run(argv, call);
+      if (tooLong) reply = null;
     } catch (e) {
       this.#log.error({ err: (e as Error).message }, 'cli request failed');
       refusal = errorResponse(null, e);
     }
     if (this.#socket.destroyed) return;
     if (reply === null) {
-      const why = argv === undefined ? 'malformed cli request' : 'not a command the control socket runs';
+      const why =
+        argv === undefined
+          ? 'malformed cli request'
+          : tooLong
+            ? `an answer of more than ${this.#limits.cliMaxResultEntries} entries is formatted by the client`
+            : 'not a command the control socket runs';
       this.#closeWith(refusal ?? errorResponse(null, new ControlError('bad-request', why)));
       return;
     }
@@ -195,14 +213,17 @@ export class ControlConnection {
     if (!this.#ended) this.#socket.resume();
   }
 
-  /**
-   * The CLI's request answered as the socket answers it (the same parsing, deadline and JSON
-   * of the result, a long one serialised in slices), read back by the client's own reader: the
-   * command prints byte for byte what it prints over the socket.
-   */
-  async #callInProcess(method: string, params: object): Promise<unknown> {
+  /** The CLI's request answered as the socket answers it: the same parsing and deadline. */
+  async #dispatchInProcess(method: string, params: object): Promise<ControlResponse> {
     const request = parseRequest(JSON.stringify({ id: REQUEST_ID, method, params }));
-    const response = isResponse(request) ? request : await this.#withDeadline(request);
+    return isResponse(request) ? request : await this.#withDeadline(request);
+  }
+
+  /**
+   * The answer as JSON (serialised in slices, as on the socket) read back by the client's own
+   * reader: the command prints byte for byte what it prints over the socket.
+   */
+  async #readInProcess(response: ControlResponse): Promise<unknown> {
     let answer = '';
     try {
       for (const piece of encodeResponsePieces(response, this.#limits.responseSliceEntries)) {

@@ -51,6 +51,14 @@ export const MAX_RIB_LIMIT = 100_000;
 /** A long array result is serialised this many entries at a time (a few milliseconds of work). */
 export const RESPONSE_SLICE_ENTRIES = 1000;
 
+/**
+ * A `cli` request is formatted in the speaker only when its answer has at most this many
+ * entries (`show rib`'s default limit); formatting is one synchronous piece of work, which at
+ * 100 000 entries held the event loop for seconds. A longer answer is handed back: the client
+ * runs the Node CLI, which asks for it as JSON (sent in slices) and formats it itself.
+ */
+export const CLI_MAX_RESULT_ENTRIES = 1000;
+
 /** The largest answer the client reads (MAX_RIB_LIMIT entries with several paths each). */
 export const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 

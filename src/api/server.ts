@@ -8,6 +8,7 @@ import type { CliRunner } from './cli-framing.js';
 import { type ConnectionLimits, ControlConnection } from './connection.js';
 import { ConnectionSlots } from './connection-slots.js';
 import {
+  CLI_MAX_RESULT_ENTRIES,
   CONTROL_CLOSE_LINGER_MS,
   CONTROL_DISCARD_BYTES,
   CONTROL_IDLE_TIMEOUT_MS,
@@ -59,6 +60,7 @@ export async function startControlServer(init: ControlServerInit): Promise<Contr
     watch: init.watch ?? { maxBacklog: MAX_WATCH_BACKLOG, sliceEvents: WATCH_SLICE_EVENTS },
     closeLingerMs: init.closeLingerMs ?? CONTROL_CLOSE_LINGER_MS,
     discardBytes: init.discardBytes ?? CONTROL_DISCARD_BYTES,
+    cliMaxResultEntries: init.cliMaxResultEntries ?? CLI_MAX_RESULT_ENTRIES,
   };
   const cli = init.cli && { run: init.cli, path: init.path };
   const connections = new Set<ControlConnection>();

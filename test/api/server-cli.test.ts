@@ -127,12 +127,33 @@ describe('a cli request on the control socket', () => {
     });
   });
 
+  it('hands an answer longer than it formats back to the client, with one JSON error line', async () => {
+    await start({ cliMaxResultEntries: 3 });
+    const short = await exchange(path, encodeCliRequest(['show', 'rib', '--limit', '3']), 0);
+    expect(short.lines.at(-1)).toBe('exit 0');
+    const long = await exchange(path, encodeCliRequest(['show', 'rib']), 0);
+    expect(long.closed).toBe(true);
+    expect(long.lines.map((l) => JSON.parse(l))).toEqual([
+      {
+        id: null,
+        error: {
+          code: 'bad-request',
+          message: 'an answer of more than 3 entries is formatted by the client',
+        },
+      },
+    ]);
+  });
+
   it('sends a long answer in slices, the event loop turning between them', async () => {
     const entries: RibEntryView[] = Array.from({ length: 5000 }, (_, i) => ({
       ...RIB[0]!,
       prefix: `10.${i >> 8}.${i & 255}.0/24`,
     }));
-    await start({ control: fakeControl({ rib: () => entries }), responseSliceEntries: 100 });
+    await start({
+      control: fakeControl({ rib: () => entries }),
+      responseSliceEntries: 100,
+      cliMaxResultEntries: 5000,
+    });
     let turns = 0;
     let counting = true;
     const count = () => {

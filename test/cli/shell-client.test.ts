@@ -183,6 +183,24 @@ describe.skipIf(!HAVE_CONNECTORS)('the installed command (a POSIX shell script)'
     }
   });
 
+  it('runs the Node client for an answer longer than the speaker formats, and prints the same', async () => {
+    const path = join(dir, 'short.sock');
+    const short = await startControlServer({
+      path,
+      control: fakeControl(),
+      cli: runCliInSpeaker,
+      cliMaxResultEntries: 2,
+    });
+    try {
+      const argv = ['show', 'rib', '--socket', path];
+      const viaShell = await run(script, argv, { PATH: paths.socat });
+      expect(viaShell).toEqual(await node(argv));
+      expect(viaShell.stdout).toContain('Displayed 4 routes');
+    } finally {
+      await short.close();
+    }
+  });
+
   it('says what the Node client says when no speaker listens', async () => {
     const argv = ['show', 'summary', '--socket', join(dir, 'nothing.sock')];
     const viaShell = await run(script, argv, { PATH: paths.socat });
