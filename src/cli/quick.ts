@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * The installed command. `npm run build` bundles this file and what `show` and `neighbor` need
- * into one script (dist/src/cli/ovn-bgp-speaker.cjs, scripts/build-cli.mjs): Node then reads
- * one file instead of resolving and compiling some sixty ES modules one by one, which was most
- * of a query's time beyond Node's own start (measured in bench/cli/show-latency.ts, where a
- * V8 startup snapshot and --jitless were slower). Every other command, and help, loads main.js
- * beside it, which imports per command as before.
+ * The Node client, which the installed command (ovn-bgp-speaker.sh) runs for every command it
+ * does not relay to the speaker itself. `npm run build` bundles this file and what `show` and
+ * `neighbor` need into one script (dist/src/cli/ovn-bgp-speaker.cjs, scripts/build-cli.mjs):
+ * Node then reads one file instead of resolving and compiling some sixty ES modules one by one,
+ * which was most of a query's time beyond Node's own start (measured in
+ * bench/cli/show-latency.ts, where a V8 startup snapshot and --jitless were slower). Every
+ * other command, and help, loads main.js beside it, which imports per command as before.
  */
 import { pathToFileURL } from 'node:url';
 import { runControlCommand } from './show.js';
