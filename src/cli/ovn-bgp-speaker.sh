@@ -20,7 +20,8 @@ node_cli() {
 }
 
 # Exit status of the decoder when the answer is not a CLI reply (nothing at all, a speaker
-# without `cli`, or `busy`): nothing was printed, and Node runs the command.
+# without `cli`, `busy`, an answer too long for the speaker to format): nothing was printed,
+# and Node runs the command.
 NOT_SERVED=125
 
 # The socket as show.ts finds it: the last --socket PATH or --socket=PATH, else
@@ -98,7 +99,7 @@ esac
 find_socket "$@" || node_cli "$@"
 
 if command -v socat >/dev/null 2>&1; then
-  # -t: how long to wait for the answer once the request is sent (the Node client's 10 s).
+  # -t: how long a silent speaker is waited for once the request is sent (the Node client's 10 s).
   connect() { socat -t 10 - "UNIX-CONNECT:$socket" 2>/dev/null; }
 elif command -v nc.openbsd >/dev/null 2>&1; then
   # -N: send EOF after the request; -w: give up on a speaker silent for 10 s.
