@@ -90,7 +90,7 @@ describe.skipIf(!IS_ROOT).each(VERSIONS)('central OVN speaker, eBGP multihop to 
     try {
       const moved = { '198.18.64.100/32': CHASSIS.hv2.ipv4, '2001:db8:64::100/128': CHASSIS.hv2.ipv6 };
       await lab.waitFabric(moved, 'the FIPs via hv2');
-      expect((await lab.installed('198.18.64.100/32')).via).toEqual([CHASSIS.hv2.ipv4]);
+      expect((await lab.waitInstalled('198.18.64.100/32', CHASSIS.hv2.ipv4)).via).toEqual([CHASSIS.hv2.ipv4]);
     } finally {
       await lab.sbctl('lsp-unbind', 'vm1', '--', 'lsp-bind', 'vm1', 'hv1');
     }
@@ -105,7 +105,7 @@ describe.skipIf(!IS_ROOT).each(VERSIONS)('central OVN speaker, eBGP multihop to 
     lab.reload({ fabricExport: ['tag'], fabric: { next_hop_unchanged: true } });
     table = await lab.waitFabric(KEPT, 'the kept next hops at FRR again', FLOW_MS);
     expect(Object.fromEntries(table)).toEqual(KEPT);
-    expect((await lab.installed('198.18.64.101/32')).via).toEqual([CHASSIS.gw1.ipv4]);
+    expect((await lab.waitInstalled('198.18.64.101/32', CHASSIS.gw1.ipv4)).via).toEqual([CHASSIS.gw1.ipv4]);
     // Soft out both times: the session FRR has with us is the one it had.
     expect(await lab.fabricEstablished()).toBe(sessions);
     expect((await lab.summary()).neighbors.find((n) => n.name === 'fabric')).toMatchObject({

@@ -377,6 +377,32 @@ export class OvnMultihopLab {
   }
 
   /**
+   * Waits (bounded) until zebra's entry for `prefix` is installed via `via`: bgpd hands its
+   * best path to zebra asynchronously, so zebra may still hold the one before. Returns the
+   * last entry seen, matching or not, for the caller's assertion.
+   */
+  async waitInstalled(
+    prefix: string,
+    via: string,
+    timeoutMs = 10_000,
+  ): Promise<{ installed: boolean; via: string[]; resolvedBy: string[] }> {
+    let last = await this.installed(prefix);
+    try {
+      await eventually(
+        async () => {
+          last = await this.installed(prefix);
+          return last.installed && last.via.length === 1 && last.via[0] === via ? last : undefined;
+        },
+        `zebra installs ${prefix} via ${via}`,
+        timeoutMs,
+      );
+    } catch {
+      // The caller's assertion says what differs.
+    }
+    return last;
+  }
+
+  /**
    * The fabric's zebra entry for a prefix: whether it is installed, its BGP next hop (the
    * recursive one) and what that resolved through.
    */
