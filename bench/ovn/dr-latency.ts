@@ -29,7 +29,7 @@ import { type BatchSample, printReport, type SeatFigures, type SingleSample } fr
 import { SEAT_NAMES, type Seat, type SeatKind, startFrrReference, startOurs } from './dr-seat.js';
 import { wireBatch, wireSingle } from './dr-wire.js';
 import { checkBuild, cpuMeter } from './lab.js';
-import { nbctlChange, northdDone, northdOwn, withTimeout } from './nbctl.js';
+import { natBatchArgs, nbctlChange, northdDone, northdOwn, withTimeout } from './nbctl.js';
 import { TableWatch, wallOffset } from './table-watch.js';
 import { VtyClient } from './vty.js';
 import { CommitWatch, received, waitReceived, waitReceivedSpan, watchRemoval, watchRoute } from './watch.js';
@@ -196,30 +196,7 @@ async function singles(c: Clocks, n: number): Promise<Pending<SingleSample>[]> {
 /** BATCH FIPs in one transaction (one ovn-nbctl with BATCH commands), or their removal in one. */
 async function batch(c: Clocks, seat: Seat, change: 'add' | 'del'): Promise<Pending<BatchSample>> {
   const ips = Array.from({ length: BATCH }, (_, i) => batchIp(i));
-  let cmds: string[];
-  if (change === 'add') {
-    cmds = ips
-      .flatMap((ip, i) => ['--', 'lr-nat-add', ROUTER, 'dnat_and_snat', ip, batchLogical(i)])
-      .slice(1);
-  } else {
-    // 10,000 lr-nat-del cost ovn-nbctl minutes before it commits (each scans the router's NATs
-    // and rewrites its set); one `remove` of their uuids is the same commit.
-    const listed = await c.lab.nbctl(
-      '--format=csv',
-      '--data=bare',
-      '--no-headings',
-      '--columns=_uuid,external_ip',
-      'list',
-      'NAT',
-    );
-    const uuidOf = new Map(
-      listed
-        .trim()
-        .split('\n')
-        .map((l) => l.split(',').reverse() as [string, string]),
-    );
-    cmds = ['remove', 'Logical_Router', ROUTER, 'nat', ...ips.map((ip) => uuidOf.get(ip) as string)];
-  }
+  const cmds = await natBatchArgs(change, ROUTER, ips, batchLogical, (...a) => c.lab.nbctl(...a));
   const base = await received(c.vty, HV1);
   const tableBase = c.table.count;
   const sign = change === 'add' ? 1 : -1;

@@ -22,7 +22,7 @@ import { nbctl, sbctl } from '../../test/support/ovsdb-lab.js';
 import { loadLine, machineLine, percentile, table } from '../support/report.js';
 import { firstAfter, WireCapture, type WireLog, wallOf } from './capture.js';
 import { checkBuild, cpuMeter, LAB, OvnBenchLab } from './lab.js';
-import { nbctlChange, northdDone, northdOwn, withTimeout } from './nbctl.js';
+import { natBatchArgs, nbctlChange, northdDone, northdOwn, withTimeout } from './nbctl.js';
 import { CommitWatch, type RouteSeen, received, waitReceived, watchRoute } from './watch.js';
 
 function arg(name: string, fallback: number | undefined): number | undefined {
@@ -160,31 +160,7 @@ async function batch(lab: OvnBenchLab, watch: CommitWatch, change: 'add' | 'del'
   const vty = await lab.vty();
   const base = await received(vty, LAB.speakerIp);
   const ips = Array.from({ length: BATCH }, (_, i) => batchIp(i));
-  let cmds: string[];
-  if (change === 'add') {
-    cmds = ips
-      .flatMap((ip, i) => ['--', 'lr-nat-add', ROUTER, 'dnat_and_snat', ip, batchLogical(i)])
-      .slice(1);
-  } else {
-    // 10,000 lr-nat-del cost ovn-nbctl itself minutes before it commits (each scans the router's
-    // NATs and rewrites its set); one `remove` of their uuids is the same commit.
-    const listed = await nbctl(
-      lab.nb.unix,
-      '--format=csv',
-      '--data=bare',
-      '--no-headings',
-      '--columns=_uuid,external_ip',
-      'list',
-      'NAT',
-    );
-    const uuidOf = new Map(
-      listed
-        .trim()
-        .split('\n')
-        .map((l) => l.split(',').reverse() as [string, string]),
-    );
-    cmds = ['remove', 'Logical_Router', ROUTER, 'nat', ...ips.map((ip) => uuidOf.get(ip) as string)];
-  }
+  const cmds = await natBatchArgs(change, ROUTER, ips, batchLogical, (...a) => nbctl(lab.nb.unix, ...a));
   const want = change === 'add' ? base + BATCH : base - BATCH;
   const meter = cpuMeter(lab.processes());
   let cpu: Record<string, number> = {};

@@ -69,3 +69,36 @@ export async function northdDone(watch: CommitWatch, nbCfg: number, timeoutMs: n
     await new Promise((r) => setTimeout(r, 2));
   }
 }
+
+/**
+ * The ovn-nbctl arguments that add `ips` as dnat_and_snat NATs of `router` (the i-th to
+ * `logical(i)`), or remove them, in one commit either way. `nbctl` runs ovn-nbctl on the
+ * lab's NB (needed to find the NATs' uuids for a removal).
+ */
+export async function natBatchArgs(
+  change: 'add' | 'del',
+  router: string,
+  ips: readonly string[],
+  logical: (i: number) => string,
+  nbctl: (...args: string[]) => Promise<string>,
+): Promise<string[]> {
+  if (change === 'add')
+    return ips.flatMap((ip, i) => ['--', 'lr-nat-add', router, 'dnat_and_snat', ip, logical(i)]).slice(1);
+  // 10,000 lr-nat-del cost ovn-nbctl minutes before it commits (each scans the router's NATs
+  // and rewrites its set); one `remove` of their uuids is the same commit.
+  const listed = await nbctl(
+    '--format=csv',
+    '--data=bare',
+    '--no-headings',
+    '--columns=_uuid,external_ip',
+    'list',
+    'NAT',
+  );
+  const uuidOf = new Map(
+    listed
+      .trim()
+      .split('\n')
+      .map((l) => l.split(',').reverse() as [string, string]),
+  );
+  return ['remove', 'Logical_Router', router, 'nat', ...ips.map((ip) => uuidOf.get(ip) as string)];
+}
