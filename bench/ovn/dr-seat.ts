@@ -15,7 +15,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { FrrDaemon, isRunning, spawnDetached, stopProcesses } from '../../frr-interop/lab/index.js';
+import { isRunning, spawnDetached, stopProcesses } from '../../frr-interop/lab/index.js';
 import { callControl } from '../../src/api/index.js';
 import {
   CHASSIS_AS,
@@ -111,26 +111,7 @@ export async function startOurs(lab: OvnDrLab, holdTime?: number): Promise<Seat>
 
 /** FRR 10.3 on hv1 in OVN's reference design for table `table`. */
 export async function startFrrReference(lab: OvnDrLab, table: number): Promise<Seat> {
-  const a = chassisAddress(CHASSIS);
-  const frr = new FrrDaemon(
-    { name: 'hv1frr', ns: lab.chassisNs(CHASSIS), dir: join(lab.dir, 'bench-hv1frr'), root: lab.root },
-    {
-      routerId: a.ipv4,
-      as: CHASSIS_AS,
-      neighbors: [{ address: FABRIC.ipv4, remoteAs: FABRIC_AS, families: ['ipv4', 'ipv6'] }],
-      extraConfig: [
-        `router bgp ${CHASSIS_AS}`,
-        ' address-family ipv4 unicast',
-        `  redistribute table ${table}`,
-        ' exit-address-family',
-        ' address-family ipv6 unicast',
-        `  redistribute table ${table}`,
-        ' exit-address-family',
-        'exit',
-      ],
-    },
-  );
-  frr.zebraLines = [`ip import-table ${table}`, `ipv6 import-table ${table}`];
+  const frr = lab.frrReference(CHASSIS, table, 'hv1frr', join(lab.dir, 'bench-hv1frr'));
   try {
     await frr.start();
   } catch (e) {

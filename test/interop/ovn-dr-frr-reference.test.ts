@@ -7,9 +7,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FrrDaemon } from '../../frr-interop/lab/index.js';
 import { eventually } from '../speaker/lab-speaker.js';
-import { CHASSIS_AS, chassisAddress, FABRIC, FABRIC_AS, OvnDrLab } from './support/ovn-dr-lab.js';
+import { chassisAddress, OvnDrLab } from './support/ovn-dr-lab.js';
 
 const WAIT_MS = 30_000;
 
@@ -50,25 +49,7 @@ describe("OVN 25.03 route exchange: FRR 10.3 in OVN's reference design and our s
 
   it('gives the same prefixes, next hops and MEDs', async () => {
     const a = chassisAddress(1);
-    const frr = new FrrDaemon(
-      { name: 'hv1frr', ns: lab.chassisNs(1), dir: join(lab.dir, 'hv1frr'), root: lab.root },
-      {
-        routerId: a.ipv4,
-        as: CHASSIS_AS,
-        neighbors: [{ address: FABRIC.ipv4, remoteAs: FABRIC_AS, families: ['ipv4', 'ipv6'] }],
-        extraConfig: [
-          `router bgp ${CHASSIS_AS}`,
-          ' address-family ipv4 unicast',
-          `  redistribute table ${table}`,
-          ' exit-address-family',
-          ' address-family ipv6 unicast',
-          `  redistribute table ${table}`,
-          ' exit-address-family',
-          'exit',
-        ],
-      },
-    );
-    frr.zebraLines = [`ip import-table ${table}`, `ipv6 import-table ${table}`];
+    const frr = lab.frrReference(1, table, 'hv1frr', join(lab.dir, 'hv1frr'));
     let theirs: Map<string, string>;
     try {
       await frr.start();

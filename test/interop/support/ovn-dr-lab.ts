@@ -153,6 +153,33 @@ export class OvnDrLab {
     return `${this.prefix}hv${i}`;
   }
 
+  /**
+   * FRR (the root's, 10.3) on chassis `i` as OVN's reference design runs it: zebra imports
+   * table `table` and bgpd redistributes it to the fabric, both families. Not started.
+   */
+  frrReference(i: number, table: number, name: string, dir: string): FrrDaemon {
+    const frr = new FrrDaemon(
+      { name, ns: this.chassisNs(i), dir, root: this.root },
+      {
+        routerId: chassisAddress(i).ipv4,
+        as: CHASSIS_AS,
+        neighbors: [{ address: FABRIC.ipv4, remoteAs: FABRIC_AS, families: ['ipv4', 'ipv6'] }],
+        extraConfig: [
+          `router bgp ${CHASSIS_AS}`,
+          ' address-family ipv4 unicast',
+          `  redistribute table ${table}`,
+          ' exit-address-family',
+          ' address-family ipv6 unicast',
+          `  redistribute table ${table}`,
+          ' exit-address-family',
+          'exit',
+        ],
+      },
+    );
+    frr.zebraLines = [`ip import-table ${table}`, `ipv6 import-table ${table}`];
+    return frr;
+  }
+
   /** ovn-nbctl from the root (OVN 25.03's), against the lab's NB. */
   nbctl(...args: string[]): Promise<string> {
     return run(this.root.argv(['ovn-nbctl', `--db=${this.nb}`, '--timeout=15', ...args]), {
