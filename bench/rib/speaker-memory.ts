@@ -4,10 +4,12 @@
  * the throughput benchmark's table (same generator, same seed); the speaker's RSS is read from
  * /proc before the session (idle) and once it holds every prefix (VmHWM), and its own
  * `process.memoryUsage()` at the peak comes from the `memory` line of its control socket when
- * `--probe` is given. Speed is not measured here (bench/throughput does that beside BIRD).
+ * `--probe` is given. With `--send`, a second eBGP session from 127.0.0.3 then takes the whole
+ * table from the speaker, and the peak covers sending too. Speed is not measured here
+ * (bench/throughput does that beside BIRD).
  *
  *   npm run build && node dist/bench/rib/speaker-memory.js [--prefixes N] [--shape skewed|transit] [--runs R]
- *        [--node-flag FLAG ...] [--linger SECONDS]
+ *        [--node-flag FLAG ...] [--linger SECONDS] [--send]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,11 +29,14 @@ import { connectWithRetry } from '../throughput/connect.js';
 import { BenchAs, STREAM_CHUNK_BYTES } from '../throughput/constants.js';
 import { RawSession } from '../throughput/raw-session.js';
 import { buildTable, encodeTable, messageAlignedCuts } from '../throughput/table-stream.js';
+import { countUpdate, type PrefixCounts } from '../throughput/update-count.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CLI = resolve(dirname(SELF), '../../src/cli/main.js');
 const SPEAKER = '127.0.0.1';
 const PEER = '127.0.0.2';
+/** The peer the table is sent to with --send. */
+const RECEIVER = '127.0.0.3';
 const PORT = 11179;
 const POLL = 100;
 const READY_TIMEOUT = 30_000;
@@ -49,12 +54,25 @@ interface Options {
   nodeFlags: string[];
   /** Keep the speaker this long after it holds the table (for a probe of its own). */
   lingerMs: number;
+  /** Then send the table to a second peer and report the peak over both. */
+  send: boolean;
 }
 
 function options(argv: readonly string[]): Options {
-  const o: Options = { prefixes: 1_000_000, shape: 'skewed', runs: 1, nodeFlags: [], lingerMs: 0 };
+  const o: Options = {
+    prefixes: 1_000_000,
+    shape: 'skewed',
+    runs: 1,
+    nodeFlags: [],
+    lingerMs: 0,
+    send: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
+    if (argv[i] === '--send') {
+      o.send = true;
+      continue;
+    }
     if (argv[i] === '--prefixes') o.prefixes = Number(v);
     else if (argv[i] === '--shape' && TABLE_SHAPES.includes(v as TableShape)) o.shape = v as TableShape;
     else if (argv[i] === '--runs') o.runs = Number(v);
@@ -117,6 +135,15 @@ async function once(o: Options, stream: Uint8Array): Promise<string> {
           import: ['all'],
           export: ['all'],
         },
+        {
+          name: 'receiver',
+          peer_ip: RECEIVER,
+          remote_as: BenchAs.COUNTER,
+          passive: true,
+          families: ['ipv4-unicast'],
+          import: ['all'],
+          export: ['all'],
+        },
       ],
       policies: { all: { statements: [{ action: 'accept' }] } },
     }),
@@ -170,18 +197,54 @@ async function once(o: Options, stream: Uint8Array): Promise<string> {
     const cpu = cpuSeconds(child.pid!) - cpuIdle;
     const silence = session.liveness().maxSilenceMs;
     const perRoute = (full.hwm - idle.rss) / o.prefixes;
+    const sent = o.send ? await sendTable(o, child.pid!) : '';
     await sleep(o.lingerMs);
     return (
       `idle RSS ${(idle.rss / MIB).toFixed(1)} MiB (anon ${(idle.anon / MIB).toFixed(1)}), ` +
       `peak ${(full.hwm / MIB).toFixed(1)} MiB, after ${(full.rss / MIB).toFixed(1)} MiB, ` +
       `${perRoute.toFixed(1)} bytes/route above idle; held in ${((done - established) / 1000).toFixed(2)} s ` +
-      `(to a ${POLL} ms poll), CPU ${cpu.toFixed(2)} s, longest silence ${silence.toFixed(0)} ms`
+      `(to a ${POLL} ms poll), CPU ${cpu.toFixed(2)} s, longest silence ${silence.toFixed(0)} ms${sent}`
     );
   } finally {
     session?.socket.destroy();
     child.kill('SIGTERM');
     await new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** --send: a second session takes the whole table; the peak RSS now covers sending. */
+async function sendTable(o: Options, pid: number): Promise<string> {
+  const cpu0 = cpuSeconds(pid);
+  const counts: PrefixCounts = { announced: 0, withdrawn: 0 };
+  const tcp = await connectWithRetry({ host: SPEAKER, port: PORT, localAddress: RECEIVER }, 5_000);
+  let established = 0;
+  const session = new RawSession(
+    tcp,
+    { localAs: BenchAs.COUNTER, bgpId: parseIpv4('198.18.0.4'), holdTimeSeconds: 9, afis: [Afi.IPV4] },
+    {
+      established: (t) => {
+        established = t;
+      },
+      update: (m) => countUpdate(m, counts),
+      closed: (reason) => console.log(`receiver's session closed: ${reason}`),
+    },
+  );
+  try {
+    const deadline = wallClock() + LOAD_TIMEOUT;
+    while (counts.announced < o.prefixes) {
+      if (wallClock() > deadline)
+        throw new Error(`only ${counts.announced} of ${o.prefixes} prefixes sent in time`);
+      await sleep(POLL);
+    }
+    const seconds = (wallClock() - established) / 1000;
+    const s = status(pid);
+    return (
+      `; sent in ${seconds.toFixed(2)} s (to a ${POLL} ms poll), CPU ${(cpuSeconds(pid) - cpu0).toFixed(2)} s, ` +
+      `peak over both ${(s.hwm / MIB).toFixed(1)} MiB, after ${(s.rss / MIB).toFixed(1)} MiB`
+    );
+  } finally {
+    session.socket.destroy();
   }
 }
 

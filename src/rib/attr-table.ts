@@ -10,7 +10,7 @@ import {
   type PathAttributes,
   WireAttributes,
 } from '../bgp/wire/index.js';
-import { InternTable } from './intern-table.js';
+import { WireInternTable } from './wire-intern-table.js';
 
 const HAS_MED = 1;
 const HAS_LOCAL_PREF = 2;
@@ -37,7 +37,7 @@ export interface AttrTableInit {
  * decoded once per set into typed columns (routes share sets ~10 to 1 in a full table, and
  * reading a lazily decoded AS_PATH per comparison would cost far more).
  */
-export class AttrTable extends InternTable<PathAttributes> {
+export class AttrTable extends WireInternTable {
   readonly localAs: number;
   readonly routerId: number;
   readonly clusterId: number;
@@ -105,31 +105,6 @@ export class AttrTable extends InternTable<PathAttributes> {
   /** Forget next-hop verdicts (the hook's answers changed). */
   resetNextHops(): void {
     this.nextHopState.fill(0);
-  }
-
-  // A received set carries its id here (one table numbers it; any other uses the Map): a
-  // full table's 100k new sets would otherwise grow a Map entry by entry.
-  protected override idOf(v: PathAttributes): number | undefined {
-    if (v instanceof WireAttributes && v.internOwner === this) return v.internId;
-    return super.idOf(v);
-  }
-
-  protected override setId(v: PathAttributes, id: number): void {
-    if (v instanceof WireAttributes && v.internOwner === null) {
-      v.internOwner = this;
-      v.internId = id;
-    } else {
-      super.setId(v, id);
-    }
-  }
-
-  protected override clearId(v: PathAttributes): void {
-    if (v instanceof WireAttributes && v.internOwner === this) {
-      v.internOwner = null;
-      v.internId = -1;
-    } else {
-      super.clearId(v);
-    }
   }
 
   protected override grown(capacity: number): void {

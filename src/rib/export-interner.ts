@@ -1,14 +1,19 @@
 import {
   Afi,
+  AttrFlag,
+  AttrType,
   encodeUpdate,
   hashKey,
   type PathAttributes,
   type PreparedAttributes,
+  UpdateDecoder,
   UpdatePacker,
+  WireAttributes,
   Writer,
 } from '../bgp/wire/index.js';
 import { grown } from './grow.js';
-import { type ContentIndex, InternTable } from './intern-table.js';
+import type { ContentIndex } from './intern-table.js';
+import { WireInternTable } from './wire-intern-table.js';
 
 /** encodeUpdate's withdrawn-length and attribute-length fields, before the attributes. */
 const UPDATE_PREFIX_BYTES = 4;
@@ -16,14 +21,26 @@ const UPDATE_PREFIX_BYTES = 4;
 const NONE = -1;
 
 /**
- * Exported attribute sets by content: their encoding with 4-octet ASNs, kept per id, found
- * by a 32-bit hash of it (a chain of ids per hash, compared byte by byte). A number keys the
- * Map, not a string of the bytes: no string to build and hash per new set, none to keep.
+ * Exported attribute sets by content: their encoding with 4-octet ASNs, found by a 32-bit
+ * hash of it (a chain of ids per hash, compared byte by byte). A number keys the Map, not a
+ * string of the bytes: no string to build and hash per new set, none to keep.
+ *
+ * A new set is kept as a compact one: the encoding, decoded into a wire-backed set over a
+ * copy in an arena (`compact`). The exported set as built — a dozen fields, its AS_PATH as
+ * arrays, about 1 KB of heap with the received set's decoded fields — is then garbage, and
+ * the canonical set is its bytes plus one object, read lazily when anything asks.
  */
 export class EncodedContent implements ContentIndex<PathAttributes> {
-  /** Per id: the attributes' bytes (after the UPDATE's two length fields). */
-  readonly bytes: (Uint8Array | undefined)[] = [];
   readonly #w = new Writer(256);
+  /** iBGP's rules and 4-octet ASNs: every attribute an export carries is kept as it is. */
+  readonly #decoder = new UpdateDecoder(
+    { as4: true, ebgp: false, addPathIpv4: false, addPathIpv6: false },
+    { reuseLists: true },
+  );
+  /** Per id: the canonical encoding is raw[start, end) (a compact set's arena, or a copy). */
+  #raw: (Uint8Array | undefined)[] = [];
+  #start = new Int32Array(64);
+  #end = new Int32Array(64);
   /** Hash → the first id of its chain. */
   readonly #heads = new Map<number, number>();
   #next = new Int32Array(64);
@@ -31,6 +48,8 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
   /** What the last `find` encoded and hashed, for the `add` that follows a miss. */
   #lastFound: PathAttributes | null = null;
   #lastHash = 0;
+  /** The set `compact` made from the last encoding: known new, and already hashed. */
+  #compacted: WireAttributes | null = null;
   readonly #hash: typeof hashKey;
 
   /** `hash` is replaceable so tests can make every set collide. */
@@ -39,14 +58,36 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
   }
 
   find(v: PathAttributes): number | undefined {
+    if (v === this.#compacted) return undefined;
     const w = this.#w.reset();
     encodeUpdate(w, { attrs: v }, { as4: true });
     const h = this.#hash(w.buf, UPDATE_PREFIX_BYTES, w.pos);
     this.#lastFound = v;
     this.#lastHash = h;
+    this.#compacted = null;
     for (let id = this.#heads.get(h) ?? NONE; id !== NONE; id = this.#next[id])
-      if (sameBytes(this.bytes[id]!, w.buf, UPDATE_PREFIX_BYTES, w.pos)) return id;
+      if (sameBytes(this.#raw[id]!, this.#start[id], this.#end[id], w.buf, UPDATE_PREFIX_BYTES, w.pos))
+        return id;
     return undefined;
+  }
+
+  /**
+   * After a `find` that missed: the set it encoded as a compact wire-backed set, or null when
+   * the bytes do not decode back cleanly (the set as built is then kept instead).
+   */
+  compact(): WireAttributes | null {
+    const w = this.#w;
+    let attrs: PathAttributes | null;
+    try {
+      const u = this.#decoder.decode(w.buf, 0, w.pos);
+      attrs = u.action === 'ok' ? u.attrs : null;
+    } catch {
+      return null;
+    }
+    if (!(attrs instanceof WireAttributes) || attrs.issues.length > 0) return null;
+    this.#compacted = attrs;
+    this.#lastFound = attrs;
+    return attrs;
   }
 
   add(id: number, v: PathAttributes): void {
@@ -56,10 +97,22 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
       const cap = Math.max(id + 1, this.#next.length * 2);
       this.#next = grown(this.#next, cap);
       this.#hashes = grown(this.#hashes, cap);
+      this.#start = grown(this.#start, cap);
+      this.#end = grown(this.#end, cap);
     }
+    const c = this.#compacted;
+    if (c !== null && v === c) {
+      this.#raw[id] = c.raw;
+      this.#start[id] = c.rawStart;
+      this.#end[id] = c.rawEnd;
+    } else {
+      const w = this.#w;
+      this.#raw[id] = w.buf.slice(UPDATE_PREFIX_BYTES, w.pos);
+      this.#start[id] = 0;
+      this.#end[id] = w.pos - UPDATE_PREFIX_BYTES;
+    }
+    this.#compacted = null;
     const h = this.#lastHash;
-    const w = this.#w;
-    this.bytes[id] = w.buf.slice(UPDATE_PREFIX_BYTES, w.pos);
     this.#hashes[id] = h;
     this.#next[id] = this.#heads.get(h) ?? NONE;
     this.#heads.set(h, id);
@@ -76,24 +129,63 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
       while (this.#next[prev] !== id) prev = this.#next[prev];
       this.#next[prev] = this.#next[id];
     }
-    this.bytes[id] = undefined;
+    this.#raw[id] = undefined;
     this.#lastFound = null;
+    this.#compacted = null;
+  }
+
+  /**
+   * A live id's encoding as an UPDATE carries it to a 4-octet-AS session: every attribute
+   * but MP_REACH_NLRI (`rest`), and MP_REACH_NLRI's value without NLRI (`mpHeader`), which
+   * encodeUpdate writes first.
+   */
+  prepared(id: number): PreparedAttributes {
+    const raw = this.#raw[id]!;
+    const start = this.#start[id];
+    const end = this.#end[id];
+    const reachEnd = raw[start + 1] === AttrType.MP_REACH_NLRI ? attributeEnd(raw, start) : start;
+    const rest = view(raw, reachEnd, end);
+    if (reachEnd === start) return { afi: Afi.IPV4, rest, mpHeader: null };
+    const valueStart = start + ((raw[start] & AttrFlag.EXTENDED_LENGTH) !== 0 ? 4 : 3);
+    return {
+      afi: (raw[valueStart] << 8) | raw[valueStart + 1],
+      rest,
+      mpHeader: raw.subarray(valueStart, reachEnd),
+    };
   }
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array, from: number, to: number): boolean {
-  if (a.length !== to - from) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[from + i]) return false;
+/** Where the attribute starting at `at` ends. */
+function attributeEnd(raw: Uint8Array, at: number): number {
+  const ext = (raw[at] & AttrFlag.EXTENDED_LENGTH) !== 0;
+  return at + (ext ? 4 + ((raw[at + 2] << 8) | raw[at + 3]) : 3 + raw[at + 2]);
+}
+
+/** raw[start, end), as itself when that is all of it. */
+function view(raw: Uint8Array, start: number, end: number): Uint8Array {
+  return start === 0 && end === raw.length ? raw : raw.subarray(start, end);
+}
+
+function sameBytes(
+  a: Uint8Array,
+  aFrom: number,
+  aTo: number,
+  b: Uint8Array,
+  from: number,
+  to: number,
+): boolean {
+  if (aTo - aFrom !== to - from) return false;
+  for (let i = aFrom, j = from; i < aTo; i++, j++) if (a[i] !== b[j]) return false;
   return true;
 }
 
 /**
  * Exported attribute sets interned by content (their encoding with 4-octet ASNs), so every
- * peer whose export gives the same attributes shares one object: its UPDATE bytes are
- * prepared once for every session with 4-octet ASNs (`prepared`), from that very encoding
- * where it is the same.
+ * peer whose export gives the same attributes shares one set, kept compact (EncodedContent),
+ * and its UPDATE bytes are prepared once for every session with 4-octet ASNs (`prepared`),
+ * straight from that encoding.
  */
-export class ExportInterner extends InternTable<PathAttributes> {
+export class ExportInterner extends WireInternTable {
   readonly #content: EncodedContent;
   /** Per id: the set's prepared UPDATE bytes for 4-octet-AS sessions, once asked for. */
   #prepared: (PreparedAttributes | undefined)[] = [];
@@ -105,6 +197,18 @@ export class ExportInterner extends InternTable<PathAttributes> {
   }
 
   /**
+   * The id of `v` or of a set equal by content. A new set is held as its compact twin:
+   * `get(id)` is then not `v` but equal to it.
+   */
+  override intern(v: PathAttributes): number {
+    const known = this.idOf(v);
+    if (known !== undefined) return known;
+    const same = this.#content.find(v);
+    if (same !== undefined) return same;
+    return super.intern(this.#content.compact() ?? v);
+  }
+
+  /**
    * The UPDATE bytes of an interned set for a session with 4-octet ASNs (as
    * `UpdatePacker.prepare` makes them); undefined when the set is not interned here.
    */
@@ -113,13 +217,12 @@ export class ExportInterner extends InternTable<PathAttributes> {
     if (id === undefined) return undefined;
     let p = this.#prepared[id];
     if (p === undefined) {
-      // Without MP_REACH_NLRI (kept apart for the NLRI) and in canonical order (no received
-      // layout), the content's bytes are the prepared ones: the set is encoded once, not once
-      // more per session.
-      p =
-        attrs.mpReach === undefined && attrs.layout === undefined
-          ? { afi: Afi.IPV4, rest: this.#content.bytes[id]!, mpHeader: null }
-          : this.#packer.prepare(attrs);
+      // In canonical order (a compact set's bytes are its encoding; a set as built has no
+      // received layout) the content's bytes are the prepared ones: the set is encoded once,
+      // not once more per session.
+      const canonical =
+        attrs instanceof WireAttributes ? attrs.internOwner === this : attrs.layout === undefined;
+      p = canonical ? this.#content.prepared(id) : this.#packer.prepare(attrs);
       this.#prepared[id] = p;
     }
     return p;

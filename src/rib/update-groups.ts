@@ -1,4 +1,10 @@
-import { Afi, type AfiCode, type PathAttributes, type PrefixList } from '../bgp/wire/index.js';
+import {
+  Afi,
+  type AfiCode,
+  type PathAttributes,
+  type PrefixList,
+  WireAttributes,
+} from '../bgp/wire/index.js';
 import { AddPathRibOut, type PathWishes } from './add-path-out.js';
 import { AdjRibOut, NOT_ADVERTISED } from './adj-rib-out.js';
 import { ChangeBatch } from './change-batch.js';
@@ -126,8 +132,12 @@ export class UpdateGroup {
     }
     const known = afi === Afi.IPV4 ? entry.v4 : entry.v6;
     if (known !== undefined) return known;
+    // A received set decoded only for this export need not stay decoded: the export is kept
+    // compact (ExportInterner), and the paths and lists would outlive it as garbage held.
+    const wire = attrs instanceof WireAttributes && !attrs.hasDecoded ? attrs : null;
     const made = exportAttributes(attrs, afi, source, this.target, this.ctx);
     const out = made && this.interner.get(this.interner.intern(made));
+    wire?.forgetDecoded();
     if (afi === Afi.IPV4) entry.v4 = out;
     else entry.v6 = out;
     return out;

@@ -1,8 +1,14 @@
 import { type AfiCode, PrefixList } from '../bgp/wire/index.js';
 import type { OutboundWork } from './adj-rib-out.js';
 
-/** Lists kept for reuse at most: a slice of a full table with ~10 prefixes per attribute set. */
-const MAX_SPARE = 1024;
+/**
+ * Lists kept for reuse at most: as many as a slice of export work can take, one per prefix
+ * at worst (RoutingDefaults.EXPORT_SLICE_PREFIXES). A transit-like table has one to three
+ * prefixes per attribute set, so a slice takes thousands of lists; with fewer spares each
+ * slice made most of them anew, and they lived long enough to be promoted — a transit table's
+ * send left hundreds of MB for the full collector. At most about 3.5 MB held.
+ */
+const MAX_SPARE = 8192;
 /** A list that grew past this many prefixes is dropped rather than kept. */
 const MAX_SPARE_CAPACITY = 256;
 

@@ -2,11 +2,21 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import { makeAttributes, type PathAttributes } from '../../src/bgp/wire/attributes/types.js';
-import { Afi, AsPathSegmentType, Safi } from '../../src/bgp/wire/constants.js';
+import { WireAttributes } from '../../src/bgp/wire/attributes/wire-attributes.js';
+import { Afi, AsPathSegmentType, AttrFlag, Safi } from '../../src/bgp/wire/constants.js';
+import { encodeUpdate } from '../../src/bgp/wire/update.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
+import { Writer } from '../../src/bgp/wire/writer.js';
 import { EncodedContent, ExportInterner } from '../../src/rib/export-interner.js';
 
 const packer = new UpdatePacker({ as4: true });
+
+/** A set's encoding with 4-octet ASNs, as the interner compares sets. */
+function encoded(a: PathAttributes): Uint8Array {
+  const w = new Writer(256);
+  encodeUpdate(w, { attrs: a }, { as4: true });
+  return w.buf.slice(0, w.pos);
+}
 
 /** Exported-looking attribute sets: IPv4 next hop or MP_REACH_NLRI, optional fields, big ASNs. */
 const exported: fc.Arbitrary<PathAttributes> = fc
@@ -39,20 +49,59 @@ describe('ExportInterner.prepared', () => {
     fc.assert(
       fc.property(exported, (a) => {
         const interner = new ExportInterner();
-        interner.ref(interner.intern(a));
-        expect(interner.prepared(a)).toEqual(packer.prepare(a));
+        const id = interner.intern(a);
+        interner.ref(id);
+        expect(interner.prepared(interner.get(id))).toEqual(packer.prepare(a));
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('holds a new set as its compact twin: wire-backed, equal by content, the same bytes', () => {
+    fc.assert(
+      fc.property(exported, (a) => {
+        const interner = new ExportInterner();
+        const id = interner.intern(a);
+        interner.ref(id);
+        const canonical = interner.get(id);
+        expect(canonical).toBeInstanceOf(WireAttributes);
+        expect(canonical).not.toBe(a);
+        expect(encoded(canonical)).toEqual(encoded(a));
+        expect(canonical.asPath).toEqual(a.asPath);
+        expect(canonical.communities).toEqual(a.communities);
+        expect(canonical.nextHop).toBe(a.nextHop);
+        expect(canonical.mpReach).toEqual(a.mpReach);
+        expect(interner.intern(canonical)).toBe(id);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps a set whose bytes do not decode back cleanly as it was built', () => {
+    // An unrecognised attribute without the optional bit: a session would be reset for it.
+    const odd = makeAttributes({
+      origin: 0,
+      asPath: [],
+      nextHop: parseIpv4('198.18.0.1'),
+      unknown: [{ type: 240, flags: AttrFlag.TRANSITIVE, value: new Uint8Array([1]) }],
+    });
+    const interner = new ExportInterner();
+    const id = interner.intern(odd);
+    interner.ref(id);
+    expect(interner.get(id)).toBe(odd);
+    expect(interner.intern(makeAttributes({ ...odd }))).toBe(id);
+    expect(interner.prepared(odd)).toEqual(packer.prepare(odd));
   });
 
   it('answers for a set equal by content with the canonical one, and not for a stranger', () => {
     const interner = new ExportInterner();
     const a = makeAttributes({ origin: 0, asPath: [], nextHop: parseIpv4('198.18.0.1') });
     const twin = makeAttributes({ ...a });
-    interner.ref(interner.intern(a));
-    expect(interner.intern(twin)).toBe(interner.intern(a));
-    expect(interner.prepared(a)).toEqual(packer.prepare(a));
+    const id = interner.intern(a);
+    interner.ref(id);
+    expect(interner.intern(twin)).toBe(id);
+    expect(interner.intern(a)).toBe(id);
+    expect(interner.prepared(interner.get(id))).toEqual(packer.prepare(a));
     expect(interner.prepared(twin)).toBeUndefined();
   });
 
@@ -62,13 +111,14 @@ describe('ExportInterner.prepared', () => {
         const interner = new ExportInterner();
         const id = interner.intern(a);
         interner.ref(id);
-        interner.prepared(a);
+        const canonical = interner.get(id);
+        interner.prepared(canonical);
         interner.unref(id);
-        expect(interner.prepared(a)).toBeUndefined();
+        expect(interner.prepared(canonical)).toBeUndefined();
         const again = interner.intern(b);
         interner.ref(again);
         expect(again).toBe(id);
-        expect(interner.prepared(b)).toEqual(packer.prepare(b));
+        expect(interner.prepared(interner.get(again))).toEqual(packer.prepare(b));
       }),
       { numRuns: 200 },
     );

@@ -21,8 +21,12 @@ export function isValidAsPath(buf: Uint8Array, pos: number, end: number, asSize:
 
 /** Decodes a value that isValidAsPath accepted. */
 export function decodeAsPath(buf: Uint8Array, pos: number, end: number, asSize: 2 | 4): AsPathSegment[] {
-  const segments: AsPathSegment[] = [];
-  while (pos < end) {
+  // Sized up front: a decoded path may be held as long as its set, and an array grown by
+  // push keeps room for 17 segments where nearly every path has one.
+  let n = 0;
+  for (let p = pos; p < end; p += 2 + buf[p + 1] * asSize) n++;
+  const segments = new Array<AsPathSegment>(n);
+  for (let k = 0; pos < end; k++) {
     const type = buf[pos];
     const count = buf[pos + 1];
     pos += 2;
@@ -34,7 +38,7 @@ export function decodeAsPath(buf: Uint8Array, pos: number, end: number, asSize: 
           : (buf[pos] << 8) | buf[pos + 1];
       pos += asSize;
     }
-    segments.push({ type, asns });
+    segments[k] = { type, asns };
   }
   return segments;
 }

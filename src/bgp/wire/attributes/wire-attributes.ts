@@ -265,6 +265,19 @@ export class WireAttributes implements PathAttributes {
     return memo.layout;
   }
 
+  /** Whether anything was decoded and remembered beyond the scalars. */
+  get hasDecoded(): boolean {
+    return this.memo !== null;
+  }
+
+  /**
+   * Drops what was decoded and remembered (it is decoded again when read): for a reader that
+   * needed it once, such as an export whose result is kept in bytes of its own.
+   */
+  forgetDecoded(): void {
+    this.memo = null;
+  }
+
   private memoized(): MutableAttributes {
     if (this.memo === null) this.memo = {};
     return this.memo;
