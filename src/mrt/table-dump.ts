@@ -1,5 +1,13 @@
 import { addressBytes } from '../address/index.js';
-import { Afi, AttrFlag, AttrType, type PathAttributes, UpdatePacker, Writer } from '../bgp/wire/index.js';
+import {
+  Afi,
+  AttrFlag,
+  AttrType,
+  type PathAttributes,
+  restBytes,
+  UpdatePacker,
+  Writer,
+} from '../bgp/wire/index.js';
 import { nextTurn } from '../components/index.js';
 import { ChangeBatch, FIRST_BEST, type Rib, type RouteSource } from '../rib/index.js';
 import { MrtDefaults } from './constants.js';
@@ -45,19 +53,19 @@ export function tableDumpAttributes(
   attrs: PathAttributes,
   afi: number = Afi.IPV4,
 ): Uint8Array {
-  const prepared = packer.prepare(attrs);
+  const rest = restBytes(packer.prepare(attrs));
   const reach = attrs.mpReach;
   if (!reach) {
-    if (afi !== Afi.IPV4 || attrs.nextHop !== undefined) return prepared.rest;
-    const out = new Uint8Array(prepared.rest.length + 7);
-    out.set(prepared.rest);
-    out.set([AttrFlag.TRANSITIVE, AttrType.NEXT_HOP, 4, 0, 0, 0, 0], prepared.rest.length);
+    if (afi !== Afi.IPV4 || attrs.nextHop !== undefined) return rest;
+    const out = new Uint8Array(rest.length + 7);
+    out.set(rest);
+    out.set([AttrFlag.TRANSITIVE, AttrType.NEXT_HOP, 4, 0, 0, 0, 0], rest.length);
     return out;
   }
   const nh = reach.nextHop;
-  const out = new Uint8Array(prepared.rest.length + 4 + nh.length);
-  out.set(prepared.rest);
-  let p = prepared.rest.length;
+  const out = new Uint8Array(rest.length + 4 + nh.length);
+  out.set(rest);
+  let p = rest.length;
   out[p++] = AttrFlag.OPTIONAL;
   out[p++] = AttrType.MP_REACH_NLRI;
   out[p++] = 1 + nh.length;

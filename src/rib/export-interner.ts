@@ -17,13 +17,13 @@ import { WireInternTable } from './wire-intern-table.js';
 
 /** encodeUpdate's withdrawn-length and attribute-length fields, before the attributes. */
 const UPDATE_PREFIX_BYTES = 4;
-/** End of a hash chain. */
-const NONE = -1;
+/** Slots of the id table at first; it doubles whenever it would be more than half full. */
+const INITIAL_SLOTS = 1024;
 
 /**
  * Exported attribute sets by content: their encoding with 4-octet ASNs, found by a 32-bit
- * hash of it (a chain of ids per hash, compared byte by byte). A number keys the Map, not a
- * string of the bytes: no string to build and hash per new set, none to keep.
+ * hash of it in an open-addressed table of ids (compared byte by byte): nothing to build or
+ * keep per set but two integers, where a Map by hash cost tens of bytes a set and its growth.
  *
  * A new set is kept as a compact one: the encoding, decoded into a wire-backed set over a
  * copy in an arena (`compact`). The exported set as built — a dozen fields, its AS_PATH as
@@ -41,9 +41,10 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
   #raw: (Uint8Array | undefined)[] = [];
   #start = new Int32Array(64);
   #end = new Int32Array(64);
-  /** Hash → the first id of its chain. */
-  readonly #heads = new Map<number, number>();
-  #next = new Int32Array(64);
+  /** Open addressing, probed linearly from a set's hash: id + 1 per slot, 0 when empty. */
+  #slots = new Int32Array(INITIAL_SLOTS);
+  #count = 0;
+  /** Per id: its hash, for removing and for growing the table. */
   #hashes = new Int32Array(64);
   /** What the last `find` encoded and hashed, for the `add` that follows a miss. */
   #lastFound: PathAttributes | null = null;
@@ -65,9 +66,16 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
     this.#lastFound = v;
     this.#lastHash = h;
     this.#compacted = null;
-    for (let id = this.#heads.get(h) ?? NONE; id !== NONE; id = this.#next[id])
-      if (sameBytes(this.#raw[id]!, this.#start[id], this.#end[id], w.buf, UPDATE_PREFIX_BYTES, w.pos))
+    const slots = this.#slots;
+    const mask = slots.length - 1;
+    for (let i = h & mask; slots[i] !== 0; i = (i + 1) & mask) {
+      const id = slots[i] - 1;
+      if (
+        this.#hashes[id] === h &&
+        sameBytes(this.#raw[id]!, this.#start[id], this.#end[id], w.buf, UPDATE_PREFIX_BYTES, w.pos)
+      )
         return id;
+    }
     return undefined;
   }
 
@@ -93,9 +101,8 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
   add(id: number, v: PathAttributes): void {
     if (v !== this.#lastFound) this.find(v);
     this.#lastFound = null;
-    if (id >= this.#next.length) {
-      const cap = Math.max(id + 1, this.#next.length * 2);
-      this.#next = grown(this.#next, cap);
+    if (id >= this.#hashes.length) {
+      const cap = Math.max(id + 1, this.#hashes.length * 2);
       this.#hashes = grown(this.#hashes, cap);
       this.#start = grown(this.#start, cap);
       this.#end = grown(this.#end, cap);
@@ -112,26 +119,45 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
       this.#end[id] = w.pos - UPDATE_PREFIX_BYTES;
     }
     this.#compacted = null;
-    const h = this.#lastHash;
-    this.#hashes[id] = h;
-    this.#next[id] = this.#heads.get(h) ?? NONE;
-    this.#heads.set(h, id);
+    this.#hashes[id] = this.#lastHash;
+    if ((this.#count + 1) * 2 > this.#slots.length) this.#grow();
+    this.#place(this.#slots, id);
+    this.#count++;
   }
 
   remove(id: number): void {
-    const h = this.#hashes[id];
-    const head = this.#heads.get(h)!;
-    if (head === id) {
-      if (this.#next[id] === NONE) this.#heads.delete(h);
-      else this.#heads.set(h, this.#next[id]);
-    } else {
-      let prev = head;
-      while (this.#next[prev] !== id) prev = this.#next[prev];
-      this.#next[prev] = this.#next[id];
+    const slots = this.#slots;
+    const mask = slots.length - 1;
+    let i = this.#hashes[id] & mask;
+    while (slots[i] !== id + 1) i = (i + 1) & mask;
+    // Backward-shift deletion: a later entry of the run moves into the hole unless its own
+    // slot lies cyclically after the hole, so every probe still meets no gap before its id.
+    for (let j = (i + 1) & mask; slots[j] !== 0; j = (j + 1) & mask) {
+      const home = this.#hashes[slots[j] - 1] & mask;
+      const stays = i <= j ? i < home && home <= j : i < home || home <= j;
+      if (stays) continue;
+      slots[i] = slots[j];
+      i = j;
     }
+    slots[i] = 0;
+    this.#count--;
     this.#raw[id] = undefined;
     this.#lastFound = null;
     this.#compacted = null;
+  }
+
+  #place(slots: Int32Array, id: number): void {
+    const mask = slots.length - 1;
+    let i = this.#hashes[id] & mask;
+    while (slots[i] !== 0) i = (i + 1) & mask;
+    slots[i] = id + 1;
+  }
+
+  #grow(): void {
+    const old = this.#slots;
+    const slots = new Int32Array(old.length * 2);
+    for (let i = 0; i < old.length; i++) if (old[i] !== 0) this.#place(slots, old[i] - 1);
+    this.#slots = slots;
   }
 
   /**
@@ -144,12 +170,14 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
     const start = this.#start[id];
     const end = this.#end[id];
     const reachEnd = raw[start + 1] === AttrType.MP_REACH_NLRI ? attributeEnd(raw, start) : start;
-    const rest = view(raw, reachEnd, end);
-    if (reachEnd === start) return { afi: Afi.IPV4, rest, mpHeader: null };
+    if (reachEnd === start)
+      return { afi: Afi.IPV4, rest: raw, restStart: reachEnd, restEnd: end, mpHeader: null };
     const valueStart = start + ((raw[start] & AttrFlag.EXTENDED_LENGTH) !== 0 ? 4 : 3);
     return {
       afi: (raw[valueStart] << 8) | raw[valueStart + 1],
-      rest,
+      rest: raw,
+      restStart: reachEnd,
+      restEnd: end,
       mpHeader: raw.subarray(valueStart, reachEnd),
     };
   }
@@ -159,11 +187,6 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
 function attributeEnd(raw: Uint8Array, at: number): number {
   const ext = (raw[at] & AttrFlag.EXTENDED_LENGTH) !== 0;
   return at + (ext ? 4 + ((raw[at + 2] << 8) | raw[at + 3]) : 3 + raw[at + 2]);
-}
-
-/** raw[start, end), as itself when that is all of it. */
-function view(raw: Uint8Array, start: number, end: number): Uint8Array {
-  return start === 0 && end === raw.length ? raw : raw.subarray(start, end);
 }
 
 function sameBytes(

@@ -32,5 +32,5 @@ export * from './route-refresh.js';
 export * from './update.js';
 export { type AttrContext, DEFAULT_UPDATE_CONTEXT, type UpdateContext } from './update-context.js';
 export { UpdateDecoder } from './update-decode.js';
-export { type PreparedAttributes, UpdatePacker } from './update-packer.js';
+export { type PreparedAttributes, restBytes, UpdatePacker } from './update-packer.js';
 export { Writer } from './writer.js';

@@ -14,13 +14,28 @@ import { Writer } from './writer.js';
  */
 export interface PreparedAttributes {
   readonly afi: number;
-  /** Every attribute except MP_REACH_NLRI. */
+  /**
+   * Every attribute except MP_REACH_NLRI: rest[restStart, restEnd) (a range, so a set kept in
+   * a shared arena needs no view of its own).
+   */
   readonly rest: Uint8Array;
+  readonly restStart: number;
+  readonly restEnd: number;
   /** AFI, SAFI, next-hop length, next hop, reserved: the start of MP_REACH_NLRI's value. */
   readonly mpHeader: Uint8Array | null;
 }
 
 const NO_NLRI: UpdateInput = {};
+
+/** Bytes of the attributes other than MP_REACH_NLRI. */
+function restLength(p: PreparedAttributes): number {
+  return p.restEnd - p.restStart;
+}
+
+/** The attributes other than MP_REACH_NLRI, as a view. */
+export function restBytes(p: PreparedAttributes): Uint8Array {
+  return p.restStart === 0 && p.restEnd === p.rest.length ? p.rest : p.rest.subarray(p.restStart, p.restEnd);
+}
 
 /**
  * Packs prefixes into as few UPDATEs as fit the size limit (4096, or 65535 with RFC 8654),
@@ -42,9 +57,10 @@ export class UpdatePacker {
     const w = this.scratch.reset();
     encodeCanonical(w, NO_NLRI, attrs, this.ctx, false);
     const rest = w.buf.slice(0, w.pos);
-    if (!reach) return { afi: Afi.IPV4, rest, mpHeader: null };
+    const restEnd = rest.length;
+    if (!reach) return { afi: Afi.IPV4, rest, restStart: 0, restEnd, mpHeader: null };
     w.reset().u16(reach.afi).u8(reach.safi).u8(reach.nextHop.length).bytes(reach.nextHop).u8(reach.reserved);
-    return { afi: reach.afi, rest, mpHeader: w.buf.slice(0, w.pos) };
+    return { afi: reach.afi, rest, restStart: 0, restEnd, mpHeader: w.buf.slice(0, w.pos) };
   }
 
   /** Appends UPDATEs announcing prefixes [from, to) of `list`; returns how many messages. */
@@ -63,13 +79,13 @@ export class UpdatePacker {
   ): number {
     let messages = 0;
     let i = from;
-    const fixed = HEADER_LENGTH + 4 + attrs.rest.length;
+    const fixed = HEADER_LENGTH + 4 + restLength(attrs);
     if (fixed >= this.maxLength)
-      throw new Error(`attributes of ${attrs.rest.length} bytes leave no room for NLRI`);
+      throw new Error(`attributes of ${restLength(attrs)} bytes leave no room for NLRI`);
     while (i < to) {
       w.ensure(this.maxLength);
       const at = startHeader(w, MessageType.UPDATE);
-      w.u16(0).u16(attrs.rest.length).bytes(attrs.rest);
+      w.u16(0).u16(restLength(attrs)).range(attrs.rest, attrs.restStart, attrs.restEnd);
       const limit = at + this.maxLength;
       for (; i < to; i++) {
         if (w.pos + nlriSize(list, i) > limit) break;
@@ -92,9 +108,9 @@ export class UpdatePacker {
     let messages = 0;
     let i = from;
     // MP_REACH_NLRI first (RFC 7606 section 5.1), always with a 2-octet length.
-    const fixed = HEADER_LENGTH + 4 + 4 + mpHeader.length + attrs.rest.length;
+    const fixed = HEADER_LENGTH + 4 + 4 + mpHeader.length + restLength(attrs);
     if (fixed >= this.maxLength)
-      throw new Error(`attributes of ${attrs.rest.length} bytes leave no room for NLRI`);
+      throw new Error(`attributes of ${restLength(attrs)} bytes leave no room for NLRI`);
     while (i < to) {
       w.ensure(this.maxLength);
       const at = startHeader(w, MessageType.UPDATE);
@@ -104,13 +120,13 @@ export class UpdatePacker {
       w.u8(AttrFlag.OPTIONAL | AttrFlag.EXTENDED_LENGTH).u8(AttrType.MP_REACH_NLRI);
       const mpLenAt = w.mark();
       w.u16(0).bytes(mpHeader);
-      const limit = at + this.maxLength - attrs.rest.length;
+      const limit = at + this.maxLength - restLength(attrs);
       for (; i < to; i++) {
         if (w.pos + nlriSize(list, i) > limit) break;
         encodeNlriAt(w, list, i);
       }
       w.patch16(mpLenAt, w.pos - mpLenAt - 2);
-      w.bytes(attrs.rest);
+      w.range(attrs.rest, attrs.restStart, attrs.restEnd);
       w.patch16(attrLenAt, w.pos - attrLenAt - 2);
       finishHeader(w, at);
       messages++;

@@ -59,6 +59,18 @@ export class Writer {
     return this;
   }
 
+  /** v[from, to), without a view of it. */
+  range(v: Uint8Array, from: number, to: number): this {
+    const n = to - from;
+    this.ensure(n);
+    const b = this.buf;
+    const p = this.pos;
+    if (n < 64) for (let i = 0; i < n; i++) b[p + i] = v[from + i];
+    else b.set(v.subarray(from, to), p);
+    this.pos = p + n;
+    return this;
+  }
+
   fill(value: number, n: number): this {
     this.ensure(n);
     this.buf.fill(value, this.pos, this.pos + n);
