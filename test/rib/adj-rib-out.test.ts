@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addressBytes, parseIpv4 } from '../../src/address/index.js';
 import { AttrInterner } from '../../src/bgp/wire/attributes/interner.js';
+import { WireAttributes } from '../../src/bgp/wire/attributes/wire-attributes.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
 import { checkHeader } from '../../src/bgp/wire/header.js';
 import { UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
@@ -20,7 +21,20 @@ import {
   UpdateGroups,
   WellKnownCommunity,
 } from '../../src/rib/index.js';
-import { attrs, attrs6, CLIENT, EBGP_A, EBGP_B, LOCAL_AS, NONCLIENT, ROUTER_ID, v4, v6 } from './routes.js';
+import { workLists } from '../../src/rib/work-lists.js';
+import {
+  attrs,
+  attrs6,
+  CLIENT,
+  EBGP_A,
+  EBGP_B,
+  LOCAL_AS,
+  NONCLIENT,
+  ROUTER_ID,
+  v4,
+  v6,
+  wireUpdate,
+} from './routes.js';
 
 const LOCAL_V4 = parseIpv4('198.18.0.1');
 const LOCAL_V6 = addressBytes('2001:db8::1');
@@ -422,6 +436,23 @@ describe('work handed back after packing', () => {
     );
   });
 
+  it('keeps a whole slice of lists for the next one, one set per prefix at worst', () => {
+    const { rib, groups, step } = setup();
+    const a = rib.addPeer(EBGP_A);
+    const o = groups.join(out('b'), rib) as AdjRibOut;
+    // As many attribute sets as prefixes: one list each in a slice of 3000.
+    for (let i = 0; i < 6000; i++)
+      rib.announce(a, v4(`198.18.${i >> 8}.${i & 255}/32`), attrs([65001, i + 1]));
+    step();
+    const first = o.take(3000);
+    expect(first.announce).toHaveLength(3000);
+    o.release(first);
+    const spare = workLists.spare;
+    expect(spare).toBeGreaterThanOrEqual(3000);
+    o.release(o.take(3000));
+    expect(workLists.spare).toBe(spare);
+  });
+
   it('leaves work that was not handed back as it was', () => {
     const { rib, groups, step } = setup();
     const a = rib.addPeer(EBGP_A);
@@ -453,5 +484,44 @@ describe('one attribute set from two sources', () => {
     expect(to.sentFor(parsePrefix('198.18.1.0/24'))?.originatorId).toBe(CLIENT.routerId);
     expect(to.sentFor(parsePrefix('198.18.2.0/24'))?.originatorId).toBe(parseIpv4('198.18.1.6'));
     expect(to.sentFor(parsePrefix('198.18.3.0/24'))?.originatorId).toBe(CLIENT.routerId);
+  });
+});
+
+describe('exporting a received attribute set', () => {
+  function receivedTable() {
+    const w = setup();
+    const a = w.rib.addPeer(EBGP_A);
+    const u = wireUpdate({
+      attrs: attrs([65001, 65100], { communities: [0xfde80001], med: 7 }),
+      nlri: v4('198.18.1.0/24', '198.18.2.0/24'),
+    });
+    const received = u.attrs as WireAttributes;
+    return { ...w, a, u, received };
+  }
+
+  it('sends it as a compact set and leaves the received set undecoded', () => {
+    const { rib, groups, step, a, u, received } = receivedTable();
+    rib.applyUpdate(a, u);
+    step();
+    expect(received.hasDecoded).toBe(false);
+    const work = groups.join(out('b'), rib).take();
+    expect(work.announce).toHaveLength(1);
+    const sent = work.announce[0]!.attrs;
+    expect(sent).toBeInstanceOf(WireAttributes);
+    expect(sent.asPath).toEqual([{ type: 2, asns: [LOCAL_AS, 65001, 65100] }]);
+    expect(sent.communities).toEqual([0xfde80001]);
+    expect(sent.nextHop).toBe(LOCAL_V4);
+    expect(sent.med).toBeUndefined(); // RFC 4271 5.1.4: not passed on to another AS
+    expect(received.hasDecoded).toBe(false);
+  });
+
+  it('leaves a set that was decoded before its export decoded', () => {
+    const { rib, groups, step, a, u, received } = receivedTable();
+    rib.applyUpdate(a, u);
+    step();
+    const path = received.asPath;
+    groups.join(out('b'), rib).take();
+    expect(received.hasDecoded).toBe(true);
+    expect(received.asPath).toBe(path);
   });
 });
