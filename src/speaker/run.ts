@@ -69,11 +69,6 @@ export async function runSpeaker(file: string, options: RunOptions = {}): Promis
   const notify = serviceNotifier(options.env ?? process.env, process.pid, logger);
   notify?.status('starting');
 
-  // Before Speaker.start opens the listener: no peer's table can arrive while it runs.
-  if (config.speaker.warmUp !== false) {
-    const w = warmUp();
-    logger.debug({ prefixes: w.prefixes, rounds: w.rounds, ms: Math.round(w.ms) }, 'receive path warmed up');
-  }
   let speaker: Speaker;
   try {
     speaker = await Speaker.start(config, {
@@ -89,6 +84,13 @@ export async function runSpeaker(file: string, options: RunOptions = {}): Promis
     notify?.status(`could not start: ${(e as Error).message}`);
     notify?.close();
     return RunStatus.FAILED;
+  }
+  // After the speaker's own objects exist (their shapes are what the warmed code is compiled
+  // for; warmed first, the code was thrown away as they appeared) and before this turn ends:
+  // no connection is served, so no peer's table can arrive while it runs.
+  if (config.speaker.warmUp !== false) {
+    const w = warmUp();
+    logger.debug({ prefixes: w.prefixes, rounds: w.rounds, ms: Math.round(w.ms) }, 'receive path warmed up');
   }
   options.onStarted?.(speaker);
   // Start-up is over: the BGP listener and the control socket are up.

@@ -10,8 +10,8 @@ import {
 
 /**
  * The synthetic table the warm-up feeds through the receive path: UPDATE messages as a peer
- * sends them (4-octet AS, IPv4 in the NLRI field, IPv6 in MP_REACH_NLRI), about ten prefixes
- * per attribute set as in a real table, then the same prefixes withdrawn. Built in memory only;
+ * sends them (4-octet AS, IPv4 in the NLRI field, IPv6 in MP_REACH_NLRI), a few prefixes per
+ * attribute set as in a real table, then the same prefixes withdrawn. Built in memory only;
  * its prefixes are from the benchmarking and documentation blocks (198.18.0.0/15, 2001:db8::/32).
  */
 export interface WarmUpTable {
@@ -28,13 +28,20 @@ export const WARM_UP_NEXT_HOP_V4 = 0xc6120001; // 198.18.0.1
 const NEXT_HOP_V6 = Uint8Array.of(0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1);
 
 const V4_BASE = 0xc6120000; // 198.18.0.0/15
-/** One IPv4 prefix per /28 of 198.18.0.0/15, /28 to /30: 8192 at most. */
-const V4_SLOT_BITS = 4;
-const V4_MAX = 2 ** (17 - V4_SLOT_BITS);
+const V4_BLOCK_LENGTH = 15;
+/** The /24s of the block, each the start of nine prefixes (/24 to /32): 4608 and the shorter ones at most. */
+const V4_SLOT_SIZE = 256;
+const V4_SLOTS = 2 ** (24 - V4_BLOCK_LENGTH);
+const V4_MAX = V4_SLOTS * 9;
 /** One IPv6 prefix per /48 of 2001:db8::/32, /48 to /64. */
 const V6_MAX = 2 ** 16;
 const V6_LENGTHS = [48, 56, 64] as const;
-const PER_ATTRIBUTE_SET = 10;
+/**
+ * Prefixes per attribute set, in turn: one to three as most sets of a transit table carry,
+ * ten as an aggregator's. About three and a half on average, so the interning tables grow past
+ * their first size here and not at a session's first UPDATEs.
+ */
+const SET_SIZES = [1, 1, 2, 3, 10] as const;
 /** A message buffer that holds any table the warm-up builds (at least 9 bytes a prefix, twice). */
 const BYTES_PER_PREFIX = 32;
 
@@ -47,15 +54,10 @@ export function warmUpTable(prefixes: number, ipv6Share: number): WarmUpTable {
   const size = (v4 + v6) * BYTES_PER_PREFIX + 4096;
   const announce = new Writer(size);
   for (const list of lists) {
-    for (let from = 0; from < list.count; from += PER_ATTRIBUTE_SET) {
-      const to = Math.min(from + PER_ATTRIBUTE_SET, list.count);
-      packer.announce(
-        announce,
-        packer.prepare(attributesFor(list.afi, from / PER_ATTRIBUTE_SET)),
-        list,
-        from,
-        to,
-      );
+    for (let from = 0, g = 0; from < list.count; g++) {
+      const to = Math.min(from + SET_SIZES[g % SET_SIZES.length], list.count);
+      packer.announce(announce, packer.prepare(attributesFor(list.afi, g)), list, from, to);
+      from = to;
     }
   }
   const withdraw = new Writer(size);
@@ -63,12 +65,25 @@ export function warmUpTable(prefixes: number, ipv6Share: number): WarmUpTable {
   return { announce: announce.finish(), withdraw: withdraw.finish() };
 }
 
+/**
+ * IPv4 prefixes of 198.18.0.0/15 with the lengths a full table has, so the decoder has seen
+ * every prefix size it reads in its own way before a session's first UPDATE (2, 3 and 4
+ * address octets; a /24 first in each /24 of the block, then /25 to /32 at its start, and the
+ * shorter ones where the /24 starts them).
+ */
 function ipv4Prefixes(n: number): PrefixList {
   const list = new PrefixList(Afi.IPV4, false, Math.max(n, 1));
-  for (let i = 0; i < n; i++) {
+  const add = (address: number, len: number) => {
     const k = list.grow();
-    list.words[k] = (V4_BASE + (i << V4_SLOT_BITS)) >>> 0;
-    list.lens[k] = 28 + (i % 3);
+    list.words[k] = address >>> 0;
+    list.lens[k] = len;
+  };
+  for (let slot = 0; slot < V4_SLOTS && list.count < n; slot++) {
+    const address = V4_BASE + slot * V4_SLOT_SIZE;
+    for (let len = 24; len <= 32 && list.count < n; len++) add(address, len);
+    // A /23 where the slot starts one, a /22 where it starts one, and so on up to the /15.
+    for (let len = 23; len >= V4_BLOCK_LENGTH && list.count < n && slot % 2 ** (24 - len) === 0; len--)
+      add(address, len);
   }
   return list;
 }

@@ -1,10 +1,16 @@
+import { nextHopFacts } from '../bgp/session/index.js';
 import {
   Afi,
   AttrInterner,
-  DEFAULT_MESSAGE_CONTEXT,
+  buildOpen,
+  type Capability,
   Framer,
+  type MessageContext,
   MessageDecoder,
   MessageType,
+  messageContextOf,
+  negotiate,
+  Safi,
   type UpdateMessage,
 } from '../bgp/wire/index.js';
 import { AcceptAll } from '../policy/index.js';
@@ -33,6 +39,8 @@ export interface WarmUpReport {
 const LOCAL_AS = 64513;
 const ROUTER_ID = 0xc6120002; // 198.18.0.2
 const PEER_ROUTER_ID = 0xc6120001;
+/** Hold time of the synthetic OPENs (any valid value: nothing runs a timer). */
+const HOLD_TIME = 90;
 
 /**
  * A fresh process receives its first full table with cold code: V8 interprets the decoder,
@@ -40,9 +48,11 @@ const PEER_ROUTER_ID = 0xc6120001;
  * first table took twice as long as a later one. The warm-up runs a synthetic table through
  * the same functions a session's UPDATEs go through (framer, UPDATE decoder with interning
  * and reused lists, import, Adj-RIB-In and Loc-RIB, route flow into update groups), then
- * withdraws it, on instances of its own that are dropped afterwards. Called before the BGP
- * listener opens, it leaves nothing in the speaker: no RIB entry, no route sent, no sink
- * write, no metric (those belong to objects it never sees).
+ * withdraws it, on instances of its own that are dropped afterwards, with what a session hands
+ * the decoder made alike (its decoding context, Buffers, every prefix size). Called once the
+ * speaker's own objects exist and in the same turn, before any connection is served, it leaves
+ * nothing in the speaker: no RIB entry, no route sent, no sink write, no metric (those belong
+ * to objects it never sees).
  */
 export function warmUp(init: WarmUpInit = {}): WarmUpReport {
   const started = performance.now();
@@ -84,12 +94,14 @@ function round(announce: Uint8Array, withdraw: Uint8Array): number {
     address: '198.18.0.1',
   });
   const importer = new Importer(rib, peer, new AcceptAll('warm-up'), [false, false]);
-  const decoder = new MessageDecoder(DEFAULT_MESSAGE_CONTEXT, {
+  const decoder = new MessageDecoder(sessionContext(), {
     interner: new AttrInterner(),
     reuseLists: true,
   });
   const framer = new Framer();
-  const feed = (stream: Uint8Array) => {
+  const feed = (bytes: Uint8Array) => {
+    // As a socket hands them over: Buffers, whose map the decoder's compiled code then knows.
+    const stream = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     for (let at = 0; at < stream.length; at += WarmUpDefaults.READ_BYTES) {
       framer.push(stream.subarray(at, at + WarmUpDefaults.READ_BYTES));
       for (let m = framer.next(); m !== null; m = framer.next()) {
@@ -111,4 +123,32 @@ function round(announce: Uint8Array, withdraw: Uint8Array): number {
   flow.flush();
   flow.close();
   return held;
+}
+
+/**
+ * The decoding context made as an eBGP session makes its own (negotiate, then
+ * messageContextOf with the connection's next-hop facts): warmed with a context of another
+ * shape, the decoder's compiled code met a new map at a session's first UPDATE and was thrown
+ * away again.
+ */
+function sessionContext(): MessageContext {
+  const open = (as: number, bgpId: number) => {
+    const capabilities: Capability[] = [
+      { name: 'multiprotocol', afi: Afi.IPV4, reserved: 0, safi: Safi.UNICAST },
+      { name: 'multiprotocol', afi: Afi.IPV6, reserved: 0, safi: Safi.UNICAST },
+      { name: 'route-refresh' },
+      { name: 'four-octet-as', as },
+    ];
+    return buildOpen({ as, bgpId, holdTime: HOLD_TIME, capabilities });
+  };
+  const negotiated = negotiate(open(LOCAL_AS, ROUTER_ID), open(WARM_UP_PEER_AS, PEER_ROUTER_ID), {
+    expectedRemoteAs: WARM_UP_PEER_AS,
+    localAs: LOCAL_AS,
+  });
+  const connection = {
+    direction: 'incoming' as const,
+    local: { address: '198.18.0.2', port: 179 },
+    remote: { address: '198.18.0.1', port: 49152 },
+  };
+  return messageContextOf(negotiated, true, nextHopFacts(connection));
 }

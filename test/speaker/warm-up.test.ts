@@ -47,6 +47,23 @@ describe('warmUpTable', () => {
       { numRuns: 25 },
     );
   });
+
+  it('has IPv4 prefixes of every address size the decoder reads apart, distinct, all in 198.18.0.0/15', () => {
+    const framer = new Framer();
+    const decoder = new MessageDecoder();
+    framer.push(warmUpTable(3000, 0).announce);
+    const seen = new Set<string>();
+    for (let m = framer.next(); m !== null; m = framer.next()) {
+      for (const p of (decoder.decode(m) as UpdateMessage).nlri.toArray()) {
+        expect(p.len).toBeGreaterThanOrEqual(15);
+        expect(p.addr.startsWith('198.18.') || p.addr.startsWith('198.19.')).toBe(true);
+        seen.add(`${p.addr}/${p.len}`);
+      }
+    }
+    expect(seen.size).toBe(3000);
+    const octets = new Set([...seen].map((p) => Math.ceil(Number(p.split('/')[1]) / 8)));
+    expect([...octets].sort()).toEqual([2, 3, 4]);
+  });
 });
 
 describe('warmUp', () => {

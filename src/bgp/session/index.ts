@@ -20,6 +20,7 @@ export {
 export { FAMILY, FAMILY_NAMES, type FamilyName, familyName, SessionDefaults } from './constants.js';
 export { SessionConfigError, SessionError, type SessionErrorKind } from './errors.js';
 export { endsGracefully } from './graceful.js';
+export { nextHopFacts } from './next-hop-facts.js';
 export { checkFamilies, type GracefulRestartState, localCapabilities, localOpen } from './open.js';
 export { Peer, type PeerComponents } from './peer.js';
 export type {

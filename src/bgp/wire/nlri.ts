@@ -35,10 +35,11 @@ function decodeIpv4(buf: Uint8Array, pos: number, end: number, out: PrefixList):
     if (pos + n > end) return false;
     // Unrolled by byte count: the common /24 takes three loads and no loop.
     let w = 0;
+    // One and two octets share a branch: a warm-up inside 198.18.0.0/15 has no prefix of one,
+    // and a branch it never ran would throw the compiled code away at a table's first /8.
     if (n === 3) w = (buf[pos] << 24) | (buf[pos + 1] << 16) | (buf[pos + 2] << 8);
     else if (n === 4) w = (buf[pos] << 24) | (buf[pos + 1] << 16) | (buf[pos + 2] << 8) | buf[pos + 3];
-    else if (n === 2) w = (buf[pos] << 24) | (buf[pos + 1] << 16);
-    else if (n === 1) w = buf[pos] << 24;
+    else if (n !== 0) w = (buf[pos] << 24) | (n === 2 ? buf[pos + 1] << 16 : 0);
     pos += n;
     const i = out.grow();
     out.lens[i] = len;
