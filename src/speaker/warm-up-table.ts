@@ -1,6 +1,8 @@
 import {
   Afi,
   type AfiCode,
+  encodeMessageBytes,
+  KEEPALIVE,
   makeAttributes,
   type PathAttributes,
   PrefixList,
@@ -15,7 +17,7 @@ import {
  * its prefixes are from the benchmarking and documentation blocks (198.18.0.0/15, 2001:db8::/32).
  */
 export interface WarmUpTable {
-  /** The announcements, whole messages back to back. */
+  /** The announcements, whole messages back to back, a KEEPALIVE now and then among them. */
   readonly announce: Uint8Array;
   /** Every announced prefix withdrawn again. */
   readonly withdraw: Uint8Array;
@@ -42,6 +44,9 @@ const V6_LENGTHS = [48, 56, 64] as const;
  * their first size here and not at a session's first UPDATEs.
  */
 const SET_SIZES = [1, 1, 2, 3, 10] as const;
+/** A KEEPALIVE after every this many attribute sets' UPDATEs. */
+const KEEPALIVE_EVERY = 64;
+const KEEPALIVE_BYTES = encodeMessageBytes(KEEPALIVE);
 /** A message buffer that holds any table the warm-up builds (at least 9 bytes a prefix, twice). */
 const BYTES_PER_PREFIX = 32;
 
@@ -57,6 +62,8 @@ export function warmUpTable(prefixes: number, ipv6Share: number): WarmUpTable {
     for (let from = 0, g = 0; from < list.count; g++) {
       const to = Math.min(from + SET_SIZES[g % SET_SIZES.length], list.count);
       packer.announce(announce, packer.prepare(attributesFor(list.afi, g)), list, from, to);
+      // A peer's KEEPALIVEs come between its UPDATEs: the decoder meets them too.
+      if (g % KEEPALIVE_EVERY === 0) announce.bytes(KEEPALIVE_BYTES);
       from = to;
     }
   }

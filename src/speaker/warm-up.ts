@@ -4,14 +4,13 @@ import {
   AttrInterner,
   buildOpen,
   type Capability,
+  endOfRib,
   Framer,
   type MessageContext,
   MessageDecoder,
-  MessageType,
   messageContextOf,
   negotiate,
   Safi,
-  type UpdateMessage,
 } from '../bgp/wire/index.js';
 import { AcceptAll } from '../policy/index.js';
 import { Rib, RibDefaults, UpdateGroups } from '../rib/index.js';
@@ -105,8 +104,10 @@ function round(announce: Uint8Array, withdraw: Uint8Array): number {
     for (let at = 0; at < stream.length; at += WarmUpDefaults.READ_BYTES) {
       framer.push(stream.subarray(at, at + WarmUpDefaults.READ_BYTES));
       for (let m = framer.next(); m !== null; m = framer.next()) {
-        if (m[18] !== MessageType.UPDATE) continue;
-        importer.apply(decoder.decode(m) as UpdateMessage);
+        // Every message decoded, and End-of-RIB looked for, as a session does.
+        const message = decoder.decode(m);
+        if (message.type !== 'update' || endOfRib(message) !== null) continue;
+        importer.apply(message);
         flow.schedule();
       }
       while (due !== null) {

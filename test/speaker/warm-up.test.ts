@@ -25,7 +25,8 @@ function countPrefixes(stream: Uint8Array): { announced: number; withdrawn: numb
   let announced = 0;
   let withdrawn = 0;
   for (let m = framer.next(); m !== null; m = framer.next()) {
-    const u = decoder.decode(m) as UpdateMessage;
+    const u = decoder.decode(m);
+    if (u.type !== 'update') continue;
     announced += u.nlri.count + (u.mpNlri?.count ?? 0);
     withdrawn += u.withdrawn.count + (u.mpUnreach?.withdrawn.count ?? 0);
   }
@@ -48,13 +49,17 @@ describe('warmUpTable', () => {
     );
   });
 
-  it('has IPv4 prefixes of every address size the decoder reads apart, distinct, all in 198.18.0.0/15', () => {
+  it('has IPv4 prefixes of every address size the decoder reads apart, distinct, all in 198.18.0.0/15, and KEEPALIVEs', () => {
     const framer = new Framer();
     const decoder = new MessageDecoder();
     framer.push(warmUpTable(3000, 0).announce);
     const seen = new Set<string>();
+    let keepalives = 0;
     for (let m = framer.next(); m !== null; m = framer.next()) {
-      for (const p of (decoder.decode(m) as UpdateMessage).nlri.toArray()) {
+      const u = decoder.decode(m);
+      if (u.type === 'keepalive') keepalives++;
+      if (u.type !== 'update') continue;
+      for (const p of u.nlri.toArray()) {
         expect(p.len).toBeGreaterThanOrEqual(15);
         expect(p.addr.startsWith('198.18.') || p.addr.startsWith('198.19.')).toBe(true);
         seen.add(`${p.addr}/${p.len}`);
@@ -63,6 +68,7 @@ describe('warmUpTable', () => {
     expect(seen.size).toBe(3000);
     const octets = new Set([...seen].map((p) => Math.ceil(Number(p.split('/')[1]) / 8)));
     expect([...octets].sort()).toEqual([2, 3, 4]);
+    expect(keepalives).toBeGreaterThan(0);
   });
 });
 
