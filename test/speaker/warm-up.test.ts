@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Framer, MessageDecoder, type UpdateMessage } from '../../src/bgp/wire/index.js';
+import { Framer, MessageDecoder } from '../../src/bgp/wire/index.js';
 import { RunStatus, runSpeaker, type Speaker } from '../../src/speaker/index.js';
 import { warmUp } from '../../src/speaker/warm-up.js';
 import { warmUpTable } from '../../src/speaker/warm-up-table.js';
