@@ -33,6 +33,36 @@ const exported: fc.Arbitrary<PathAttributes> = fc
     localPref: fc.option(fc.nat(), { nil: undefined }),
     communities: fc.option(fc.array(fc.nat(), { minLength: 1, maxLength: 4 }), { nil: undefined }),
     largeCommunities: fc.option(fc.array(fc.nat(), { minLength: 3, maxLength: 3 }), { nil: undefined }),
+    // What a reflected, aggregated or policy-marked route carries on top.
+    atomicAggregate: fc.option(fc.constant(true), { nil: undefined }),
+    aggregator: fc.option(fc.record({ as: fc.constantFrom(65000, 4_200_000_000), address: fc.nat() }), {
+      nil: undefined,
+    }),
+    extCommunities: fc.option(
+      fc.integer({ min: 1, max: 3 }).chain((n) => fc.uint8Array({ minLength: 8 * n, maxLength: 8 * n })),
+      { nil: undefined },
+    ),
+    originatorId: fc.option(fc.integer({ min: 1, max: 0xffffffff }), { nil: undefined }),
+    clusterList: fc.option(
+      fc.array(fc.integer({ min: 1, max: 0xffffffff }), { minLength: 1, maxLength: 3 }),
+      {
+        nil: undefined,
+      },
+    ),
+    unknown: fc.option(
+      fc.uniqueArray(
+        fc.record({
+          type: fc.integer({ min: 200, max: 254 }),
+          flags: fc.constantFrom(
+            AttrFlag.OPTIONAL | AttrFlag.TRANSITIVE,
+            AttrFlag.OPTIONAL | AttrFlag.TRANSITIVE | AttrFlag.PARTIAL,
+          ),
+          value: fc.uint8Array({ maxLength: 12 }),
+        }),
+        { minLength: 1, maxLength: 2, selector: (u) => u.type },
+      ),
+      { nil: undefined },
+    ),
   })
   .map((r) =>
     makeAttributes({
@@ -46,6 +76,12 @@ const exported: fc.Arbitrary<PathAttributes> = fc
       localPref: r.localPref,
       communities: r.communities,
       largeCommunities: r.largeCommunities,
+      atomicAggregate: r.atomicAggregate,
+      aggregator: r.aggregator,
+      extCommunities: r.extCommunities,
+      originatorId: r.originatorId,
+      clusterList: r.clusterList,
+      unknown: r.unknown?.sort((a, b) => a.type - b.type),
     }),
   );
 
@@ -74,6 +110,13 @@ describe('ExportInterner.prepared', () => {
         expect(encoded(canonical)).toEqual(encoded(a));
         expect(canonical.asPath).toEqual(a.asPath);
         expect(canonical.communities).toEqual(a.communities);
+        expect(canonical.aggregator).toEqual(a.aggregator);
+        expect(canonical.extCommunities).toEqual(a.extCommunities);
+        expect(canonical.clusterList).toEqual(a.clusterList);
+        expect(canonical.originatorId).toBe(a.originatorId);
+        expect(canonical.unknown?.map((u) => [u.type, u.flags, [...u.value]])).toEqual(
+          a.unknown?.map((u) => [u.type, u.flags, [...u.value]]),
+        );
         expect(canonical.nextHop).toBe(a.nextHop);
         expect(canonical.mpReach).toEqual(a.mpReach);
         expect(interner.intern(canonical)).toBe(id);
