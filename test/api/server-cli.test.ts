@@ -1,32 +1,14 @@
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeCliRequest } from '../../src/api/cli-framing.js';
-import { type ControlServer, type RibEntryView, startControlServer } from '../../src/api/index.js';
+import type { RibEntryView } from '../../src/api/index.js';
 import { runCliInSpeaker } from '../../src/cli/serve.js';
 import { runControlCommand } from '../../src/cli/show.js';
 import { fakeControl, RIB } from './fake-control.js';
-import { exchange, request, tempDir } from './support.js';
+import { controlServers, exchange, request } from './support.js';
 
-let tmp: ReturnType<typeof tempDir>;
-let servers: ControlServer[];
-let path: string;
+const fx = controlServers('control.sock', { cli: runCliInSpeaker });
 
-beforeEach(() => {
-  tmp = tempDir();
-  servers = [];
-  path = join(tmp.dir, 'control.sock');
-});
-
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  tmp.cleanup();
-});
-
-async function start(init: Partial<Parameters<typeof startControlServer>[0]> = {}): Promise<ControlServer> {
-  const server = await startControlServer({ path, control: fakeControl(), cli: runCliInSpeaker, ...init });
-  servers.push(server);
-  return server;
-}
+const start = fx.start;
 
 /** The reply lines read back into the streams, as the installed command's awk does. */
 function streams(lines: readonly string[]): { out: string; err: string; status: number } {
@@ -50,7 +32,7 @@ async function overTheSocket(argv: readonly string[]): Promise<{ out: string; er
   let out = '';
   let err = '';
   const [command, ...rest] = argv;
-  const status = await runControlCommand(command as 'show' | 'neighbor', [...rest, '--socket', path], {
+  const status = await runControlCommand(command as 'show' | 'neighbor', [...rest, '--socket', fx.path], {
     out: (t) => {
       out += `${t}\n`;
     },
@@ -66,7 +48,7 @@ describe('a cli request on the control socket', () => {
   it('is answered with the command’s output, tagged by stream, its status, and the connection closed', async () => {
     await start();
     // No half-close: a client that cannot (nc without -N) still learns the answer is complete.
-    const { lines, closed } = await exchange(path, encodeCliRequest(['show', 'summary']), 0);
+    const { lines, closed } = await exchange(fx.path, encodeCliRequest(['show', 'summary']), 0);
     expect(closed).toBe(true);
     expect(lines[0]).toBe('1 BGP router identifier 198.18.0.1, local AS number 64512');
     expect(lines.at(-1)).toBe('exit 0');
@@ -92,14 +74,14 @@ describe('a cli request on the control socket', () => {
     [['show', 'summary', '--json=yaml']],
   ])('prints %j as the Node client does over the socket: same bytes, stderr and status', async (argv) => {
     await start();
-    const { lines } = await exchange(path, encodeCliRequest(argv), 0);
+    const { lines } = await exchange(fx.path, encodeCliRequest(argv), 0);
     expect(sameSecond(streams(lines))).toEqual(sameSecond(await overTheSocket(argv)));
   });
 
   it('answers the JSON requests before it on the connection first, and none after it', async () => {
     await start();
     const data = `${request(7, 'version')}${encodeCliRequest(['show', 'sinks'])}${request(8, 'version')}`;
-    const { lines, closed } = await exchange(path, data, 0);
+    const { lines, closed } = await exchange(fx.path, data, 0);
     expect(closed).toBe(true);
     expect(JSON.parse(lines[0]!)).toMatchObject({ id: 7, result: { api: 1 } });
     expect(lines.slice(1).every((l) => /^(1 |2 |exit \d+$)/.test(l))).toBe(true);
@@ -112,14 +94,14 @@ describe('a cli request on the control socket', () => {
     ['help', encodeCliRequest(['show', '--help']), 'not a command the control socket runs'],
   ])('refuses %s with one JSON error line, and closes', async (_what, data, message) => {
     await start();
-    const { lines, closed } = await exchange(path, data, 0);
+    const { lines, closed } = await exchange(fx.path, data, 0);
     expect(closed).toBe(true);
     expect(lines.map((l) => JSON.parse(l))).toEqual([{ id: null, error: { code: 'bad-request', message } }]);
   });
 
   it('is refused the same way by a server that runs no CLI (the client then runs the command)', async () => {
     await start({ cli: undefined });
-    const { lines, closed } = await exchange(path, encodeCliRequest(['show', 'summary']), 0);
+    const { lines, closed } = await exchange(fx.path, encodeCliRequest(['show', 'summary']), 0);
     expect(closed).toBe(true);
     expect(JSON.parse(lines[0]!)).toEqual({
       id: null,
@@ -129,9 +111,9 @@ describe('a cli request on the control socket', () => {
 
   it('hands an answer longer than it formats back to the client, with one JSON error line', async () => {
     await start({ cliMaxResultEntries: 3 });
-    const short = await exchange(path, encodeCliRequest(['show', 'rib', '--limit', '3']), 0);
+    const short = await exchange(fx.path, encodeCliRequest(['show', 'rib', '--limit', '3']), 0);
     expect(short.lines.at(-1)).toBe('exit 0');
-    const long = await exchange(path, encodeCliRequest(['show', 'rib']), 0);
+    const long = await exchange(fx.path, encodeCliRequest(['show', 'rib']), 0);
     expect(long.closed).toBe(true);
     expect(long.lines.map((l) => JSON.parse(l))).toEqual([
       {
@@ -161,7 +143,7 @@ describe('a cli request on the control socket', () => {
       if (counting) setImmediate(count);
     };
     setImmediate(count);
-    const { lines } = await exchange(path, encodeCliRequest(['show', 'rib', '--limit', '5000']), 0);
+    const { lines } = await exchange(fx.path, encodeCliRequest(['show', 'rib', '--limit', '5000']), 0);
     counting = false;
     const { out, status } = streams(lines);
     expect(status).toBe(0);

@@ -2,11 +2,53 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import { type ControlServer, startControlServer } from '../../src/api/index.js';
+import { fakeControl } from './fake-control.js';
 
 /** A fresh directory for sockets; `cleanup` removes it. */
 export function tempDir(prefix = 'obs-api-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+type ServerInit = Parameters<typeof startControlServer>[0];
+
+/**
+ * For a test file of control servers: per test a fresh directory (`dir`) with the socket path
+ * `socket` below it (`path`), and every server started (`start`, on the fake control unless
+ * told otherwise) or handed over (`keep`) closed afterwards, the directory removed.
+ */
+export function controlServers(socket = 'control.sock', defaults: Partial<ServerInit> = {}) {
+  let tmp: ReturnType<typeof tempDir> | null = null;
+  let servers: ControlServer[] = [];
+  beforeEach(() => {
+    tmp = tempDir();
+    servers = [];
+  });
+  afterEach(async () => {
+    await Promise.all(servers.map((s) => s.close()));
+    tmp?.cleanup();
+  });
+  const fixture = {
+    get dir(): string {
+      if (!tmp) throw new Error('controlServers: used outside a test');
+      return tmp.dir;
+    },
+    get path(): string {
+      return join(fixture.dir, socket);
+    },
+    keep(server: ControlServer): ControlServer {
+      servers.push(server);
+      return server;
+    },
+    async start(init: Partial<ServerInit> = {}): Promise<ControlServer> {
+      return fixture.keep(
+        await startControlServer({ path: fixture.path, control: fakeControl(), ...defaults, ...init }),
+      );
+    },
+  };
+  return fixture;
 }
 
 /** Bounded by this, a test that would hang fails instead. */

@@ -1,8 +1,6 @@
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ControlError,
-  type ControlServer,
   callControl,
   startControlServer,
   type WatchEvent,
@@ -10,22 +8,9 @@ import {
   watchControl,
 } from '../../src/api/index.js';
 import { fakeControl } from './fake-control.js';
-import { tempDir } from './support.js';
+import { controlServers } from './support.js';
 
-let tmp: ReturnType<typeof tempDir>;
-let servers: ControlServer[];
-let path: string;
-
-beforeEach(() => {
-  tmp = tempDir();
-  servers = [];
-  path = join(tmp.dir, 'control.sock');
-});
-
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  tmp.cleanup();
-});
+const fx = controlServers('control.sock');
 
 /** A control whose watch hands its sink to the test, which then pushes what it likes. */
 function controlWithSink() {
@@ -50,9 +35,9 @@ const until = async (ok: () => boolean, what: string) => {
 describe('watch stream', () => {
   it('numbers events from 1 and writes thunks when it sends them', async () => {
     const { held, control } = controlWithSink();
-    servers.push(await startControlServer({ path, control }));
+    fx.keep(await startControlServer({ path: fx.path, control }));
     const events: WatchEvent[] = [];
-    const w = watchControl(path, ['sessions'], (e) => events.push(e));
+    const w = watchControl(fx.path, ['sessions'], (e) => events.push(e));
     expect(await w.started).toEqual({ api: 1, topics: ['sessions'] });
     held.sink?.push(() => ({ type: 'session', peer: 'x', state: 'Active' }));
     await until(() => events.length === 2, 'two events');
@@ -66,8 +51,8 @@ describe('watch stream', () => {
 
   it('refuses unknown topics before subscribing', async () => {
     const { held, control } = controlWithSink();
-    servers.push(await startControlServer({ path, control }));
-    const w = watchControl(path, ['routes' as never], () => {});
+    fx.keep(await startControlServer({ path: fx.path, control }));
+    const w = watchControl(fx.path, ['routes' as never], () => {});
     await expect(w.started).rejects.toBeInstanceOf(ControlError);
     expect(held.sink).toBeUndefined();
   });
@@ -75,9 +60,9 @@ describe('watch stream', () => {
   it('a client that falls too far behind gets overflow and the stream ends', async () => {
     const { held, control } = controlWithSink();
     // One event per turn, so pushes in one turn pile up as a slow client's would.
-    servers.push(await startControlServer({ path, control, watch: { maxBacklog: 5, sliceEvents: 1 } }));
+    fx.keep(await startControlServer({ path: fx.path, control, watch: { maxBacklog: 5, sliceEvents: 1 } }));
     const events: WatchEvent[] = [];
-    const w = watchControl(path, undefined, (e) => events.push(e));
+    const w = watchControl(fx.path, undefined, (e) => events.push(e));
     await w.started;
     await until(() => events.length === 1, 'synced');
     for (let i = 0; i < 20; i++) held.sink?.push({ type: 'session', peer: `p${i}`, state: 'Idle' });
@@ -86,12 +71,12 @@ describe('watch stream', () => {
     expect(events.length).toBeLessThan(20);
     expect(held.unsubscribed).toBe(1);
     // The server still answers others.
-    expect((await callControl(path, 'version', {})).api).toBe(1);
+    expect((await callControl(fx.path, 'version', {})).api).toBe(1);
   });
 
   it('version lists every method, writes included', async () => {
-    servers.push(await startControlServer({ path, control: fakeControl() }));
-    const v = await callControl(path, 'version', {});
+    fx.keep(await startControlServer({ path: fx.path, control: fakeControl() }));
+    const v = await callControl(fx.path, 'version', {});
     expect(v.methods).toEqual(expect.arrayContaining(['route.announce', 'peer.add', 'watch']));
   });
 });
