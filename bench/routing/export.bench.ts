@@ -12,7 +12,7 @@ import {
   RibDefaults,
   UpdateGroups,
 } from '../../src/rib/index.js';
-import { Exporter, nextHopPlan, RoutingDefaults } from '../../src/routing/index.js';
+import { Exporter, type ExportSession, nextHopPlan, RoutingDefaults } from '../../src/routing/index.js';
 import { generateTable } from '../gen/full-table.js';
 import { machineLine, rate, table } from '../support/report.js';
 
@@ -51,6 +51,19 @@ const KEEP_NEXT_HOP = compilePolicy(
   compileLists({}),
 );
 
+/** The exporter of an IPv4 eBGP session with 4-octet ASNs (reading the group's prepared bytes when given). */
+function ebgpExporter(filter: RouteFilter, prepared?: ExportSession['prepared']): Exporter {
+  return new Exporter(filter, {
+    packer: new UpdatePacker({ as4: true }),
+    families: new Set([Afi.IPV4]),
+    addPathSend: [false, false],
+    localIpv4: OUR_IPV4,
+    localIpv6: undefined,
+    ebgp: true,
+    ...(prepared && { prepared }),
+  });
+}
+
 /** One peer joins, gets the whole table packed into UPDATEs, and leaves; returns the messages. */
 function exportTable(
   { rib, groups, w }: ReturnType<typeof setup>,
@@ -59,14 +72,7 @@ function exportTable(
   const plan = nextHopPlan({ kind: 'ebgp' as const, localIpv4: OUR_IPV4 }, filter);
   const out = groups.attach({ id: 'b', routerId: 3, target: plan.group });
   groups.fill('b', rib, FIRST_BEST, Number.POSITIVE_INFINITY);
-  const exporter = new Exporter(filter, {
-    packer: new UpdatePacker({ as4: true }),
-    families: new Set([Afi.IPV4]),
-    addPathSend: [false, false],
-    localIpv4: OUR_IPV4,
-    localIpv6: undefined,
-    ebgp: true,
-  });
+  const exporter = ebgpExporter(filter);
   exporter.nextHopRule = plan.rule;
   exporter.track(out);
   w.reset();
@@ -83,15 +89,7 @@ function exportTableSliced({ rib, groups, w }: ReturnType<typeof setup>): number
   const filter = new AcceptAll('all');
   const plan = nextHopPlan({ kind: 'ebgp' as const, localIpv4: OUR_IPV4 }, filter);
   const out = groups.attach({ id: 'b', routerId: 3, target: plan.group });
-  const exporter = new Exporter(filter, {
-    packer: new UpdatePacker({ as4: true }),
-    families: new Set([Afi.IPV4]),
-    addPathSend: [false, false],
-    localIpv4: OUR_IPV4,
-    localIpv6: undefined,
-    ebgp: true,
-    prepared: (attrs) => groups.interner.prepared(attrs),
-  });
+  const exporter = ebgpExporter(filter, (attrs) => groups.interner.prepared(attrs));
   exporter.track(out);
   let messages = 0;
   let cursor: BestCursor | null = FIRST_BEST;
