@@ -12,7 +12,7 @@
  *        [--node-flag FLAG ...] [--linger SECONDS] [--send]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +27,9 @@ import { machineLine } from '../support/report.js';
 import { sleep, wallClock } from '../throughput/clock.js';
 import { connectWithRetry } from '../throughput/connect.js';
 import { BenchAs, STREAM_CHUNK_BYTES } from '../throughput/constants.js';
+import { cpuSeconds, memory } from '../throughput/proc.js';
 import { RawSession } from '../throughput/raw-session.js';
+import { speakerHeld } from '../throughput/real-speaker.js';
 import { buildTable, encodeTable, messageAlignedCuts } from '../throughput/table-stream.js';
 import { countUpdate, type PrefixCounts } from '../throughput/update-count.js';
 
@@ -43,8 +45,6 @@ const READY_TIMEOUT = 30_000;
 const LOAD_TIMEOUT = 180_000;
 const IDLE_SETTLE = 2_000;
 const MIB = 2 ** 20;
-/** USER_HZ, 100 on Linux. */
-const CLOCK_TICKS = 100;
 
 interface Options {
   prefixes: number;
@@ -82,29 +82,6 @@ function options(argv: readonly string[]): Options {
     i++;
   }
   return o;
-}
-
-/** CPU seconds the process has used (user + system), from /proc/PID/stat. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of stat(5); the slice starts at field 3.
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
-function status(pid: number): { rss: number; hwm: number; anon: number } {
-  const text = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0) * 1024;
-  return { rss: kib('VmRSS'), hwm: kib('VmHWM'), anon: kib('RssAnon') };
-}
-
-async function held(socket: string): Promise<number> {
-  const all = (await callControl(socket, 'neighbors', {}, { timeoutMs: 5_000 })) as unknown as {
-    address: string;
-    prefixes: Record<string, { accepted: number }>;
-  }[];
-  const n = all.find((x) => x.address === PEER);
-  return n ? Object.values(n.prefixes).reduce((s, f) => s + f.accepted, 0) : 0;
 }
 
 async function once(o: Options, stream: Uint8Array): Promise<string> {
@@ -164,7 +141,7 @@ async function once(o: Options, stream: Uint8Array): Promise<string> {
       }
     }
     await sleep(IDLE_SETTLE);
-    const idle = status(child.pid!);
+    const idle = memory(child.pid!);
     const cpuIdle = cpuSeconds(child.pid!);
     const tcp = await connectWithRetry({ host: SPEAKER, port: PORT, localAddress: PEER }, 5_000);
     const cuts = messageAlignedCuts(stream, STREAM_CHUNK_BYTES);
@@ -190,18 +167,18 @@ async function once(o: Options, stream: Uint8Array): Promise<string> {
     while (count < o.prefixes) {
       if (wallClock() > deadline) throw new Error(`only ${count} of ${o.prefixes} prefixes in time`);
       await sleep(POLL);
-      count = await held(socket);
+      count = (await speakerHeld(socket, PEER)).count;
     }
     const done = wallClock();
-    const full = status(child.pid!);
+    const full = memory(child.pid!);
     const cpu = cpuSeconds(child.pid!) - cpuIdle;
     const silence = session.liveness().maxSilenceMs;
-    const perRoute = (full.hwm - idle.rss) / o.prefixes;
+    const perRoute = (full.peakBytes - idle.rssBytes) / o.prefixes;
     const sent = o.send ? await sendTable(o, child.pid!) : '';
     await sleep(o.lingerMs);
     return (
-      `idle RSS ${(idle.rss / MIB).toFixed(1)} MiB (anon ${(idle.anon / MIB).toFixed(1)}), ` +
-      `peak ${(full.hwm / MIB).toFixed(1)} MiB, after ${(full.rss / MIB).toFixed(1)} MiB, ` +
+      `idle RSS ${(idle.rssBytes / MIB).toFixed(1)} MiB (anon ${(idle.anonBytes / MIB).toFixed(1)}), ` +
+      `peak ${(full.peakBytes / MIB).toFixed(1)} MiB, after ${(full.rssBytes / MIB).toFixed(1)} MiB, ` +
       `${perRoute.toFixed(1)} bytes/route above idle; held in ${((done - established) / 1000).toFixed(2)} s ` +
       `(to a ${POLL} ms poll), CPU ${cpu.toFixed(2)} s, longest silence ${silence.toFixed(0)} ms${sent}`
     );
@@ -238,10 +215,10 @@ async function sendTable(o: Options, pid: number): Promise<string> {
       await sleep(POLL);
     }
     const seconds = (wallClock() - established) / 1000;
-    const s = status(pid);
+    const s = memory(pid);
     return (
       `; sent in ${seconds.toFixed(2)} s (to a ${POLL} ms poll), CPU ${(cpuSeconds(pid) - cpu0).toFixed(2)} s, ` +
-      `peak over both ${(s.hwm / MIB).toFixed(1)} MiB, after ${(s.rss / MIB).toFixed(1)} MiB`
+      `peak over both ${(s.peakBytes / MIB).toFixed(1)} MiB, after ${(s.rssBytes / MIB).toFixed(1)} MiB`
     );
   } finally {
     session.socket.destroy();

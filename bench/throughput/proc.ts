@@ -28,6 +28,8 @@ export interface Memory {
   readonly rssBytes: number;
   /** Peak resident set since the process started (VmHWM). */
   readonly peakBytes: number;
+  /** Of the resident set now, the anonymous part (RssAnon: heap, not the binary's pages). */
+  readonly anonBytes: number;
 }
 
 export function memory(pid: number): Memory {
@@ -37,7 +39,7 @@ export function memory(pid: number): Memory {
     if (!m) throw new Error(`/proc/${pid}/status has no ${key}`);
     return Number(m[1]) * KIB;
   };
-  return { rssBytes: kib('VmRSS'), peakBytes: kib('VmHWM') };
+  return { rssBytes: kib('VmRSS'), peakBytes: kib('VmHWM'), anonBytes: kib('RssAnon') };
 }
 
 /** The process's usage at one moment. */

@@ -79,6 +79,21 @@ interface NeighborView {
   readonly prefixes: Readonly<Record<string, { readonly accepted: number }>>;
 }
 
+/** What a speaker holds from a neighbor, asked over its control socket as `show neighbors` asks. */
+export async function speakerHeld(socket: string, address: string): Promise<Held> {
+  const all = (await callControl(
+    socket,
+    'neighbors',
+    {},
+    { timeoutMs: STATUS_TIMEOUT },
+  )) as unknown as NeighborView[];
+  const n = all.find((x) => x.address === address);
+  if (!n) return { count: 0, state: 'not configured' };
+  let count = 0;
+  for (const f of Object.values(n.prefixes)) count += f.accepted;
+  return { count, state: n.state };
+}
+
 export class RealSpeakerTarget implements Target {
   readonly impl = 'ours' as const;
   readonly label = 'ovn-bgp-speaker';
@@ -170,18 +185,8 @@ export class RealSpeakerTarget implements Target {
     return this.#child.pid;
   }
 
-  async held(address: string): Promise<Held> {
-    const all = (await callControl(
-      this.#socket,
-      'neighbors',
-      {},
-      { timeoutMs: STATUS_TIMEOUT },
-    )) as unknown as NeighborView[];
-    const n = all.find((x) => x.address === address);
-    if (!n) return { count: 0, state: 'not configured' };
-    let count = 0;
-    for (const f of Object.values(n.prefixes)) count += f.accepted;
-    return { count, state: n.state };
+  held(address: string): Promise<Held> {
+    return speakerHeld(this.#socket, address);
   }
 
   diagnostics(): string {
