@@ -219,7 +219,7 @@ const speakerFields = {
   ),
   warm_up: optional(
     boolean,
-    'Before the first connection is served, run a synthetic table through the receive path so the first full table meets compiled code (about 0.2 s of CPU at start).',
+    'As the speaker starts, run a synthetic table through the receive path so the first full table meets compiled code (about 0.2 s of CPU, during which no connection is served).',
     'true',
   ),
   log: optional(

@@ -85,6 +85,9 @@ export function communitiesAllow(communities: readonly number[] | undefined, to:
   return true;
 }
 
+/** The empty set makeAttributes fills out to its one shape. */
+const NO_ATTRIBUTES: PathAttributes = {};
+
 /**
  * The attributes a route of family `afi` is sent with to a peer described by `target`, or
  * null when it must not be sent. A new object; intern it (ExportInterner) so equal exports
@@ -93,9 +96,6 @@ export function communitiesAllow(communities: readonly number[] | undefined, to:
  * the attribute table (`ATTRS[i].export`): AS_PATH, LOCAL_PREF, MED, reflection, extended
  * communities. Unknown optional transitive attributes pass with Partial set (RFC 4271 5).
  */
-/** The empty set makeAttributes fills out to its one shape. */
-const NO_ATTRIBUTES: PathAttributes = {};
-
 export function exportAttributes(
   attrs: PathAttributes,
   afi: AfiCode,

@@ -9,7 +9,7 @@ export const SpeakerDefaults = {
 } as const;
 
 /**
- * The warm-up before the first connection is served (see warm-up.ts). 4,000 prefixes four times took a
+ * The warm-up as the speaker starts (see warm-up.ts). 4,000 prefixes four times took a
  * fresh process's first 100k-prefix table from about 0.26 s to 0.17 s of CPU in the decoder
  * and RIB alone (a warm process: 0.05-0.10 s), for about 0.2 s of CPU at start; larger tables
  * or more rounds bought little more.

@@ -46,8 +46,8 @@ const RESTART_SIGNAL: NodeJS.Signals = 'SIGTERM';
  * (RFC 4724) and the kernel sink with on_stop keep keeps forwarding. SIGINT always shuts down
  * for good.
  *
- * Unless speaker.warm_up is false, a synthetic table goes through the receive path first
- * (warm-up.ts), so the first peer's full table is not handled by cold code.
+ * Unless speaker.warm_up is false, a synthetic table goes through the receive path as it
+ * starts (warm-up.ts), so the first peer's full table is not handled by cold code.
  */
 export async function runSpeaker(file: string, options: RunOptions = {}): Promise<number> {
   const stderr = options.stderr ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -86,8 +86,8 @@ export async function runSpeaker(file: string, options: RunOptions = {}): Promis
     return RunStatus.FAILED;
   }
   // After the speaker's own objects exist (their shapes are what the warmed code is compiled
-  // for; warmed first, the code was thrown away as they appeared) and before this turn ends:
-  // no connection is served, so no peer's table can arrive while it runs.
+  // for; warmed first, the code was thrown away as they appeared). It runs in one turn: no
+  // connection is served meanwhile, so no peer's table can arrive while it runs.
   if (config.speaker.warmUp !== false) {
     const w = warmUp();
     logger.debug({ prefixes: w.prefixes, rounds: w.rounds, ms: Math.round(w.ms) }, 'receive path warmed up');

@@ -49,7 +49,7 @@ const HOLD_TIME = 90;
  * and reused lists, import, Adj-RIB-In and Loc-RIB, route flow into update groups), then
  * withdraws it, on instances of its own that are dropped afterwards, with what a session hands
  * the decoder made alike (its decoding context, Buffers, every prefix size). Called once the
- * speaker's own objects exist and in the same turn, before any connection is served, it leaves
+ * speaker's own objects exist, in one turn (no connection is served while it runs), it leaves
  * nothing in the speaker: no RIB entry, no route sent, no sink write, no metric (those belong
  * to objects it never sees).
  */
