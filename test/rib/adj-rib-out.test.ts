@@ -18,6 +18,7 @@ import {
   type OutPeer,
   parsePrefix,
   Rib,
+  type RibPeer,
   UpdateGroups,
   WellKnownCommunity,
 } from '../../src/rib/index.js';
@@ -291,16 +292,31 @@ describe('end to end: RIB → Adj-RIB-Out → UpdatePacker → UpdateDecoder →
   });
 });
 
-describe('an initial table offered in slices', () => {
+/**
+ * Changes to a small table from one peer, for properties: `ipv4` /24s and four IPv6 /48s, each
+ * change a prefix and an AS path to announce it with (-1: withdraw it), and `apply` to make one.
+ */
+function tableChanges(ipv4: number) {
   const PREFIXES = [
-    ...Array.from({ length: 12 }, (_, i) => `198.18.${i}.0/24`),
+    ...Array.from({ length: ipv4 }, (_, i) => `198.18.${i}.0/24`),
     ...Array.from({ length: 4 }, (_, i) => `2001:db8:${i}::/48`),
   ];
   const PATHS = [[65001], [65001, 65100], [65001, 65100, 65200]];
   const change = fc.record({
     prefix: fc.integer({ min: 0, max: PREFIXES.length - 1 }),
-    path: fc.integer({ min: -1, max: PATHS.length - 1 }), // -1: withdraw
+    path: fc.integer({ min: -1, max: PATHS.length - 1 }),
   });
+  const apply = (rib: Rib, peer: RibPeer, c: { prefix: number; path: number }) => {
+    const p = PREFIXES[c.prefix];
+    const list = p.includes(':') ? v6(p) : v4(p);
+    if (c.path < 0) rib.withdraw(peer, list);
+    else rib.announce(peer, list, p.includes(':') ? attrs6(PATHS[c.path]) : attrs(PATHS[c.path]));
+  };
+  return { PREFIXES, change, apply };
+}
+
+describe('an initial table offered in slices', () => {
+  const { PREFIXES, change, apply } = tableChanges(12);
 
   it('ends where a peer joining at once ends, whatever changes come between slices', () => {
     fc.assert(
@@ -311,20 +327,14 @@ describe('an initial table offered in slices', () => {
         (before, between, budget) => {
           const { rib, groups, step } = setup();
           const a = rib.addPeer(EBGP_A);
-          const apply = (c: { prefix: number; path: number }) => {
-            const p = PREFIXES[c.prefix];
-            const list = p.includes(':') ? v6(p) : v4(p);
-            if (c.path < 0) rib.withdraw(a, list);
-            else rib.announce(a, list, p.includes(':') ? attrs6(PATHS[c.path]) : attrs(PATHS[c.path]));
-          };
-          for (const c of before) apply(c);
+          for (const c of before) apply(rib, a, c);
           step();
           const sliced = groups.attach(out('sliced'));
           let cursor: BestCursor | null = FIRST_BEST;
           let turn = 0;
           while (cursor !== null) {
             cursor = groups.fill('sliced', rib, cursor, budget);
-            for (const c of between[turn++] ?? []) apply(c);
+            for (const c of between[turn++] ?? []) apply(rib, a, c);
             step();
             sliced.take();
           }
@@ -391,15 +401,7 @@ describe('changes as columns', () => {
 });
 
 describe('work handed back after packing', () => {
-  const PREFIXES = [
-    ...Array.from({ length: 10 }, (_, i) => `198.18.${i}.0/24`),
-    ...Array.from({ length: 4 }, (_, i) => `2001:db8:${i}::/48`),
-  ];
-  const PATHS = [[65001], [65001, 65100], [65001, 65100, 65200]];
-  const change = fc.record({
-    prefix: fc.integer({ min: 0, max: PREFIXES.length - 1 }),
-    path: fc.integer({ min: -1, max: PATHS.length - 1 }), // -1: withdraw
-  });
+  const { change, apply } = tableChanges(10);
 
   it('gives every later take the same work as when nothing is handed back', () => {
     fc.assert(
@@ -413,12 +415,7 @@ describe('work handed back after packing', () => {
           });
           for (const changes of rounds) {
             const works = worlds.map(({ rib, a, step, out: o }) => {
-              for (const c of changes) {
-                const p = PREFIXES[c.prefix];
-                const list = p.includes(':') ? v6(p) : v4(p);
-                if (c.path < 0) rib.withdraw(a, list);
-                else rib.announce(a, list, p.includes(':') ? attrs6(PATHS[c.path]) : attrs(PATHS[c.path]));
-              }
+              for (const c of changes) apply(rib, a, c);
               step();
               const taken: string[][] = [];
               while (o.pending > 0) {
