@@ -66,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./roundtrip-command.js')).roundtripCommand(path, verbose, out);
     }
     case 'run':
-      (await import('./young-generation.js')).keepYoungGenerationSmall();
+      (await import('./speaker-memory.js')).tuneSpeakerMemory();
       return (await import('./run.js')).runCommand(rest, { err });
     case 'show':
     case 'neighbor':

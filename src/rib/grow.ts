@@ -4,5 +4,39 @@ type Growable = Int32Array | Int16Array | Uint32Array | Uint8Array | Float64Arra
 export function grown<T extends Growable>(a: T, cap: number): T {
   const b = new (a.constructor as new (n: number) => T)(cap);
   b.set(a);
+  released(a.byteLength);
   return b;
+}
+
+/**
+ * A replaced column is garbage at once, but V8 frees an ArrayBuffer's memory only in a full
+ * collection, and starts one for outside memory only once that grew by 64 MiB since the last:
+ * the old copies of a big table's columns (half the size of the new ones) can stay until the
+ * load is over, and count in its peak. A process that wants them back sooner installs a
+ * collector (`collectReplacedColumns`): once this many bytes were replaced, one full
+ * collection runs at the end of the turn.
+ */
+const COLLECT_AFTER_BYTES = 4 * 1024 * 1024;
+let collector: (() => void) | null = null;
+let replacedBytes = 0;
+let scheduled = false;
+
+/** Installs (or, with null, removes) the full collection run after columns were replaced. */
+export function collectReplacedColumns(collect: (() => void) | null): void {
+  collector = collect;
+  replacedBytes = 0;
+}
+
+/** Counts a column's bytes that were just replaced (grown's, or a table's own rebuilds). */
+export function released(bytes: number): void {
+  replacedBytes += bytes;
+  if (collector === null || scheduled || replacedBytes < COLLECT_AFTER_BYTES) return;
+  scheduled = true;
+  setImmediate(collectNow);
+}
+
+function collectNow(): void {
+  scheduled = false;
+  replacedBytes = 0;
+  collector?.();
 }

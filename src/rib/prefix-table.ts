@@ -1,5 +1,6 @@
 import { maskIpv4, maskWord } from '../address/index.js';
 import { Afi, type AfiCode } from '../bgp/wire/index.js';
+import { grown, released } from './grow.js';
 import { RibPrefix } from './prefix-key.js';
 
 /** `lens` value of an entry on the free list (no prefix is 255 bits long). */
@@ -242,17 +243,9 @@ export class PrefixTable {
   }
 
   private growEntries(capacity: number): void {
-    const words = new Uint32Array(capacity * this.wordsPerPrefix);
-    words.set(this.words);
-    this.words = words;
-    const lens = new Uint8Array(capacity);
-    lens.set(this.lens);
-    this.lens = lens;
-    if (this.withPathIds) {
-      const ids = new Uint32Array(capacity);
-      ids.set(this.pathIds);
-      this.pathIds = ids;
-    }
+    this.words = grown(this.words, capacity * this.wordsPerPrefix);
+    this.lens = grown(this.lens, capacity);
+    if (this.withPathIds) this.pathIds = grown(this.pathIds, capacity);
     this.capacity = capacity;
     this.onGrow?.(capacity);
   }
@@ -289,7 +282,9 @@ export class PrefixTable {
         sorted[2 * at + 1] = slotOf(h, e);
       }
       for (let k = 0; k < sorted.length; k += 2) slots[emptySlot(slots, mask, sorted[k])] = sorted[k + 1];
+      released(sorted.byteLength);
     }
+    released(this.slots.byteLength);
     this.slots = slots;
     this.mask = mask;
   }

@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { collectReplacedColumns, grown, released } from '../../src/rib/grow.js';
+
+const MIB = 1024 * 1024;
+const nextTurn = () => new Promise<void>((r) => setImmediate(r));
+
+describe('grown', () => {
+  it('copies the values into a column of the new size and type', () => {
+    const a = Int16Array.of(1, -2, 3);
+    const b = grown(a, 8);
+    expect(b).toBeInstanceOf(Int16Array);
+    expect([...b]).toEqual([1, -2, 3, 0, 0, 0, 0, 0]);
+  });
+});
+
+describe('collectReplacedColumns', () => {
+  afterEach(() => collectReplacedColumns(null));
+
+  it('collects once per turn after 4 MiB of replaced columns, not before', async () => {
+    let runs = 0;
+    collectReplacedColumns(() => runs++);
+    released(4 * MIB - 1);
+    await nextTurn();
+    expect(runs).toBe(0);
+    grown(new Uint8Array(1), 2); // the byte that makes 4 MiB
+    released(8 * MIB); // more in the same turn: still one collection
+    await nextTurn();
+    expect(runs).toBe(1);
+    released(4 * MIB - 1); // counted afresh after a collection
+    await nextTurn();
+    expect(runs).toBe(1);
+    released(1);
+    await nextTurn();
+    expect(runs).toBe(2);
+  });
+
+  it('does nothing without a collector', async () => {
+    let runs = 0;
+    collectReplacedColumns(() => runs++);
+    collectReplacedColumns(null);
+    released(16 * MIB);
+    await nextTurn();
+    expect(runs).toBe(0);
+  });
+});
