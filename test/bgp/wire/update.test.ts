@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addressBytes } from '../../../src/address/index.js';
 import { mergeAs4Path } from '../../../src/bgp/wire/attributes/as-path.js';
@@ -949,5 +950,56 @@ describe('UpdatePacker: IPv4 routes with an IPv6 next hop (RFC 8950)', () => {
     expect(u.attrs?.mpReach?.afi).toBe(Afi.IPV4);
     expect(toHex(u.attrs!.mpReach!.nextHop)).toBe(toHex(nh));
     expect(u.mpNlri?.count).toBe(2);
+  });
+});
+
+describe('UPDATE decode: the scalars a set keeps or reads from its bytes', () => {
+  const u32hex = (v: number) => v.toString(16).padStart(8, '0');
+  const attrsOf = (b: Uint8Array, ctx: UpdateContext) => decode(b, ctx).attrs as WireAttributes;
+
+  it('ORIGIN, NEXT_HOP, MULTI_EXIT_DISC and LOCAL_PREF over the whole u32 range, in any order', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(0, 1, 2),
+        fc.integer({ min: 1, max: 0xdfffffff }).filter((nh) => nh >>> 24 !== 127 && nh >>> 24 !== 0),
+        fc.option(fc.nat({ max: 0xffffffff }), { nil: undefined }),
+        fc.option(fc.nat({ max: 0xffffffff }), { nil: undefined }),
+        fc.boolean(),
+        (origin, nextHop, med, localPref, reversed) => {
+          const parts = [
+            `40 01 01 0${origin}`,
+            AS_PATH_65001,
+            `40 03 04 ${u32hex(nextHop)}`,
+            ...(med === undefined ? [] : [`80 04 04 ${u32hex(med)}`]),
+            ...(localPref === undefined ? [] : [`40 05 04 ${u32hex(localPref)}`]),
+            'c0 63 02 abcd', // an unknown optional transitive attribute among them
+          ];
+          if (reversed) parts.reverse();
+          const a = attrsOf(body({ attrs: parts.join(' '), nlri: NLRI_24 }), IBGP);
+          expect([a.origin, a.nextHop, a.med, a.localPref]).toEqual([origin, nextHop, med, localPref]);
+          expect(a.issues).toEqual([]);
+        },
+      ),
+    );
+  });
+
+  it('reads the first of duplicates and nothing of a discarded one', () => {
+    const dup = attrsOf(body({ attrs: `${BASE} 80 04 04 00000007 80 04 04 00000009`, nlri: NLRI_24 }), EBGP);
+    expect(dup.med).toBe(7);
+    const lp = attrsOf(body({ attrs: `${BASE} 40 05 04 00000064`, nlri: NLRI_24 }), EBGP);
+    expect(lp.localPref).toBeUndefined(); // RFC 7606 section 7.5: from an external peer
+    expect(lp.issues.map((i) => i.kind)).toEqual(['local-pref-from-ebgp']);
+    expect(lp.has(AttrType.LOCAL_PREF)).toBe(false);
+  });
+
+  it('keeps its findings when it forgets what a read decoded', () => {
+    const a = attrsOf(body({ attrs: `${BASE} 40 05 04 00000064 c0 08 04 fde90001`, nlri: NLRI_24 }), EBGP);
+    expect(a.communities).toEqual([0xfde90001]);
+    expect(a.hasDecoded).toBe(true);
+    a.forgetDecoded();
+    expect(a.hasDecoded).toBe(false);
+    expect(a.issues.map((i) => i.kind)).toEqual(['local-pref-from-ebgp']);
+    expect(a.localPref).toBeUndefined();
+    expect(a.communities).toEqual([0xfde90001]);
   });
 });

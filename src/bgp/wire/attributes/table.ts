@@ -70,7 +70,7 @@ export const ATTRS: readonly AttrDescriptor[] = [
     flags: WELL_KNOWN,
     onMalformed: 'treat-as-withdraw', // RFC 7606 section 7.1
     subcode: S.INVALID_ORIGIN_ATTRIBUTE,
-    lazy: false,
+    lazy: true, // WireAttributes reads it from the bytes
     check: (buf, pos, end) => end - pos === 1 && buf[pos] <= Origin.INCOMPLETE,
     decode(buf, pos, _end, a) {
       a.origin = buf[pos];
@@ -119,7 +119,7 @@ export const ATTRS: readonly AttrDescriptor[] = [
     'med',
     OPTIONAL_NON_TRANSITIVE,
     S.ATTRIBUTE_LENGTH_ERROR,
-    false,
+    true, // WireAttributes reads it from the bytes
     {
       // RFC 4271 section 5.1.4: a MED learned from another AS is not passed to a third one.
       export(a, x, out) {
@@ -130,7 +130,8 @@ export const ATTRS: readonly AttrDescriptor[] = [
   ),
   // From an eBGP peer LOCAL_PREF is discarded by the caller (RFC 7606 section 7.5), as are
   // ORIGINATOR_ID and CLUSTER_LIST (7.9, 7.10).
-  u32Attr(AttrType.LOCAL_PREF, 'LOCAL_PREF', 'localPref', WELL_KNOWN, S.ATTRIBUTE_LENGTH_ERROR, false, {
+  // WireAttributes reads it from the bytes (lazy).
+  u32Attr(AttrType.LOCAL_PREF, 'LOCAL_PREF', 'localPref', WELL_KNOWN, S.ATTRIBUTE_LENGTH_ERROR, true, {
     // RFC 4271 section 5.1.5: sent to internal peers only, the default when the route has none.
     export(a, x, out) {
       if (!x.ebgp) out.localPref = a.localPref ?? x.defaultLocalPref;

@@ -40,22 +40,29 @@ interface Findings {
   readonly sent: number;
 }
 
-/** `bits`: which MP attributes are decoded (above), an undecoded attribute, 4-octet ASNs. */
+/**
+ * `bits`: which MP attributes are decoded (above), an undecoded attribute, 4-octet ASNs, eBGP's
+ * checks, whether `nh` holds a NEXT_HOP.
+ */
 const UNDECODED = 4;
 const AS4 = 8;
 /** Checked with eBGP's rules (RFC 7606 sections 7.2, 7.5, 7.9, 7.10): not shareable with iBGP. */
 const EBGP = 16;
+const HAS_NEXT_HOP = 32;
+
+/** What is rare beside a set: RFC 7606 findings, and what was decoded on a read. */
+interface Side {
+  findings: Findings | null;
+  memo: MutableAttributes | null;
+}
 const AS4_CONTEXT: AttrContext = Object.freeze({ as4: true });
 const AS2_CONTEXT: AttrContext = Object.freeze({ as4: false });
 
-// One of these lives for every distinct attribute set held, so its fields are few: the rare
-// and the derivable ones are getters over `bits`, `present` and `findings`.
+// One of these lives for every distinct attribute set held, and each field costs 8 bytes, so
+// its fields are few: the rare and the derivable ones are getters over `bits`, `present`, the
+// bytes and `side`. ORIGIN, MULTI_EXIT_DISC and LOCAL_PREF are read from the bytes when asked:
+// the RIB reads them once, as it numbers the set.
 export class WireAttributes implements PathAttributes {
-  origin?: number;
-  nextHop?: number;
-  med?: number;
-  localPref?: number;
-
   /** The block lives in raw[rawStart, rawEnd) (a shared arena chunk). */
   readonly raw: Uint8Array;
   readonly rawStart: number;
@@ -66,8 +73,9 @@ export class WireAttributes implements PathAttributes {
   internOwner: object | null = null;
   internId = -1;
   private bits: number;
-  private findings: Findings | null = null;
-  private memo: MutableAttributes | null = null;
+  /** NEXT_HOP as an int32 (a small integer for V8, where a u32 above 2^31 would be a boxed number). */
+  private nh = 0;
+  private side: Side | null = null;
 
   constructor(raw: Uint8Array, rawStart: number, rawEnd: number, ctx: AttrContext, mp: number) {
     this.raw = raw;
@@ -106,12 +114,14 @@ export class WireAttributes implements PathAttributes {
 
   /** RFC 7606 findings about these bytes (empty when clean); the same for every UPDATE carrying them. */
   get issues(): readonly UpdateIssue[] {
-    return this.findings === null ? NO_ISSUES : this.findings.issues;
+    const f = this.findings;
+    return f === null ? NO_ISSUES : f.issues;
   }
 
   /** Bit t set when type t (< 32) was in the UPDATE at all, kept or not. */
   get sent(): number {
-    return this.findings === null ? this.present : this.findings.sent;
+    const f = this.findings;
+    return f === null ? this.present : f.sent;
   }
 
   /**
@@ -122,11 +132,51 @@ export class WireAttributes implements PathAttributes {
     let hiddenMask = 0;
     if (hidden) for (let t = 0; t < 32; t++) if (hidden[t]) hiddenMask |= 1 << t;
     this.present = sent & ~hiddenMask;
-    if (hidden || issues) this.findings = { hidden: hidden ?? NO_HIDDEN, issues: issues ?? NO_ISSUES, sent };
+    if (hidden || issues)
+      this.sideOf().findings = { hidden: hidden ?? NO_HIDDEN, issues: issues ?? NO_ISSUES, sent };
+  }
+
+  private get findings(): Findings | null {
+    return this.side === null ? null : this.side.findings;
   }
 
   private get hidden(): Uint8Array | null {
-    return this.findings === null ? null : this.findings.hidden;
+    const f = this.findings;
+    return f === null ? null : f.hidden;
+  }
+
+  private sideOf(): Side {
+    if (this.side === null) this.side = { findings: null, memo: null };
+    return this.side;
+  }
+
+  get origin(): number | undefined {
+    return this.absent(AttrType.ORIGIN) ? undefined : this.raw[this.valueAt(AttrType.ORIGIN)];
+  }
+
+  get nextHop(): number | undefined {
+    return this.bits & HAS_NEXT_HOP ? this.nh >>> 0 : undefined;
+  }
+
+  /** Set while validating (NEXT_HOP is decoded as the set is first seen). */
+  set nextHop(v: number | undefined) {
+    if (v === undefined) {
+      this.bits &= ~HAS_NEXT_HOP;
+      this.nh = 0;
+    } else {
+      this.bits |= HAS_NEXT_HOP;
+      this.nh = v | 0;
+    }
+  }
+
+  get med(): number | undefined {
+    return this.absent(AttrType.MULTI_EXIT_DISC)
+      ? undefined
+      : this.u32At(this.valueAt(AttrType.MULTI_EXIT_DISC));
+  }
+
+  get localPref(): number | undefined {
+    return this.absent(AttrType.LOCAL_PREF) ? undefined : this.u32At(this.valueAt(AttrType.LOCAL_PREF));
   }
 
   get atomicAggregate(): boolean | undefined {
@@ -267,7 +317,7 @@ export class WireAttributes implements PathAttributes {
 
   /** Whether anything was decoded and remembered beyond the scalars. */
   get hasDecoded(): boolean {
-    return this.memo !== null;
+    return this.side !== null && this.side.memo !== null;
   }
 
   /**
@@ -275,12 +325,34 @@ export class WireAttributes implements PathAttributes {
    * needed it once, such as an export whose result is kept in bytes of its own.
    */
   forgetDecoded(): void {
-    this.memo = null;
+    const side = this.side;
+    if (side === null) return;
+    side.memo = null;
+    if (side.findings === null) this.side = null;
   }
 
   private memoized(): MutableAttributes {
-    if (this.memo === null) this.memo = {};
-    return this.memo;
+    const side = this.sideOf();
+    if (side.memo === null) side.memo = {};
+    return side.memo;
+  }
+
+  /** Where the value of the first `type` attribute starts (its presence bit checked by the caller). */
+  private valueAt(type: number): number {
+    const raw = this.raw;
+    const end = this.rawEnd;
+    for (let pos = this.rawStart; pos < end; ) {
+      const ext = (raw[pos] & AttrFlag.EXTENDED_LENGTH) !== 0;
+      const s = pos + (ext ? 4 : 3);
+      if (raw[pos + 1] === type) return s;
+      pos = s + (ext ? (raw[pos + 2] << 8) | raw[pos + 3] : raw[pos + 2]);
+    }
+    throw new Error(`attribute ${type} is marked present but not in the block`);
+  }
+
+  private u32At(s: number): number {
+    const raw = this.raw;
+    return ((raw[s] << 24) | (raw[s + 1] << 16) | (raw[s + 2] << 8) | raw[s + 3]) >>> 0;
   }
 
   private isDecoded(type: number): boolean {
