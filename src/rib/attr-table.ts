@@ -10,6 +10,7 @@ import {
   type PathAttributes,
   WireAttributes,
 } from '../bgp/wire/index.js';
+import { grown } from './grow.js';
 import { WireInternTable } from './wire-intern-table.js';
 
 const HAS_MED = 1;
@@ -107,17 +108,17 @@ export class AttrTable extends WireInternTable {
     this.nextHopState.fill(0);
   }
 
-  protected override grown(capacity: number): void {
-    this.asPathLength = grow(this.asPathLength, capacity);
-    this.neighborAs = grow(this.neighborAs, capacity);
-    this.origin = grow(this.origin, capacity);
-    this.med = grow(this.med, capacity);
-    this.localPref = grow(this.localPref, capacity);
-    this.originatorId = grow(this.originatorId, capacity);
-    this.clusterListLength = grow(this.clusterListLength, capacity);
-    this.ownAsCount = grow(this.ownAsCount, capacity);
-    this.flags = grow(this.flags, capacity);
-    this.nextHopState = grow(this.nextHopState, capacity);
+  protected override growColumns(capacity: number): void {
+    this.asPathLength = grown(this.asPathLength, capacity);
+    this.neighborAs = grown(this.neighborAs, capacity);
+    this.origin = grown(this.origin, capacity);
+    this.med = grown(this.med, capacity);
+    this.localPref = grown(this.localPref, capacity);
+    this.originatorId = grown(this.originatorId, capacity);
+    this.clusterListLength = grown(this.clusterListLength, capacity);
+    this.ownAsCount = grown(this.ownAsCount, capacity);
+    this.flags = grown(this.flags, capacity);
+    this.nextHopState = grown(this.nextHopState, capacity);
   }
 
   protected override added(id: number, a: PathAttributes): void {
@@ -153,12 +154,6 @@ export class AttrTable extends WireInternTable {
     this.flags[id] = f;
     this.nextHopState[id] = 0;
   }
-}
-
-function grow<A extends Uint8Array | Uint16Array | Uint32Array>(a: A, capacity: number): A {
-  const b = new (a.constructor as new (n: number) => A)(capacity);
-  b.set(a);
-  return b;
 }
 
 /**

@@ -1,4 +1,4 @@
-type Growable = Int32Array | Int16Array | Uint32Array | Uint8Array | Float64Array;
+type Growable = Int32Array | Int16Array | Uint32Array | Uint16Array | Uint8Array | Float64Array;
 
 /** A copy of `a` with room for `cap` elements (the RIB's columns grow by doubling). */
 export function grown<T extends Growable>(a: T, cap: number): T {

@@ -1,3 +1,5 @@
+import { grown } from './grow.js';
+
 /**
  * Finds an object equal by content to one already held, for tables that intern by content.
  * `add` and `remove` keep it in step with the table's ids.
@@ -58,10 +60,8 @@ export class InternTable<T extends object> {
     if (id === this.objects.length) this.objects.push(v);
     else this.objects[id] = v;
     if (id >= this.refs.length) {
-      const refs = new Int32Array(this.refs.length * 2);
-      refs.set(this.refs);
-      this.refs = refs;
-      this.grown(refs.length);
+      this.refs = grown(this.refs, this.refs.length * 2);
+      this.growColumns(this.refs.length);
     }
     this.refs[id] = 0;
     this.setId(v, id);
@@ -117,7 +117,7 @@ export class InternTable<T extends object> {
   }
 
   /** Subclasses keep columns per id: called when ids may reach `capacity`. */
-  protected grown(_capacity: number): void {}
+  protected growColumns(_capacity: number): void {}
   protected added(_id: number, _v: T): void {}
   protected freed(_id: number): void {}
 
