@@ -43,15 +43,14 @@ export interface LocRibPaths {
   /** The entry of a prefix, or -1. */
   find(words: ArrayLike<number>, off: number, len: number): number;
   prefix(entry: number): RibPrefix;
-  /** The paths of an entry, denied ones included, in chain order. */
+  /** The paths of an entry, denied ones included, in chain order: the youngest first. */
   paths(entry: number): number[];
   denied(path: number): boolean;
   eligible(path: number): boolean;
-  /** Arrival order: lower is older. */
-  arrival(path: number): number;
   /** FRESH, STALE or LONG_LIVED (stale-paths.ts). */
   staleMark(path: number): number;
-  candidate(path: number): Candidate;
+  /** A path as the decision sees it; `age`: its index in `paths` (0: the youngest). */
+  candidate(path: number, age: number): Candidate;
   route(path: number): RoutePath;
 }
 
@@ -67,9 +66,10 @@ export function rankedPaths(
 ): RankedPaths | undefined {
   const e = rib.find(words, off, len);
   if (e < 0) return undefined;
-  const eligible = rib.paths(e).filter((p) => rib.eligible(p));
+  const chain = rib.paths(e);
+  const eligible = chain.filter((p) => rib.eligible(p));
   if (eligible.length === 0) return undefined;
-  const candidates = eligible.map((p) => rib.candidate(p));
+  const candidates = eligible.map((p) => rib.candidate(p, chain.indexOf(p)));
   const path = (p: number) => rib.route(p);
   const first = selectBest(candidates, rib.options)!;
   const multipath = first.multipath.map((i) => path(eligible[i]));
@@ -91,13 +91,13 @@ export function rankedPaths(
 export function explain(rib: LocRibPaths, prefix: RibPrefix): EntryView | undefined {
   const e = rib.find(prefix.words(), 0, prefix.len);
   if (e < 0) return undefined;
-  const all = rib.paths(e).filter((p) => !rib.denied(p));
-  if (all.length === 0) return undefined;
+  const chain = rib.paths(e);
   // Oldest first: a stable order for operators.
-  all.sort((a, b) => rib.arrival(a) - rib.arrival(b));
+  const all = chain.filter((p) => !rib.denied(p)).reverse();
+  if (all.length === 0) return undefined;
   const eligible = all.filter((p) => rib.eligible(p));
   const sel = selectBest(
-    eligible.map((p) => rib.candidate(p)),
+    eligible.map((p) => rib.candidate(p, chain.indexOf(p))),
     rib.options,
   );
   const bestPath = sel ? eligible[sel.best] : -1;

@@ -26,7 +26,6 @@ import { FRESH, hasLongLivedStale, LONG_LIVED, StalePaths, type StalePool } from
 import { ZeroColumn } from './zero-column.js';
 
 const NONE = -1;
-const MAX_ARRIVAL = 0xffffffff;
 const REASONS: readonly BestPathReasonText[] = Object.values(BestPathReason);
 const reasonIndex = new Map<BestPathReasonText, number>(REASONS.map((r, i) => [r, i]));
 /** The reason of a lone eligible path, as its index in REASONS. */
@@ -54,11 +53,15 @@ export interface LocRibContext {
  * Storage is struct-of-arrays: prefixes in a PrefixTable with per-entry columns, paths in a
  * pool of typed arrays chained per prefix.
  *
- *   entry e:  head[e] ──► path p: peer | attr | pathId | arrival | denied | stale | next ──► ... ──► -1
+ *   entry e:  head[e] ──► path p: peer | attr | pathId | denied | stale | next ──► ... ──► -1
  *             sel*[e]: what was last reported (peer, path id, attribute id held) + reason
  *   pool:     pPeer[p] = NONE marks a free path. A path does not know its prefix: what drops
  *             paths of a peer (a session's end, a sweep of stale ones) walks the entries and
  *             their chains, so no 4 bytes per path are spent for what only those walks need
+ *
+ * A chain is in arrival order, youngest first: a new path goes to the head, and so does a path
+ * whose route changed (an implicit withdraw and a new route, RFC 4271 section 3.1). What
+ * "prefer the oldest" compares is the position in the chain, not 4 bytes per path of a clock.
  */
 export class LocRib {
   readonly afi: AfiCode;
@@ -82,14 +85,11 @@ export class LocRib {
   /** Path ids (RFC 7911): without add-path all are 0. */
   private readonly pPathId = new ZeroColumn();
   private pNext = new Int32Array(64);
-  /** Arrival order (for "prefer the oldest"); renumbered before it would overflow. */
-  private pArrival = new Uint32Array(64);
   private pDenied = new Uint8Array(64);
   /** Graceful restart's and route refresh's marks per path, their counts per peer (stale-paths.ts). */
   private readonly stale = new StalePaths(64);
   private pFree = NONE;
   private pEnd = 0;
-  private arrivals = 0;
   // Per peer index: first path, paths held, paths denied.
   /** Where a peer's unfinished drain goes on (a prefix entry). */
   private readonly drainFrom = new Map<number, number>();
@@ -125,9 +125,8 @@ export class LocRib {
       },
       denied: (p) => this.pDenied[p] !== 0,
       eligible: (p) => this.eligible(p),
-      arrival: (p) => this.pArrival[p],
       staleMark: (p) => this.stale.of(p),
-      candidate: (p) => this.candidate(p),
+      candidate: (p, age) => this.candidate(p, age),
       route: (p) => this.routePath(this.pPeer[p], this.pPathId.get(p), this.pAttr[p]),
     };
   }
@@ -173,7 +172,7 @@ export class LocRib {
       this.isDirty[e] = 0;
     }
     const deny = denied ? 1 : 0;
-    for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) {
+    for (let p = this.head[e], before = NONE; p !== NONE; before = p, p = this.pNext[p]) {
       if (this.pPeer[p] !== peer || this.pPathId.get(p) !== pathId) continue;
       const prev = this.pAttr[p];
       // Announced again after a graceful restart: fresh, and it may win again (RFC 4724 4.2).
@@ -189,7 +188,11 @@ export class LocRib {
       this.ctx.attrs.unref(prev);
       this.setDenied(p, peer, deny);
       // An implicit withdraw and a new route (RFC 4271 section 3.1): it is young again.
-      this.pArrival[p] = this.nextArrival();
+      if (before !== NONE) {
+        this.pNext[before] = this.pNext[p];
+        this.pNext[p] = this.head[e];
+        this.head[e] = p;
+      }
       this.markDirty(e);
       return true;
     }
@@ -197,7 +200,6 @@ export class LocRib {
     this.pPeer[p] = peer;
     this.pAttr[p] = attrId;
     this.pPathId.set(p, pathId, this.pPeer.length);
-    this.pArrival[p] = this.nextArrival();
     this.pDenied[p] = 0;
     this.stale.reset(p);
     this.pNext[p] = this.head[e];
@@ -410,7 +412,6 @@ export class LocRib {
       this.pAttr,
       this.pPathId,
       this.pNext,
-      this.pArrival,
       this.pDenied,
       this.stale,
     ]);
@@ -460,11 +461,13 @@ export class LocRib {
       return;
     }
     const paths: number[] = [];
-    for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) if (this.eligible(p)) paths.push(p);
-    const sel = selectBest(
-      paths.map((p) => this.candidate(p)),
-      this.ctx.options,
-    )!;
+    const candidates: Candidate[] = [];
+    for (let p = this.head[e], age = 0; p !== NONE; p = this.pNext[p], age++) {
+      if (!this.eligible(p)) continue;
+      paths.push(p);
+      candidates.push(this.candidate(p, age));
+    }
+    const sel = selectBest(candidates, this.ctx.options)!;
     const extras = sel.multipath.length > 1 ? sel.multipath.slice(1).map((i) => paths[i]) : null;
     this.select(e, paths[sel.best], extras, reasonIndex.get(sel.reason)!, out);
   }
@@ -569,7 +572,8 @@ export class LocRib {
     return this.pDenied[p] === 0 && this.ctx.attrs.nextHopUsable(this.pAttr[p], this.afi);
   }
 
-  private candidate(p: number): Candidate {
+  /** Path p as the decision sees it; `age`: its position in the chain (0: the youngest). */
+  private candidate(p: number, age: number): Candidate {
     const { attrs, defaultLocalPref, medMissingAsWorst } = this.ctx;
     const id = this.pAttr[p];
     const peer = this.ctx.peer(this.pPeer[p]);
@@ -584,7 +588,7 @@ export class LocRib {
       neighborAs: attrs.neighborAs[id],
       ebgp: peer.ebgp,
       igpMetric: 0,
-      arrival: this.pArrival[p],
+      arrival: -age,
       routerId: attrs.hasOriginatorId(id) ? attrs.originatorId[id] : peer.source.routerId,
       clusterListLength: attrs.clusterListLength[id],
       peerAddress: peer.addressKey,
@@ -643,20 +647,6 @@ export class LocRib {
     this.stale.growPeers(cap);
   }
 
-  private nextArrival(): number {
-    if (this.arrivals === MAX_ARRIVAL) this.renumberArrivals();
-    return this.arrivals++;
-  }
-
-  /** Numbers the live paths' arrivals 0, 1, ... in their order (once every 2^32 changes). */
-  private renumberArrivals(): void {
-    const live: number[] = [];
-    for (let p = 0; p < this.pEnd; p++) if (this.pPeer[p] !== NONE) live.push(p);
-    live.sort((a, b) => this.pArrival[a] - this.pArrival[b]);
-    for (let i = 0; i < live.length; i++) this.pArrival[live[i]] = i;
-    this.arrivals = live.length;
-  }
-
   private allocatePath(): number {
     if (this.pFree !== NONE) {
       const p = this.pFree;
@@ -678,7 +668,6 @@ export class LocRib {
     this.pAttr = grown(this.pAttr, cap);
     this.pNext = grown(this.pNext, cap);
     this.pPathId.grow(cap);
-    this.pArrival = grown(this.pArrival, cap);
     this.pDenied = grown(this.pDenied, cap);
     this.stale.grow(cap);
   }

@@ -163,6 +163,47 @@ describe('Rib: Adj-RIB-In and Loc-RIB', () => {
   });
 });
 
+describe('Rib: prefer the oldest external path (RFC 5004)', () => {
+  const viewOrder = (rib: Rib) => rib.lookup(parsePrefix(P1))!.paths.map((p) => p.source.id);
+
+  it('a path is as old as its route: the same route again keeps its age, a changed one is young', () => {
+    const rib = newRib({ decision: { preferOldestExternal: true } });
+    const a = rib.addPeer(EBGP_A);
+    const b = rib.addPeer(EBGP_B);
+    const a2 = rib.addPeer(EBGP_A2);
+    const fromB = attrs([65002], {}, '198.18.0.3');
+    rib.announce(b, v4(P1), fromB);
+    rib.announce(a2, v4(P1), attrs([65001], {}, '198.18.0.4'));
+    rib.announce(a, v4(P1), attrs([65001]));
+    const [first] = rib.flush();
+    // b has the highest router id of the three but came first.
+    expect(summary([first])).toEqual([`+${P1} b`]);
+    expect(first.kind === 'add' && first.reason).toBe(BestPathReason.OLDER);
+    expect(viewOrder(rib)).toEqual(['b', 'a2', 'a']);
+    rib.announce(b, v4(P1), fromB);
+    expect(rib.flush()).toEqual([]);
+    expect(viewOrder(rib)).toEqual(['b', 'a2', 'a']);
+    // An implicit withdraw and a new route (RFC 4271 section 3.1): b is now the youngest.
+    rib.announce(b, v4(P1), attrs([65002], { med: 1 }, '198.18.0.3'));
+    expect(summary(rib.flush())).toEqual([`+${P1} a2`]);
+    expect(viewOrder(rib)).toEqual(['a2', 'a', 'b']);
+    rib.withdraw(a2, v4(P1));
+    expect(summary(rib.flush())).toEqual([`+${P1} a`]);
+    expect(viewOrder(rib)).toEqual(['a', 'b']);
+  });
+
+  it('off, the router id decides whatever the order', () => {
+    const rib = newRib();
+    const a = rib.addPeer(EBGP_A);
+    const b = rib.addPeer(EBGP_B);
+    rib.announce(b, v4(P1), attrs([65002], {}, '198.18.0.3'));
+    rib.announce(a, v4(P1), attrs([65001]));
+    const [c] = rib.flush();
+    expect(summary([c])).toEqual([`+${P1} a`]);
+    expect(c.kind === 'add' && c.reason).toBe(BestPathReason.ROUTER_ID);
+  });
+});
+
 describe('Rib: eligibility', () => {
   it('denies paths with our AS in AS_PATH, tolerating allowas-in occurrences', () => {
     const rib = newRib();
