@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { addressBytes } from '../../../src/address/index.js';
 import { mergeAs4Path } from '../../../src/bgp/wire/attributes/as-path.js';
 import { ByteArena } from '../../../src/bgp/wire/attributes/byte-arena.js';
-import { AttrInterner } from '../../../src/bgp/wire/attributes/interner.js';
+import { AttrInterner, hashKey } from '../../../src/bgp/wire/attributes/interner.js';
 import type { WireAttributes } from '../../../src/bgp/wire/attributes/wire-attributes.js';
 import { Afi, AttrType, UpdateSubcode } from '../../../src/bgp/wire/constants.js';
 import { BgpError } from '../../../src/bgp/wire/errors.js';
@@ -731,6 +731,35 @@ describe('UPDATE interning and list reuse', () => {
     expect(y.attrs).toBe(x.attrs);
     expect(z.attrs).not.toBe(x.attrs);
     expect(y.mpNlri?.get(0).addr).toBe('2001:db8:f01::');
+  });
+
+  it('finds every set it holds as it grows, each only for sessions checked like its own', () => {
+    const interner = new AttrInterner();
+    const ebgp = new UpdateDecoder(EBGP, { interner });
+    const ibgp = new UpdateDecoder(IBGP, { interner });
+    const bodyOf = (i: number) =>
+      body({ attrs: `${BASE} 80 04 04 ${i.toString(16).padStart(8, '0')}`, nlri: NLRI_24 });
+    const sets = Array.from({ length: 5000 }, (_, i) => {
+      const b = bodyOf(i);
+      return ebgp.decode(b, 0, b.length).attrs as WireAttributes;
+    });
+    expect(interner.size).toBe(5000);
+    for (const [i, a] of sets.entries()) {
+      const b = bodyOf(i);
+      expect(ebgp.decode(b, 0, b.length).attrs).toBe(a);
+      const key = a.bytes();
+      expect(interner.get(hashKey(key, 0, key.length), key, 0, key.length, a.checkedFor)).toBe(a);
+    }
+    // The same bytes from an iBGP session make a set of their own (RFC 7606 section 7.5).
+    const b = bodyOf(7);
+    expect(ibgp.decode(b, 0, b.length).attrs).not.toBe(sets[7]);
+    expect(interner.size).toBe(5001);
+    const unknown = hex(`${BASE} 80 04 04 ffffffff`);
+    expect(interner.get(hashKey(unknown, 0, unknown.length), unknown, 0, unknown.length)).toBeUndefined();
+  });
+
+  it('refuses a size its slots cannot number', () => {
+    expect(() => new AttrInterner(1 << 21)).toThrow(/maxEntries 2097152 is outside/);
   });
 
   it('an attribute set interned by a short session pins a small chunk, not a 256 KiB one', () => {

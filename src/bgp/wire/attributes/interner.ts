@@ -12,12 +12,18 @@ import type { WireAttributes } from './wire-attributes.js';
 export class AttrInterner {
   readonly maxEntries: number;
   readonly maxBytes: number;
-  /** Pairs (hash, entry index + 1); entry 0 is an empty slot. One cache line per probe, not two. */
-  private slots = new Int32Array(2 * INITIAL_SLOTS);
+  /**
+   * Entry index + 1 in the low TAG_SHIFT bits, the hash's top bits above (most mismatches are
+   * told apart without reading the entry); 0 is an empty slot. At most half full. A table's
+   * growth hashes the held sets' bytes again, which spares 4 bytes per slot for the full hash.
+   */
+  private slots = new Int32Array(INITIAL_SLOTS);
   private entries: WireAttributes[] = [];
   private bytes = 0;
 
   constructor(maxEntries = 1 << 20, maxBytes = 64 * 1024 * 1024) {
+    if (!(maxEntries >= 1 && maxEntries <= MAX_ENTRIES))
+      throw new RangeError(`attribute interner: maxEntries ${maxEntries} is outside 1..${MAX_ENTRIES}`);
     this.maxEntries = maxEntries;
     this.maxBytes = maxBytes;
   }
@@ -44,48 +50,56 @@ export class AttrInterner {
     checkedFor = 0,
   ): WireAttributes | undefined {
     const slots = this.slots;
-    const mask = (slots.length >> 1) - 1;
+    const mask = slots.length - 1;
+    const tag = hash >>> TAG_SHIFT;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
-      const e = slots[2 * i + 1];
-      if (e === 0) return undefined;
-      if (slots[2 * i] === hash) {
-        const attrs = this.entries[e - 1];
+      const s = slots[i];
+      if (s === 0) return undefined;
+      if (s >>> TAG_SHIFT === tag) {
+        const attrs = this.entries[(s & ENTRY_MASK) - 1];
         if (attrs.checkedFor === checkedFor && sameKey(attrs, key, keyAt, keyLen)) return attrs;
       }
     }
   }
 
+  /** Holds a set under `hash`, which must be hashKey of its bytes (growing hashes them again). */
   put(hash: number, attrs: WireAttributes): void {
     const len = attrs.rawEnd - attrs.rawStart;
     if (this.entries.length >= this.maxEntries || this.bytes + len > this.maxBytes) this.clear();
-    if ((this.entries.length + 1) * 4 > this.slots.length) this.grow();
+    if ((this.entries.length + 1) * 2 > this.slots.length) this.grow();
     this.entries.push(attrs);
     this.bytes += len;
     place(this.slots, hash, this.entries.length);
   }
 
   clear(): void {
-    this.slots = new Int32Array(2 * INITIAL_SLOTS);
+    this.slots = new Int32Array(INITIAL_SLOTS);
     this.entries = [];
     this.bytes = 0;
   }
 
   private grow(): void {
-    const old = this.slots;
-    const slots = new Int32Array(old.length * 2);
-    for (let i = 1; i < old.length; i += 2) if (old[i] !== 0) place(slots, old[i - 1], old[i]);
+    const slots = new Int32Array(this.slots.length * 2);
+    const entries = this.entries;
+    for (let e = 0; e < entries.length; e++) {
+      const a = entries[e];
+      place(slots, hashKey(a.raw, a.rawStart, a.rawEnd), e + 1);
+    }
     this.slots = slots;
   }
 }
 
-const INITIAL_SLOTS = 1024;
+const INITIAL_SLOTS = 2048;
+const TAG_SHIFT = 21;
+const ENTRY_MASK = (1 << TAG_SHIFT) - 1;
+/** Entries + 1 fit below the tag. */
+const MAX_ENTRIES = ENTRY_MASK - 1;
 
 function place(slots: Int32Array, hash: number, entry: number): void {
-  const mask = (slots.length >> 1) - 1;
+  const mask = slots.length - 1;
   let i = hash & mask;
-  while (slots[2 * i + 1] !== 0) i = (i + 1) & mask;
-  slots[2 * i] = hash;
-  slots[2 * i + 1] = entry;
+  while (slots[i] !== 0) i = (i + 1) & mask;
+  slots[i] = ((hash >>> TAG_SHIFT) << TAG_SHIFT) | entry;
 }
 
 /**
