@@ -98,6 +98,13 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
     return attrs;
   }
 
+  /** Whether `attrs` is the compact set made for `id` (its bytes are the ones held for it). */
+  isCompact(id: number, attrs: WireAttributes): boolean {
+    return (
+      attrs.raw === this.#raw[id] && attrs.rawStart === this.#start[id] && attrs.rawEnd === this.#end[id]
+    );
+  }
+
   add(id: number, v: PathAttributes): void {
     if (v !== this.#lastFound) this.find(v);
     this.#lastFound = null;
@@ -244,7 +251,7 @@ export class ExportInterner extends WireInternTable {
       // received layout) the content's bytes are the prepared ones: the set is encoded once,
       // not once more per session.
       const canonical =
-        attrs instanceof WireAttributes ? attrs.internOwner === this : attrs.layout === undefined;
+        attrs instanceof WireAttributes ? this.#content.isCompact(id, attrs) : attrs.layout === undefined;
       p = canonical ? this.#content.prepared(id) : this.#packer.prepare(attrs);
       this.#prepared[id] = p;
     }

@@ -112,8 +112,14 @@ export class InternTable<T extends object> {
     this.byObject.set(v, id);
   }
 
-  protected clearId(v: T): void {
-    this.byObject.delete(v);
+  /** Forgets the id this table gave `v`; false when the Map did not hold it. */
+  protected clearId(v: T): boolean {
+    return this.byObject.delete(v);
+  }
+
+  /** The object held under `id`, if any (no throw, unlike `get`). */
+  protected heldAt(id: number): T | undefined {
+    return this.objects[id];
   }
 
   /** Subclasses keep columns per id: called when ids may reach `capacity`. */

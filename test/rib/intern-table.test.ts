@@ -1,5 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { WireAttributes } from '../../src/bgp/wire/attributes/wire-attributes.js';
 import { type ContentIndex, InternTable } from '../../src/rib/intern-table.js';
+import { WireInternTable } from '../../src/rib/wire-intern-table.js';
 
 interface Box {
   readonly n: number;
@@ -53,5 +56,53 @@ describe('InternTable', () => {
     expect(t.has(ia)).toBe(false);
     expect(t.get(ib)).toBe(b);
     expect(t.size).toBe(1);
+  });
+});
+
+describe('WireInternTable', () => {
+  const set = () => new WireAttributes(new Uint8Array(0), 0, 0, { as4: true }, 0);
+
+  it('tables sharing sets each keep their own numbers, whichever wrote the one on the set', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(2), fc.nat(3), fc.boolean()), { maxLength: 60 }), (ops) => {
+        const sets = Array.from({ length: 4 }, set);
+        const tables = [new WireInternTable(), new WireInternTable(), new WireInternTable()];
+        // The model: per table, each held set's id and references.
+        const held = tables.map(() => new Map<WireAttributes, { id: number; refs: number }>());
+        for (const [t, s, take] of ops) {
+          const table = tables[t];
+          const v = sets[s];
+          const h = held[t].get(v);
+          if (take || h === undefined) {
+            const id = table.intern(v);
+            table.ref(id);
+            if (h) expect(id).toBe(h.id);
+            held[t].set(v, { id, refs: (h?.refs ?? 0) + 1 });
+          } else {
+            table.unref(h.id);
+            if (--h.refs === 0) held[t].delete(v);
+          }
+          for (const [i, m] of held.entries()) {
+            expect(tables[i].size).toBe(m.size);
+            for (const [x, { id }] of m) {
+              expect(tables[i].get(id)).toBe(x);
+              expect(tables[i].intern(x)).toBe(id);
+            }
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a table that let go of a set under the number another wrote there leaves that number be', () => {
+    const v = set();
+    const [a, b] = [new WireInternTable(), new WireInternTable()];
+    a.ref(a.intern(v)); // a writes 0 on the set
+    b.ref(b.intern(v)); // b holds it under 0 too, in its Map
+    b.unref(0);
+    expect(v.internId).toBe(0);
+    expect(a.intern(v)).toBe(0);
+    expect(a.size).toBe(1);
   });
 });

@@ -69,8 +69,10 @@ export class WireAttributes implements PathAttributes {
   readonly rawEnd: number;
   /** Bit t set when attribute type t (< 32) is present and kept: presence without decoding. */
   present = 0;
-  /** The table (a RIB's) that numbered this set, and its number there: spares that table a Map. */
-  internOwner: object | null = null;
+  /**
+   * The number an intern table (a RIB's) gave this set, -1 when none: spares that table a Map.
+   * Which table it is, the table tells by holding this set under that number.
+   */
   internId = -1;
   private bits: number;
   /** NEXT_HOP as an int32 (a small integer for V8, where a u32 above 2^31 would be a boxed number). */
