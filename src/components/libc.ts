@@ -44,6 +44,8 @@ export interface Libc {
   ) => number;
   /** sizeof(struct sock_fprog), the optlen of attachFilter. */
   readonly fprogSize: number;
+  /** glibc's malloc tuning (malloc.h): 1 when set, 0 when refused. */
+  readonly mallopt: (param: number, value: number) => number;
 }
 
 /** A classic BPF program as the kernel takes it (linux/filter.h). */
@@ -56,6 +58,9 @@ export interface SockFprog {
     readonly k: number;
   }[];
 }
+
+/** mallopt's parameter for the size from which malloc maps a chunk of its own (malloc.h). */
+export const M_MMAP_THRESHOLD = -3;
 
 let bound: Libc | undefined;
 
@@ -82,6 +87,7 @@ export function libc(): Libc {
     ),
     attachFilter: lib.func('setsockopt', 'int', ['int', 'int', 'int', koffi.pointer(fprog), 'uint32']),
     fprogSize: koffi.sizeof(fprog),
+    mallopt: lib.func('int mallopt(int param, int value)'),
   };
   return bound;
 }
