@@ -4,7 +4,7 @@ import { addressBytes } from '../../../src/address/index.js';
 import { mergeAs4Path } from '../../../src/bgp/wire/attributes/as-path.js';
 import { ByteArena } from '../../../src/bgp/wire/attributes/byte-arena.js';
 import { AttrInterner, hashKey } from '../../../src/bgp/wire/attributes/interner.js';
-import type { WireAttributes } from '../../../src/bgp/wire/attributes/wire-attributes.js';
+import { WireAttributes } from '../../../src/bgp/wire/attributes/wire-attributes.js';
 import { Afi, AttrType, UpdateSubcode } from '../../../src/bgp/wire/constants.js';
 import { BgpError } from '../../../src/bgp/wire/errors.js';
 import { PrefixList } from '../../../src/bgp/wire/prefix-list.js';
@@ -1019,6 +1019,20 @@ describe('UPDATE decode: the scalars a set keeps or reads from its bytes', () =>
     expect(lp.localPref).toBeUndefined(); // RFC 7606 section 7.5: from an external peer
     expect(lp.issues.map((i) => i.kind)).toEqual(['local-pref-from-ebgp']);
     expect(lp.has(AttrType.LOCAL_PREF)).toBe(false);
+  });
+
+  it('keeps its block bounds for any block an UPDATE can carry, and refuses what it cannot keep', () => {
+    const raw = new Uint8Array(0);
+    const a = new WireAttributes(raw, 3_000_000, 3_000_000 + 65535, { as4: true, ebgp: true }, 0);
+    expect([a.rawStart, a.rawEnd, a.checkedFor]).toEqual([
+      3_000_000,
+      3_065_535,
+      WireAttributes.checkedFor(EBGP),
+    ]);
+    a.nextHop = 0xc6120101;
+    a.markUndecoded();
+    expect([a.rawEnd, a.nextHop, a.hasUndecoded]).toEqual([3_065_535, 0xc6120101, true]);
+    expect(() => new WireAttributes(raw, 0, 1 << 23, { as4: true }, 0)).toThrow(RangeError);
   });
 
   it('keeps its findings when it forgets what a read decoded', () => {

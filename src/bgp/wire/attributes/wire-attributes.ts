@@ -42,13 +42,16 @@ interface Findings {
 
 /**
  * `bits`: which MP attributes are decoded (above), an undecoded attribute, 4-octet ASNs, eBGP's
- * checks, whether `nh` holds a NEXT_HOP.
+ * checks, whether `nh` holds a NEXT_HOP; from LENGTH_SHIFT up, the block's length.
  */
 const UNDECODED = 4;
 const AS4 = 8;
 /** Checked with eBGP's rules (RFC 7606 sections 7.2, 7.5, 7.9, 7.10): not shareable with iBGP. */
 const EBGP = 16;
 const HAS_NEXT_HOP = 32;
+const LENGTH_SHIFT = 8;
+/** Keeps `bits` a positive int32 (an attribute block is at most 65535 bytes anyway). */
+const MAX_LENGTH = (1 << (31 - LENGTH_SHIFT)) - 1;
 
 /** What is rare beside a set: RFC 7606 findings, and what was decoded on a read. */
 interface Side {
@@ -66,7 +69,6 @@ export class WireAttributes implements PathAttributes {
   /** The block lives in raw[rawStart, rawEnd) (a shared arena chunk). */
   readonly raw: Uint8Array;
   readonly rawStart: number;
-  readonly rawEnd: number;
   /** Bit t set when attribute type t (< 32) is present and kept: presence without decoding. */
   present = 0;
   /**
@@ -80,10 +82,16 @@ export class WireAttributes implements PathAttributes {
   private side: Side | null = null;
 
   constructor(raw: Uint8Array, rawStart: number, rawEnd: number, ctx: AttrContext, mp: number) {
+    const length = rawEnd - rawStart;
+    if (!(length >= 0 && length <= MAX_LENGTH)) throw new RangeError(`attribute block of ${length} bytes`);
     this.raw = raw;
     this.rawStart = rawStart;
-    this.rawEnd = rawEnd;
-    this.bits = mp | (ctx.as4 ? AS4 : 0) | (ctx.ebgp ? EBGP : 0);
+    this.bits = mp | (ctx.as4 ? AS4 : 0) | (ctx.ebgp ? EBGP : 0) | (length << LENGTH_SHIFT);
+  }
+
+  /** Where the block ends in `raw` (its length is kept in `bits`). */
+  get rawEnd(): number {
+    return this.rawStart + (this.bits >>> LENGTH_SHIFT);
   }
 
   /** The session facts its checks depended on: a set is shared only between equal ones. */
