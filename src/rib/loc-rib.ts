@@ -28,6 +28,10 @@ import { ZeroColumn } from './zero-column.js';
 const NONE = -1;
 const REASONS: readonly BestPathReasonText[] = Object.values(BestPathReason);
 const reasonIndex = new Map<BestPathReasonText, number>(REASONS.map((r, i) => [r, i]));
+/** selState: a prefix waits for the decision process; the reason's index sits below. */
+const DIRTY = 0x80;
+const REASON_MASK = 0x7f;
+if (REASONS.length > REASON_MASK) throw new Error('loc-rib: best-path reasons outgrew their bits');
 /** The reason of a lone eligible path, as its index in REASONS. */
 const FIRST_REASON = reasonIndex.get(BestPathReason.FIRST)!;
 
@@ -74,8 +78,8 @@ export class LocRib {
   private selAttr: Int32Array;
   /** See pPathId. */
   private readonly selPathId = new ZeroColumn();
-  private selReason: Uint8Array;
-  private isDirty: Uint8Array;
+  /** The reported selection's reason (an index in REASONS) in the low bits, DIRTY above. */
+  private selState: Uint8Array;
   /** Equal-cost paths beyond the best, as reported: [peer, pathId, attr, ...] (attributes held). */
   private readonly extras = new Map<number, number[]>();
   private readonly dirty = new EntryList();
@@ -112,8 +116,7 @@ export class LocRib {
     this.head = new Int32Array(cap);
     this.selPeer = new Int16Array(cap);
     this.selAttr = new Int32Array(cap);
-    this.selReason = new Uint8Array(cap);
-    this.isDirty = new Uint8Array(cap);
+    this.selState = new Uint8Array(cap);
     this.view = {
       options: ctx.options,
       find: (words, off, len) => this.table.find(words, off, len),
@@ -169,7 +172,7 @@ export class LocRib {
     if (t.added) {
       this.head[e] = NONE;
       this.selPeer[e] = NONE;
-      this.isDirty[e] = 0;
+      this.selState[e] = 0;
     }
     const deny = denied ? 1 : 0;
     for (let p = this.head[e], before = NONE; p !== NONE; before = p, p = this.pNext[p]) {
@@ -342,7 +345,7 @@ export class LocRib {
     let k = 0;
     for (; k < dirty.count && k < budget; k++) {
       const e = dirty.items[k];
-      this.isDirty[e] = 0;
+      this.selState[e] &= REASON_MASK;
       if (touched) appendEntry(touched, t, e);
       this.decide(e, out);
       if (this.head[e] === NONE && this.selPeer[e] === NONE) t.remove(e);
@@ -405,8 +408,7 @@ export class LocRib {
       this.selPeer,
       this.selAttr,
       this.selPathId,
-      this.selReason,
-      this.isDirty,
+      this.selState,
       this.dirty,
       this.pPeer,
       this.pAttr,
@@ -497,7 +499,7 @@ export class LocRib {
       this.selAttr[e] === attr &&
       sameTriples(this.extrasOf(e), extras)
     ) {
-      this.selReason[e] = reason;
+      this.selState[e] = (this.selState[e] & DIRTY) | reason;
       return;
     }
     attrs.ref(attr);
@@ -506,7 +508,7 @@ export class LocRib {
     this.selPeer[e] = peer;
     this.selPathId.set(e, pathId, this.head.length);
     this.selAttr[e] = attr;
-    this.selReason[e] = reason;
+    this.selState[e] = (this.selState[e] & DIRTY) | reason;
     if (extras) this.extras.set(e, extras);
     this.selected++;
     this.pushSelected(e, out);
@@ -536,7 +538,7 @@ export class LocRib {
       this.ctx.attrs.get(this.selAttr[e]),
       this.ctx.peer(this.selPeer[e]).source,
       this.selPathId.get(e),
-      REASONS[this.selReason[e]],
+      REASONS[this.selState[e] & REASON_MASK],
       multipath,
     );
   }
@@ -602,8 +604,8 @@ export class LocRib {
   }
 
   private markDirty(e: number): void {
-    if (this.isDirty[e]) return;
-    this.isDirty[e] = 1;
+    if (this.selState[e] & DIRTY) return;
+    this.selState[e] |= DIRTY;
     this.dirty.push(e);
   }
 
@@ -677,8 +679,7 @@ export class LocRib {
     this.selPeer = grown(this.selPeer, cap);
     this.selAttr = grown(this.selAttr, cap);
     this.selPathId.grow(cap);
-    this.selReason = grown(this.selReason, cap);
-    this.isDirty = grown(this.isDirty, cap);
+    this.selState = grown(this.selState, cap);
   }
 }
 
