@@ -12,6 +12,7 @@ import {
 } from '../bgp/wire/index.js';
 import { grown } from './grow.js';
 import { WireInternTable } from './wire-intern-table.js';
+import { ZeroColumn } from './zero-column.js';
 
 const HAS_MED = 1;
 const HAS_LOCAL_PREF = 2;
@@ -50,8 +51,9 @@ export class AttrTable extends WireInternTable {
   neighborAs = new Uint32Array(64);
   origin = new Uint8Array(64);
   med = new Uint32Array(64);
-  localPref = new Uint32Array(64);
-  originatorId = new Uint32Array(64);
+  /** Sparse: from external peers there is no LOCAL_PREF, and ORIGINATOR_ID only in a reflected route. */
+  private readonly localPref = new ZeroColumn();
+  private readonly originatorId = new ZeroColumn();
   clusterListLength = new Uint16Array(64);
   /** Times our AS appears in AS_PATH (clamped at 255), for loop detection with allowas-in. */
   ownAsCount = new Uint8Array(64);
@@ -74,6 +76,14 @@ export class AttrTable extends WireInternTable {
   }
   hasOriginatorId(id: number): boolean {
     return (this.flags[id] & HAS_ORIGINATOR_ID) !== 0;
+  }
+  /** LOCAL_PREF (when hasLocalPref). */
+  localPrefOf(id: number): number {
+    return this.localPref.get(id);
+  }
+  /** ORIGINATOR_ID (when hasOriginatorId). */
+  originatorIdOf(id: number): number {
+    return this.originatorId.get(id);
   }
   /** RFC 4456 section 8: ORIGINATOR_ID is our router id: the route left us and came back. */
   originatorIsUs(id: number): boolean {
@@ -113,8 +123,8 @@ export class AttrTable extends WireInternTable {
     this.neighborAs = grown(this.neighborAs, capacity);
     this.origin = grown(this.origin, capacity);
     this.med = grown(this.med, capacity);
-    this.localPref = grown(this.localPref, capacity);
-    this.originatorId = grown(this.originatorId, capacity);
+    this.localPref.grow(capacity);
+    this.originatorId.grow(capacity);
     this.clusterListLength = grown(this.clusterListLength, capacity);
     this.ownAsCount = grown(this.ownAsCount, capacity);
     this.flags = grown(this.flags, capacity);
@@ -141,11 +151,11 @@ export class AttrTable extends WireInternTable {
     }
     if (a.localPref !== undefined) {
       f |= HAS_LOCAL_PREF;
-      this.localPref[id] = a.localPref;
+      this.localPref.set(id, a.localPref, this.capacity);
     }
     if (a.originatorId !== undefined) {
       f |= HAS_ORIGINATOR_ID;
-      this.originatorId[id] = a.originatorId;
+      this.originatorId.set(id, a.originatorId, this.capacity);
       if (a.originatorId === this.routerId) f |= ORIGINATOR_IS_US;
     }
     const clusters = a.clusterList;

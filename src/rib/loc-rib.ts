@@ -581,7 +581,7 @@ export class LocRib {
     const peer = this.ctx.peer(this.pPeer[p]);
     return {
       weight: peer.weight,
-      localPref: attrs.hasLocalPref(id) ? attrs.localPref[id] : defaultLocalPref,
+      localPref: attrs.hasLocalPref(id) ? attrs.localPrefOf(id) : defaultLocalPref,
       local: peer.local,
       originPreference: peer.originPreference,
       asPathLength: attrs.asPathLength[id],
@@ -591,7 +591,7 @@ export class LocRib {
       ebgp: peer.ebgp,
       igpMetric: 0,
       arrival: -age,
-      routerId: attrs.hasOriginatorId(id) ? attrs.originatorId[id] : peer.source.routerId,
+      routerId: attrs.hasOriginatorId(id) ? attrs.originatorIdOf(id) : peer.source.routerId,
       clusterListLength: attrs.clusterListLength[id],
       peerAddress: peer.addressKey,
       peerAs: peer.source.asn,

@@ -14,6 +14,27 @@ const LOCAL_AS = 65000;
 const init = { localAs: LOCAL_AS, routerId: parseIpv4('198.18.0.1'), clusterId: parseIpv4('198.18.0.1') };
 
 describe('AttrTable', () => {
+  it('keeps LOCAL_PREF and ORIGINATOR_ID only for the sets that have them, through ids reused', () => {
+    const t = new AttrTable(init);
+    const hold = (extra: object) => {
+      const id = t.intern(makeAttributes({ origin: 0, asPath: [], ...extra }));
+      t.ref(id);
+      return id;
+    };
+    const bare = hold({});
+    expect([t.hasLocalPref(bare), t.localPrefOf(bare), t.hasOriginatorId(bare)]).toEqual([false, 0, false]);
+    const rich = hold({ localPref: 200, originatorId: parseIpv4('198.18.9.9') });
+    expect([t.localPrefOf(rich), t.originatorIdOf(rich)]).toEqual([200, parseIpv4('198.18.9.9')]);
+    t.unref(rich);
+    // The freed id comes back for a set with LOCAL_PREF 0 and no ORIGINATOR_ID.
+    const zero = hold({ localPref: 0 });
+    expect(zero).toBe(rich);
+    expect([t.hasLocalPref(zero), t.localPrefOf(zero), t.hasOriginatorId(zero)]).toEqual([true, 0, false]);
+    const many = Array.from({ length: 300 }, (_, i) => hold({ localPref: 1000 + i }));
+    expect(many.map((id) => t.localPrefOf(id))).toEqual(many.map((_, i) => 1000 + i));
+    expect(t.localPrefOf(zero)).toBe(0);
+  });
+
   it('numbers a received set in each of two tables, and again after releasing it', () => {
     const ctx = { as4: true, addPathIpv4: false, addPathIpv6: false, ebgp: true };
     const w = new Writer();
