@@ -32,12 +32,10 @@ export {
   type ReadyRequirements,
   readinessChecks,
 } from './health.js';
-export {
-  type MessageTypeLabel,
-  SpeakerMetrics,
-  type SpeakerMetricsInit,
-  sessionStateNumber,
-} from './metrics.js';
+// The metrics themselves (SpeakerMetrics, on prom-client) are imported from './metrics.js' by
+// whoever makes them: through this index, every process that reads a configuration would load
+// prom-client (4-5 MB resident) whether it serves metrics or not.
+export type { MessageTypeLabel, SpeakerMetrics, SpeakerMetricsInit } from './metrics.js';
 export {
   type HealthSource,
   type ListenAddress,

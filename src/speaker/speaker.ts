@@ -20,7 +20,7 @@ import {
   type RouteActionResult,
   type SinkView,
   type SpeakerControl,
-  SpeakerMetrics,
+  type SpeakerMetrics,
   type SummaryView,
   startControlServer,
   startMetricsServer,
@@ -634,6 +634,8 @@ export class Speaker implements SpeakerControl {
     await this.#metricsServer?.close();
     this.#metricsServer = undefined;
     if (!m) return;
+    // Loaded only when configured: prom-client is 4-5 MB resident.
+    const { SpeakerMetrics } = await import('../api/metrics.js');
     this.#metrics ??= new SpeakerMetrics({
       control: this,
       forwarding: { ovn: () => (this.#ovn ? ovnStats(this.#ovn) : null), sinks: () => this.sinks() },

@@ -1,10 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type HealthCheck,
-  type MetricsServer,
-  SpeakerMetrics,
-  startMetricsServer,
-} from '../../src/api/index.js';
+import { type HealthCheck, type MetricsServer, startMetricsServer } from '../../src/api/index.js';
+import { SpeakerMetrics } from '../../src/api/metrics.js';
 import { SUMMARY } from './fake-control.js';
 
 // The probes as the metrics listener serves them: each request asks the source afresh, HEAD

@@ -3,11 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   type MetricsServer,
   parseListenAddress,
-  SpeakerMetrics,
   type SummaryView,
-  sessionStateNumber,
   startMetricsServer,
 } from '../../src/api/index.js';
+import { SpeakerMetrics, sessionStateNumber } from '../../src/api/metrics.js';
 import { MessageType } from '../../src/bgp/wire/index.js';
 import { parseExposition, series } from './exposition.js';
 import { SINKS, SUMMARY } from './fake-control.js';

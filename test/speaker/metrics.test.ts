@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigStore, parseConfig } from '../../src/config/index.js';
 import { Speaker } from '../../src/speaker/index.js';
@@ -54,5 +56,24 @@ describe('metrics', () => {
     await s.reload(store.reload());
     const gone = await scrape();
     expect(gone).not.toContain('peer="p2"');
+  });
+
+  it('loads prom-client only when metrics are configured', () => {
+    const loads = (modules: string[]) => {
+      const urls = modules.map((m) =>
+        JSON.stringify(fileURLToPath(new URL(`../../src/${m}`, import.meta.url))),
+      );
+      const script = `
+        ${urls.map((u) => `await import(${u});`).join('\n')}
+        const { createRequire } = await import('node:module');
+        console.log(Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/prom-client/')));
+      `;
+      const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        encoding: 'utf8',
+      });
+      return out.trim() === 'true';
+    };
+    expect(loads(['speaker/run.ts', 'speaker/index.ts', 'config/index.ts', 'api/index.ts'])).toBe(false);
+    expect(loads(['speaker/run.ts', 'api/metrics.ts'])).toBe(true);
   });
 });
