@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { collectReplacedColumns, grown, released } from '../../src/rib/grow.js';
+import { COLLECT_AFTER_BYTES, collectReplacedColumns, grown, released } from '../../src/rib/grow.js';
 
-const MIB = 1024 * 1024;
+const AT = COLLECT_AFTER_BYTES;
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 
 describe('grown', () => {
@@ -16,17 +16,17 @@ describe('grown', () => {
 describe('collectReplacedColumns', () => {
   afterEach(() => collectReplacedColumns(null));
 
-  it('collects once per turn after 4 MiB of replaced columns, not before', async () => {
+  it('collects once per turn after COLLECT_AFTER_BYTES of replaced columns, not before', async () => {
     let runs = 0;
     collectReplacedColumns(() => runs++);
-    released(4 * MIB - 1);
+    released(AT - 1);
     await nextTurn();
     expect(runs).toBe(0);
-    grown(new Uint8Array(1), 2); // the byte that makes 4 MiB
-    released(8 * MIB); // more in the same turn: still one collection
+    grown(new Uint8Array(1), 2); // the byte that makes it
+    released(2 * AT); // more in the same turn: still one collection
     await nextTurn();
     expect(runs).toBe(1);
-    released(4 * MIB - 1); // counted afresh after a collection
+    released(AT - 1); // counted afresh after a collection
     await nextTurn();
     expect(runs).toBe(1);
     released(1);
@@ -38,7 +38,7 @@ describe('collectReplacedColumns', () => {
     let runs = 0;
     collectReplacedColumns(() => runs++);
     collectReplacedColumns(null);
-    released(16 * MIB);
+    released(4 * AT);
     await nextTurn();
     expect(runs).toBe(0);
   });
