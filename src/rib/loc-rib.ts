@@ -26,6 +26,7 @@ import { FRESH, hasLongLivedStale, LONG_LIVED, StalePaths, type StalePool } from
 import { ZeroColumn } from './zero-column.js';
 
 const NONE = -1;
+const NO_MARKS = new Uint8Array(0);
 const REASONS: readonly BestPathReasonText[] = Object.values(BestPathReason);
 const reasonIndex = new Map<BestPathReasonText, number>(REASONS.map((r, i) => [r, i]));
 /** selState: a prefix waits for the decision process; the reason's index sits below. */
@@ -89,7 +90,8 @@ export class LocRib {
   /** Path ids (RFC 7911): without add-path all are 0. */
   private readonly pPathId = new ZeroColumn();
   private pNext = new Int32Array(64);
-  private pDenied = new Uint8Array(64);
+  /** Loop marks (1: denied), made on the first: most tables have none, and then cost nothing. */
+  private pDenied = NO_MARKS;
   /** Graceful restart's and route refresh's marks per path, their counts per peer (stale-paths.ts). */
   private readonly stale = new StalePaths(64);
   private pFree = NONE;
@@ -126,7 +128,7 @@ export class LocRib {
         for (let p = this.head[e]; p !== NONE; p = this.pNext[p]) out.push(p);
         return out;
       },
-      denied: (p) => this.pDenied[p] !== 0,
+      denied: (p) => this.isDenied(p),
       eligible: (p) => this.eligible(p),
       staleMark: (p) => this.stale.of(p),
       candidate: (p, age) => this.candidate(p, age),
@@ -181,7 +183,7 @@ export class LocRib {
       // Announced again after a graceful restart: fresh, and it may win again (RFC 4724 4.2).
       // Announced again in a route refresh: fresh too, but nothing to decide (RFC 7313 4).
       const wasStale = this.stale.fresh(p, peer);
-      if (prev === attrId && this.pDenied[p] === deny) {
+      if (prev === attrId && this.isDenied(p) === denied) {
         if (!wasStale) return false;
         this.markDirty(e);
         return true;
@@ -203,7 +205,7 @@ export class LocRib {
     this.pPeer[p] = peer;
     this.pAttr[p] = attrId;
     this.pPathId.set(p, pathId, this.pPeer.length);
-    this.pDenied[p] = 0;
+    if (this.pDenied.length !== 0) this.pDenied[p] = 0;
     this.stale.reset(p);
     this.pNext[p] = this.head[e];
     this.head[e] = p;
@@ -571,7 +573,7 @@ export class LocRib {
   }
 
   private eligible(p: number): boolean {
-    return this.pDenied[p] === 0 && this.ctx.attrs.nextHopUsable(this.pAttr[p], this.afi);
+    return !this.isDenied(p) && this.ctx.attrs.nextHopUsable(this.pAttr[p], this.afi);
   }
 
   /** Path p as the decision sees it; `age`: its position in the chain (0: the youngest). */
@@ -603,6 +605,10 @@ export class LocRib {
     };
   }
 
+  private isDenied(p: number): boolean {
+    return this.pDenied.length !== 0 && this.pDenied[p] !== 0;
+  }
+
   private markDirty(e: number): void {
     if (this.selState[e] & DIRTY) return;
     this.selState[e] |= DIRTY;
@@ -628,7 +634,8 @@ export class LocRib {
 
   /** Sets a path's denied mark, keeping the counts of candidates in step. */
   private setDenied(p: number, peer: number, deny: number): void {
-    if (this.pDenied[p] === deny) return;
+    if (this.isDenied(p) === (deny !== 0)) return;
+    if (this.pDenied.length === 0) this.pDenied = new Uint8Array(this.pPeer.length);
     this.pDenied[p] = deny;
     const delta = deny ? 1 : -1;
     this.peerDenied[peer] += delta;
@@ -670,7 +677,7 @@ export class LocRib {
     this.pAttr = grown(this.pAttr, cap);
     this.pNext = grown(this.pNext, cap);
     this.pPathId.grow(cap);
-    this.pDenied = grown(this.pDenied, cap);
+    if (this.pDenied.length !== 0) this.pDenied = grown(this.pDenied, cap);
     this.stale.grow(cap);
   }
 

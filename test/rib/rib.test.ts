@@ -218,6 +218,28 @@ describe('Rib: eligibility', () => {
     expect(rib.denyReason(a, rib.attrs.intern(attrs([65001, LOCAL_AS])))).toBe('as-path-loop');
   });
 
+  it('keeps loop marks only once a path is denied, through the pool growing and a clean replacement', () => {
+    const prefixes = Array.from({ length: 300 }, (_, i) => `198.18.${20 + (i >> 8)}.${i & 255}/32`);
+    const load = (looped: boolean) => {
+      const rib = newRib();
+      const a = rib.addPeer(EBGP_A);
+      rib.announce(a, v4(prefixes[0]), attrs(looped ? [65001, LOCAL_AS] : [65001]));
+      rib.announce(a, v4(...prefixes.slice(1)), attrs([65001]));
+      rib.flush();
+      return { rib, a };
+    };
+    const clean = load(false);
+    const looped = load(true);
+    expect(looped.rib.counts(looped.a, Afi.IPV4)).toEqual({ received: 300, accepted: 299 });
+    expect(looped.rib.best(parsePrefix(prefixes[0]))).toBeUndefined();
+    // A byte per path, made on the first mark.
+    const bytes = (x: { rib: Rib }) => x.rib.locRib(Afi.IPV4).byteLength;
+    expect(bytes(looped) - bytes(clean)).toBeGreaterThanOrEqual(300);
+    looped.rib.announce(looped.a, v4(prefixes[0]), attrs([65001]));
+    expect(summary(looped.rib.flush())).toEqual([`+${prefixes[0]} a`]);
+    expect(looped.rib.counts(looped.a, Afi.IPV4)).toEqual({ received: 300, accepted: 300 });
+  });
+
   it('a looped replacement withdraws the accepted path', () => {
     const rib = newRib();
     const a = rib.addPeer(EBGP_A);
