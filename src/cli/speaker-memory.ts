@@ -16,7 +16,7 @@ import { collectReplacedColumns } from '../rib/grow.js';
  * growth factor is read each time the heap would grow, so it works once the process runs.
  *
  * The RIB's replaced columns go back to the system soon after a table grew (grow.ts says why
- * they would not): a full collection, a few times while a full table loads (10-30 ms each).
+ * they would not): a full collection, four times while a 1M table loads (8-13 ms each).
  * `--expose-gc` set now exposes `gc` only in contexts made from now on, so the speaker's own
  * global scope does not get one.
  *
