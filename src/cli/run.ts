@@ -1,6 +1,7 @@
 /** `ovn-bgp-speaker run --config FILE`: the speaker as a process. */
 import { parseArgs } from 'node:util';
 import { runSpeaker } from '../speaker/index.js';
+import { releaseFreedMemory } from './speaker-memory.js';
 
 /** Usage errors are status 2, as for every other command. */
 const USAGE_STATUS = 2;
@@ -31,7 +32,8 @@ export async function runCommand(args: readonly string[], io: RunCommandIo): Pro
     io.err('run: --config FILE is required');
     return USAGE_STATUS;
   }
-  const status = await runSpeaker(file, { stderr: io.err });
+  // Once started (and warmed up), what start-up left behind goes back to the system.
+  const status = await runSpeaker(file, { stderr: io.err, onStarted: () => releaseFreedMemory() });
   setTimeout(() => process.exit(status), EXIT_GRACE_MS).unref();
   return status;
 }

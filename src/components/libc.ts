@@ -46,6 +46,8 @@ export interface Libc {
   readonly fprogSize: number;
   /** glibc's malloc tuning (malloc.h): 1 when set, 0 when refused. */
   readonly mallopt: (param: number, value: number) => number;
+  /** glibc: gives the system back the free pages of malloc's heaps, `pad` bytes kept at the top. */
+  readonly malloc_trim: (pad: number) => number;
 }
 
 /** A classic BPF program as the kernel takes it (linux/filter.h). */
@@ -88,6 +90,7 @@ export function libc(): Libc {
     attachFilter: lib.func('setsockopt', 'int', ['int', 'int', 'int', koffi.pointer(fprog), 'uint32']),
     fprogSize: koffi.sizeof(fprog),
     mallopt: lib.func('int mallopt(int param, int value)'),
+    malloc_trim: lib.func('int malloc_trim(size_t pad)'),
   };
   return bound;
 }

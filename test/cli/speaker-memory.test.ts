@@ -52,6 +52,32 @@ function arrayBuffersAfterGrowing(tuned: boolean): number {
   return Number(out.split(' ')[0]);
 }
 
+/**
+ * Fills malloc's heap with 96 MiB of 64 KiB buffers, pins its top with one more, lets the rest
+ * go and collects them, then (when `release`) calls releaseFreedMemory: the MiB of RSS given
+ * back a second later.
+ */
+function rssGivenBack(release: boolean): number {
+  const out = inFreshProcess(
+    true,
+    `
+    const { releaseFreedMemory } = await import(${JSON.stringify(MODULE)});
+    const { runInNewContext } = await import('node:vm');
+    const { readFileSync } = await import('node:fs');
+    const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) / 1024;
+    let filled = Array.from({ length: 1536 }, () => new Uint8Array(64 << 10).fill(1));
+    const pin = new Uint8Array(64 << 10).fill(1);
+    const full = rss();
+    filled = null;
+    if (${release}) releaseFreedMemory();
+    else runInNewContext('gc')();
+    await new Promise((r) => setTimeout(r, 1000));
+    console.log(full - rss(), pin.length);
+  `,
+  );
+  return Number(out.split(' ')[0]);
+}
+
 describe('tuneSpeakerMemory', () => {
   it('keeps the young generation at its size through a burst, where it grows by default', () => {
     expect(youngGenerationGrowth(false)).toBeGreaterThanOrEqual(8);
@@ -61,5 +87,10 @@ describe('tuneSpeakerMemory', () => {
   it("frees a growing column's old copies by the end of the turn, where they stay by default", () => {
     expect(arrayBuffersAfterGrowing(false)).toBeGreaterThan(31);
     expect(arrayBuffersAfterGrowing(true)).toBeLessThan(17);
+  });
+
+  it('gives back the heap pages that start-up freed, which malloc keeps otherwise', () => {
+    expect(rssGivenBack(false)).toBeLessThan(16);
+    expect(rssGivenBack(true)).toBeGreaterThan(64);
   });
 });
