@@ -15,4 +15,4 @@ export { childLogger, type Logger, silentLogger } from './logger.js';
 export { nextTurn, Pacer } from './pace.js';
 export { MS_PER_SECOND } from './units.js';
 // libc.ts (the koffi bindings) is imported by its own path: koffi is a native module, which the
-// CLI's bundle and the BFD worker must not load through this index.
+// CLI's client commands and the BFD worker need not load just by importing this index.
