@@ -1,16 +1,13 @@
-import { nextHopFacts } from '../bgp/session/index.js';
+import { localOpen, nextHopFacts, resolvePeerConfig } from '../bgp/session/index.js';
 import {
   Afi,
   AttrInterner,
-  buildOpen,
-  type Capability,
   endOfRib,
   Framer,
   type MessageContext,
   MessageDecoder,
   messageContextOf,
   negotiate,
-  Safi,
 } from '../bgp/wire/index.js';
 import { AcceptAll } from '../policy/index.js';
 import { Rib, RibDefaults, UpdateGroups } from '../rib/index.js';
@@ -38,8 +35,9 @@ export interface WarmUpReport {
 const LOCAL_AS = 64513;
 const ROUTER_ID = 0xc6120002; // 198.18.0.2
 const PEER_ROUTER_ID = 0xc6120001;
-/** Hold time of the synthetic OPENs (any valid value: nothing runs a timer). */
-const HOLD_TIME = 90;
+/** The addresses (and router ids) of the warm-up's two sides: ours, then the peer's. */
+const OUR_ADDRESS = '198.18.0.2';
+const PEER_ADDRESS = '198.18.0.1';
 
 /**
  * A fresh process receives its first full table with cold code: V8 interprets the decoder,
@@ -90,7 +88,7 @@ function round(announce: Uint8Array, withdraw: Uint8Array): number {
     kind: 'ebgp',
     asn: WARM_UP_PEER_AS,
     routerId: PEER_ROUTER_ID,
-    address: '198.18.0.1',
+    address: PEER_ADDRESS,
   });
   const importer = new Importer(rib, peer, new AcceptAll('warm-up'), [false, false]);
   const decoder = new MessageDecoder(sessionContext(), {
@@ -133,23 +131,20 @@ function round(announce: Uint8Array, withdraw: Uint8Array): number {
  * away again.
  */
 function sessionContext(): MessageContext {
-  const open = (as: number, bgpId: number) => {
-    const capabilities: Capability[] = [
-      { name: 'multiprotocol', afi: Afi.IPV4, reserved: 0, safi: Safi.UNICAST },
-      { name: 'multiprotocol', afi: Afi.IPV6, reserved: 0, safi: Safi.UNICAST },
-      { name: 'route-refresh' },
-      { name: 'four-octet-as', as },
-    ];
-    return buildOpen({ as, bgpId, holdTime: HOLD_TIME, capabilities });
-  };
-  const negotiated = negotiate(open(LOCAL_AS, ROUTER_ID), open(WARM_UP_PEER_AS, PEER_ROUTER_ID), {
-    expectedRemoteAs: WARM_UP_PEER_AS,
-    localAs: LOCAL_AS,
-  });
+  // Each side's OPEN as its session would send it.
+  const side = (localAs: number, routerId: string, address: string, remoteAs: number) =>
+    localOpen(
+      resolvePeerConfig({ address, localAs, remoteAs, routerId, families: ['ipv4-unicast', 'ipv6-unicast'] }),
+    );
+  const negotiated = negotiate(
+    side(LOCAL_AS, OUR_ADDRESS, PEER_ADDRESS, WARM_UP_PEER_AS),
+    side(WARM_UP_PEER_AS, PEER_ADDRESS, OUR_ADDRESS, LOCAL_AS),
+    { expectedRemoteAs: WARM_UP_PEER_AS, localAs: LOCAL_AS },
+  );
   const connection = {
     direction: 'incoming' as const,
-    local: { address: '198.18.0.2', port: 179 },
-    remote: { address: '198.18.0.1', port: 49152 },
+    local: { address: OUR_ADDRESS, port: 179 },
+    remote: { address: PEER_ADDRESS, port: 49152 },
   };
   return messageContextOf(negotiated, true, nextHopFacts(connection));
 }
