@@ -33,6 +33,11 @@ export class ChangeBatch {
   reasons: (BestPathReasonText | undefined)[] = [];
   /** The equal-cost set when it has more than the best path; null otherwise. */
   multipaths: (readonly RoutePath[] | null)[] = [];
+  /**
+   * The source of every change when they all share one (a peer's full table arriving), so a
+   * consumer can pass over the whole batch at once; null when they do not or it is empty.
+   */
+  soleSource: RouteSource | null = null;
 
   /** Empties the batch, keeping its room. */
   reset(): void {
@@ -55,6 +60,7 @@ export class ChangeBatch {
       }
     }
     this.count = 0;
+    this.soleSource = null;
   }
 
   isAdd(i: number): boolean {
@@ -72,7 +78,7 @@ export class ChangeBatch {
     reason: BestPathReasonText,
     multipath: readonly RoutePath[] | null,
   ): void {
-    const i = this.slot(ADD, afi, words, off, len);
+    const i = this.slot(ADD, afi, words, off, len, source);
     this.attrs[i] = attrs;
     this.sources[i] = source;
     this.pathIds[i] = pathId;
@@ -81,7 +87,7 @@ export class ChangeBatch {
   }
 
   pushWithdraw(afi: AfiCode, words: ArrayLike<number>, off: number, len: number, source: RouteSource): void {
-    const i = this.slot(WITHDRAW, afi, words, off, len);
+    const i = this.slot(WITHDRAW, afi, words, off, len, source);
     this.attrs[i] = undefined;
     this.sources[i] = source;
     this.pathIds[i] = 0;
@@ -121,9 +127,18 @@ export class ChangeBatch {
     return out;
   }
 
-  private slot(kind: number, afi: AfiCode, words: ArrayLike<number>, off: number, len: number): number {
+  private slot(
+    kind: number,
+    afi: AfiCode,
+    words: ArrayLike<number>,
+    off: number,
+    len: number,
+    source: RouteSource,
+  ): number {
     const i = this.count;
     if (i === this.kinds.length) this.grow(i * 2);
+    if (i === 0) this.soleSource = source;
+    else if (this.soleSource !== source) this.soleSource = null;
     this.kinds[i] = kind;
     this.afis[i] = afi;
     this.lens[i] = len;

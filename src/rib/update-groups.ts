@@ -169,6 +169,11 @@ export class UpdateGroup {
     // offered to it as "not advertised", a no-op while it holds nothing of that family —
     // the case of a peer sending its full table while nobody else listens.
     const only = [...this.members][0] as AdjRibOut;
+    const sole = batch.soleSource;
+    if (sole !== null && sole.kind !== 'local' && sole.id === only.peerId) {
+      // The whole batch is that peer's own: nothing to look at unless it was sent routes.
+      if (!only.holds(Afi.IPV4) && !only.holds(Afi.IPV6)) return;
+    }
     for (let i = 0; i < batch.count; i++) {
       const source = batch.sources[i]!;
       if (source.kind !== 'local' && source.id === only.peerId && !only.holds(batch.afis[i] as AfiCode))

@@ -363,18 +363,19 @@ describe('changes as columns', () => {
     flush: fc.boolean(),
   });
 
+  // Three peers in one group; or a group of one, the sending peer itself (whose own routes are
+  // passed over a batch at a time while it holds nothing) or the other one.
+  const members = fc.constantFrom(['a', 'b', 'x'], ['a'], ['b']);
+
   it('a batch offered as columns leaves every Adj-RIB-Out as its objects offered one by one do', () => {
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+      fc.property(fc.array(op, { maxLength: 40 }), members, (ops, ids) => {
         const rib = new Rib({ localAs: LOCAL_AS, routerId: ROUTER_ID, decision: { maxPaths: 2 } });
         const ctx = { localAs: LOCAL_AS, clusterId: ROUTER_ID, defaultLocalPref: 100 };
         const byColumns = new UpdateGroups(ctx);
         const byObjects = new UpdateGroups(ctx);
         const peers = [rib.addPeer(EBGP_A), rib.addPeer(EBGP_B)];
-        const outs = ['a', 'b', 'x'].map((id) => [
-          byColumns.join(out(id), rib),
-          byObjects.join(out(id), rib),
-        ]);
+        const outs = ids.map((id) => [byColumns.join(out(id), rib), byObjects.join(out(id), rib)]);
         const batch = new ChangeBatch();
         const flush = () => {
           batch.reset();
