@@ -1,4 +1,5 @@
 import { Afi, type AfiCode, type PathAttributes, type PrefixList } from '../bgp/wire/index.js';
+import type { ChangeBatch } from './change-batch.js';
 import { EntryList } from './entry-list.js';
 import { grown } from './grow.js';
 import type { InternTable } from './intern-table.js';
@@ -82,6 +83,14 @@ export class AdjRibOut {
   reserve(afi: AfiCode, prefixes: number): void {
     const i = slot(afi);
     if (this.families[i] === null && prefixes > 0) this.families[i] = new FamilyOut(afi, prefixes);
+  }
+
+  /**
+   * Touches the table slots of changes [from, to) of a batch about to be offered, so their
+   * offers find them in cache (see PrefixTable.prefetch).
+   */
+  prefetch(batch: ChangeBatch, from: number, to: number): void {
+    for (const f of this.families) f?.table.prefetchChanges(batch.words, batch.lens, batch.afis, from, to);
   }
 
   /** Prefixes advertised (as of the last `take`). */

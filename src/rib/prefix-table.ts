@@ -133,6 +133,29 @@ export class PrefixTable {
     this.touched = sink;
   }
 
+  /**
+   * As `prefetch`, for the columns of a change batch (4 words a prefix, any family): the home
+   * slots of the prefixes of this table's family among changes [from, to).
+   */
+  prefetchChanges(words: Uint32Array, lens: Uint8Array, afis: Uint8Array, from: number, to: number): void {
+    if (this.size + (to - from) > ((this.mask + 1) * MAX_LOAD_NUM) / MAX_LOAD_DEN) return; // about to grow
+    const slots = this.slots;
+    const mask = this.mask;
+    const afi = this.afi;
+    let sink = 0;
+    if (this.wordsPerPrefix === 1) {
+      for (let i = from; i < to; i++)
+        if (afis[i] === afi) sink |= slots[hash1(maskIpv4(words[i * 4], lens[i]), lens[i], 0) & mask];
+    } else {
+      for (let i = from; i < to; i++) {
+        if (afis[i] !== afi) continue;
+        const k = this.loadKey(words, i * 4, lens[i]);
+        sink |= slots[hash4(k, lens[i], 0) & mask];
+      }
+    }
+    this.touched = sink;
+  }
+
   /** The entry of the prefix, created if missing (`added` tells which). */
   insert(src: ArrayLike<number>, off: number, len: number, pathId = 0): number {
     if ((this.size + 1) * MAX_LOAD_DEN > (this.mask + 1) * MAX_LOAD_NUM) this.rehash((this.mask + 1) * 2);

@@ -18,6 +18,27 @@ describe('PrefixTable', () => {
     expect(t.size).toBe(1);
   });
 
+  it("prefetches the home slots of a change batch's prefixes of its own family only", () => {
+    // touched is what the loads read: non-zero exactly when an occupied home slot was read.
+    const v4 = new PrefixTable(Afi.IPV4);
+    const v6 = new PrefixTable(Afi.IPV6);
+    v4.insert([parseIpv4('198.18.1.0')], 0, 24);
+    const six = parseIpv6('2001:db8:1::');
+    v6.insert(six, 0, 48);
+    // Change columns: 4 words a prefix; change 0 is the IPv6 prefix, change 1 the IPv4 one.
+    const words = Uint32Array.of(...six, parseIpv4('198.18.1.0'), 0, 0, 0);
+    const lens = Uint8Array.of(48, 24);
+    const afis = Uint8Array.of(Afi.IPV6, Afi.IPV4);
+    v4.prefetchChanges(words, lens, afis, 0, 1);
+    expect(v4.touched).toBe(0);
+    v4.prefetchChanges(words, lens, afis, 0, 2);
+    expect(v4.touched).not.toBe(0);
+    v6.prefetchChanges(words, lens, afis, 1, 2);
+    expect(v6.touched).toBe(0);
+    v6.prefetchChanges(words, lens, afis, 0, 2);
+    expect(v6.touched).not.toBe(0);
+  });
+
   it('tells apart two prefixes whose hashes are equal', () => {
     // 0.0.0.0/0 and the /32 whose word cancels the length's seed hash alike.
     const other = (Math.imul(33, 0x9e3779b1) ^ Math.imul(1, 0x9e3779b1)) >>> 0;
