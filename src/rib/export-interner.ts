@@ -62,8 +62,28 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
     if (v === this.#compacted) return undefined;
     const w = this.#w.reset();
     encodeUpdate(w, { attrs: v }, { as4: true });
-    const h = this.#hash(w.buf, UPDATE_PREFIX_BYTES, w.pos);
     this.#lastFound = v;
+    return this.#lookup();
+  }
+
+  /**
+   * The writer an export written as bytes goes into (an UPDATE body, as encodeUpdate writes
+   * it), for `findWritten`.
+   */
+  get writer(): Writer {
+    return this.#w;
+  }
+
+  /** As `find`, for a set the caller wrote into `writer` itself; `compact` may follow a miss. */
+  findWritten(): number | undefined {
+    this.#lastFound = null;
+    return this.#lookup();
+  }
+
+  /** The id of the encoding in the writer, by its hash. */
+  #lookup(): number | undefined {
+    const w = this.#w;
+    const h = this.#hash(w.buf, UPDATE_PREFIX_BYTES, w.pos);
     this.#lastHash = h;
     this.#compacted = null;
     const slots = this.#slots;
@@ -236,6 +256,25 @@ export class ExportInterner extends WireInternTable {
     const same = this.#content.find(v);
     if (same !== undefined) return same;
     return super.intern(this.#content.compact() ?? v);
+  }
+
+  /**
+   * The writer a caller fills with an export's encoding (an UPDATE body, 4-octet ASNs,
+   * canonical order) for `internWritten`.
+   */
+  get writer(): Writer {
+    return this.#content.writer;
+  }
+
+  /**
+   * The id of the set encoded in `writer`, interned as its compact set when new; undefined
+   * when the bytes do not decode back cleanly (the caller then builds the set).
+   */
+  internWritten(): number | undefined {
+    const same = this.#content.findWritten();
+    if (same !== undefined) return same;
+    const compact = this.#content.compact();
+    return compact === null ? undefined : super.intern(compact);
   }
 
   /**

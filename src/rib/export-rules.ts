@@ -169,7 +169,11 @@ export function applyNextHopRule(
  * A number for NEXT_HOP (IPv4), an MpReach for IPv6 (and for IPv4 with an IPv6 next hop,
  * RFC 8950), or null when we have no address to offer.
  */
-function exportNextHop(attrs: PathAttributes, afi: AfiCode, target: ExportTarget): number | MpReach | null {
+export function exportNextHop(
+  attrs: PathAttributes,
+  afi: AfiCode,
+  target: ExportTarget,
+): number | MpReach | null {
   let current = currentNextHop(attrs, afi);
   // Our own address is ours whatever the route says: global and link-local on a shared link.
   if (current !== undefined && isOurs(current, target)) current = undefined;

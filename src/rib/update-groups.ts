@@ -16,6 +16,7 @@ import type { RouteSource } from './peer.js';
 import type { RibPrefix } from './prefix-key.js';
 import { type BestCursor, FIRST_BEST } from './rib.js';
 import type { RouteChange } from './route-change.js';
+import { WireExport, writeWireExport } from './wire-export.js';
 
 interface CachedExport {
   readonly source: RouteSource;
@@ -132,15 +133,35 @@ export class UpdateGroup {
     }
     const known = afi === Afi.IPV4 ? entry.v4 : entry.v6;
     if (known !== undefined) return known;
-    // A received set decoded only for this export need not stay decoded: the export is kept
-    // compact (ExportInterner), and the paths and lists would outlive it as garbage held.
-    const wire = attrs instanceof WireAttributes && !attrs.hasDecoded ? attrs : null;
-    const made = exportAttributes(attrs, afi, source, this.target, this.ctx);
-    const out = made && this.interner.get(this.interner.intern(made));
-    wire?.forgetDecoded();
+    let out = attrs instanceof WireAttributes ? this.exportFromBytes(attrs, source, afi) : undefined;
+    if (out === undefined) {
+      // A received set decoded only for this export need not stay decoded: the export is kept
+      // compact (ExportInterner), and the paths and lists would outlive it as garbage held.
+      const wire = attrs instanceof WireAttributes && !attrs.hasDecoded ? attrs : null;
+      const made = exportAttributes(attrs, afi, source, this.target, this.ctx);
+      out = made && this.interner.get(this.interner.intern(made));
+      wire?.forgetDecoded();
+    }
     if (afi === Afi.IPV4) entry.v4 = out;
     else entry.v6 = out;
     return out;
+  }
+
+  /**
+   * The interned export of a received set written from its bytes (wire-export.ts): null when
+   * the route is not sent, undefined when that path does not cover it.
+   */
+  private exportFromBytes(
+    attrs: WireAttributes,
+    source: RouteSource,
+    afi: AfiCode,
+  ): PathAttributes | null | undefined {
+    const w = this.interner.writer;
+    const r = writeWireExport(w, attrs, afi, source, this.target, this.ctx);
+    if (r === WireExport.NOT_SENT) return null;
+    if (r !== WireExport.WRITTEN) return undefined;
+    const id = this.interner.internWritten();
+    return id === undefined ? undefined : this.interner.get(id);
   }
 
   /** Offers one route change to the given members (all by default). */

@@ -104,6 +104,11 @@ export class WireAttributes implements PathAttributes {
     return (ctx.as4 ? AS4 : 0) | (ctx.ebgp ? EBGP : 0);
   }
 
+  /** Whether its AS numbers are 4 octets (a session with RFC 6793). */
+  get as4(): boolean {
+    return (this.bits & AS4) !== 0;
+  }
+
   private get ctx(): AttrContext {
     return this.bits & AS4 ? AS4_CONTEXT : AS2_CONTEXT;
   }
