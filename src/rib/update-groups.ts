@@ -157,7 +157,10 @@ export class UpdateGroup {
     afi: AfiCode,
   ): PathAttributes | null | undefined {
     const w = this.interner.writer;
+    // An IPv6 set's MP_REACH_NLRI is decoded for its next hop: not kept past this export.
+    const fresh = !attrs.hasDecoded;
     const r = writeWireExport(w, attrs, afi, source, this.target, this.ctx);
+    if (fresh) attrs.forgetDecoded();
     if (r === WireExport.NOT_SENT) return null;
     if (r !== WireExport.WRITTEN) return undefined;
     const id = this.interner.internWritten();

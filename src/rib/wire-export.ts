@@ -6,9 +6,11 @@ import {
   AttrType,
   beginAttribute,
   endAttribute,
+  Safi,
   WellKnownCommunity,
   type WireAttributes,
   type Writer,
+  writeMpReach,
 } from '../bgp/wire/index.js';
 import { type ExportContext, type ExportTarget, exportNextHop } from './export-rules.js';
 import type { RouteSource } from './peer.js';
@@ -41,6 +43,7 @@ for (const t of [
   AttrType.AGGREGATOR,
   AttrType.COMMUNITIES,
   AttrType.LARGE_COMMUNITY,
+  AttrType.MP_REACH_NLRI,
 ])
   COVERED[t] = 1;
 
@@ -59,13 +62,13 @@ const WRITE_ORDER = [
 ] as const;
 
 /**
- * The export of a received IPv4 route towards an eBGP peer, written from the received set's
- * bytes as encodeUpdate would write exportAttributes' object for it (4-octet ASNs, canonical
+ * The export of a received IPv4 or IPv6 route towards an eBGP peer, written from the received
+ * set's bytes as encodeUpdate would write exportAttributes' object for it (4-octet ASNs, canonical
  * order): our AS prepended to AS_PATH, our next hop, MED only from inside the AS (or with
  * `medUnchanged`), LOCAL_PREF dropped, the rest copied. Building that object decoded the
  * received set's paths and lists and made about 2 KB of garbage per set, most of the cost of
  * sending a full table. Sets with anything else (AS4_PATH, confederation segments, extended
- * communities, unknown or discarded attributes, MP_REACH_NLRI), other families and iBGP
+ * communities, unknown or discarded attributes), IPv4 routes with an IPv6 next hop and iBGP
  * targets are UNSUPPORTED: the object path handles them. `w` gets the UPDATE body (empty
  * withdrawn routes, the attributes, no NLRI) when the answer is WRITTEN.
  */
@@ -77,16 +80,25 @@ export function writeWireExport(
   target: ExportTarget,
   ctx: ExportContext,
 ): WireExportResult {
-  if (target.kind !== 'ebgp' || afi !== Afi.IPV4 || !a.as4 || a.hasUndecoded) return WireExport.UNSUPPORTED;
+  if (target.kind !== 'ebgp' || !a.as4 || a.hasUndecoded) return WireExport.UNSUPPORTED;
   if (a.sent !== a.present || a.issues.length > 0) return WireExport.UNSUPPORTED;
   if (!locate(a)) return WireExport.UNSUPPORTED;
+  // An IPv4 route's set without MP_REACH_NLRI; an IPv6 route's with its own family's.
+  const reach = a.mpReach;
+  if (
+    afi === Afi.IPV4
+      ? START[AttrType.MP_REACH_NLRI] >= 0
+      : reach?.afi !== Afi.IPV6 || reach.safi !== Safi.UNICAST
+  )
+    return WireExport.UNSUPPORTED;
   const raw = a.raw;
   const communities = START[AttrType.COMMUNITIES];
   if (communities >= 0 && !communitiesLetGo(raw, communities, END[AttrType.COMMUNITIES], target))
     return WireExport.NOT_SENT;
   const nextHop = exportNextHop(a, afi, target);
   if (nextHop === null) return WireExport.NOT_SENT;
-  if (typeof nextHop !== 'number') return WireExport.UNSUPPORTED;
+  // An IPv4 route with an IPv6 next hop (RFC 8950) keeps the object path.
+  if (afi === Afi.IPV4 && typeof nextHop !== 'number') return WireExport.UNSUPPORTED;
   const path = START[AttrType.AS_PATH];
   if (path >= 0 && !plainPath(raw, path, END[AttrType.AS_PATH])) return WireExport.UNSUPPORTED;
 
@@ -94,6 +106,8 @@ export function writeWireExport(
   w.u16(0); // no withdrawn routes
   const attrsAt = w.mark();
   w.u16(0);
+  // MP_REACH_NLRI first (RFC 7606 section 5.1), with our next hop and no NLRI yet.
+  if (typeof nextHop !== 'number') writeMpReach(w, nextHop, null, AttrFlag.OPTIONAL);
   // ORIGIN: always there (IGP for a set without one, RFC 4271 section 5.1.1).
   let at = begin(w, AttrType.ORIGIN);
   w.u8(START[AttrType.ORIGIN] >= 0 ? raw[START[AttrType.ORIGIN]] : ORIGIN_IGP);
@@ -102,9 +116,11 @@ export function writeWireExport(
   at = begin(w, AttrType.AS_PATH);
   prependOurAs(w, raw, path, END[AttrType.AS_PATH], ctx.localAs);
   endAttribute(w, at);
-  at = begin(w, AttrType.NEXT_HOP);
-  w.u32(nextHop);
-  endAttribute(w, at);
+  if (typeof nextHop === 'number') {
+    at = begin(w, AttrType.NEXT_HOP);
+    w.u32(nextHop);
+    endAttribute(w, at);
+  }
   // RFC 4271 section 5.1.4: a MED learned from another AS is not passed to a third one.
   const med = START[AttrType.MULTI_EXIT_DISC];
   if (med >= 0 && (source.kind !== 'ebgp' || target.medUnchanged === true))

@@ -196,7 +196,8 @@ function writeField(
   return true;
 }
 
-function writeMpReach(w: Writer, r: MpReach, nlri: PrefixList | null, flags: number): void {
+/** MP_REACH_NLRI: the family, next hop and reserved octet, then NLRI when given. */
+export function writeMpReach(w: Writer, r: MpReach, nlri: PrefixList | null, flags: number): void {
   const at = beginAttribute(w, AttrType.MP_REACH_NLRI, flags);
   w.u16(r.afi).u8(r.safi).u8(r.nextHop.length).bytes(r.nextHop).u8(r.reserved);
   if (nlri) encodeNlri(w, nlri);
