@@ -118,19 +118,7 @@ export class PrefixTable {
    * insert alone would wait for its own miss (a big table is mostly cache misses).
    */
   prefetch(words: ArrayLike<number>, lens: ArrayLike<number>, from: number, to: number): void {
-    if (this.size + (to - from) > ((this.mask + 1) * MAX_LOAD_NUM) / MAX_LOAD_DEN) return; // about to grow
-    const slots = this.slots;
-    const mask = this.mask;
-    let sink = 0;
-    if (this.wordsPerPrefix === 1) {
-      for (let i = from; i < to; i++) sink |= slots[hash1(maskIpv4(words[i], lens[i]), lens[i], 0) & mask];
-    } else {
-      for (let i = from; i < to; i++) {
-        const k = this.loadKey(words, i * 4, lens[i]);
-        sink |= slots[hash4(k, lens[i], 0) & mask];
-      }
-    }
-    this.touched = sink;
+    this.touchHomes(words, this.wordsPerPrefix, lens, null, from, to);
   }
 
   /**
@@ -138,18 +126,32 @@ export class PrefixTable {
    * slots of the prefixes of this table's family among changes [from, to).
    */
   prefetchChanges(words: Uint32Array, lens: Uint8Array, afis: Uint8Array, from: number, to: number): void {
+    this.touchHomes(words, 4, lens, afis, from, to);
+  }
+
+  /** Prefix i's key at words[i * stride]; with `afis`, only the prefixes of this table's family. */
+  private touchHomes(
+    words: ArrayLike<number>,
+    stride: number,
+    lens: ArrayLike<number>,
+    afis: Uint8Array | null,
+    from: number,
+    to: number,
+  ): void {
     if (this.size + (to - from) > ((this.mask + 1) * MAX_LOAD_NUM) / MAX_LOAD_DEN) return; // about to grow
     const slots = this.slots;
     const mask = this.mask;
     const afi = this.afi;
     let sink = 0;
     if (this.wordsPerPrefix === 1) {
-      for (let i = from; i < to; i++)
-        if (afis[i] === afi) sink |= slots[hash1(maskIpv4(words[i * 4], lens[i]), lens[i], 0) & mask];
+      for (let i = from; i < to; i++) {
+        if (afis !== null && afis[i] !== afi) continue;
+        sink |= slots[hash1(maskIpv4(words[i * stride], lens[i]), lens[i], 0) & mask];
+      }
     } else {
       for (let i = from; i < to; i++) {
-        if (afis[i] !== afi) continue;
-        const k = this.loadKey(words, i * 4, lens[i]);
+        if (afis !== null && afis[i] !== afi) continue;
+        const k = this.loadKey(words, i * stride, lens[i]);
         sink |= slots[hash4(k, lens[i], 0) & mask];
       }
     }

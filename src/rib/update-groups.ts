@@ -133,15 +133,16 @@ export class UpdateGroup {
     }
     const known = afi === Afi.IPV4 ? entry.v4 : entry.v6;
     if (known !== undefined) return known;
-    let out = attrs instanceof WireAttributes ? this.exportFromBytes(attrs, source, afi) : undefined;
+    const wire = attrs instanceof WireAttributes ? attrs : null;
+    // A received set decoded only for this export need not stay decoded: the export is kept
+    // compact (ExportInterner), and the paths and lists would outlive it as garbage held.
+    const fresh = wire !== null && !wire.hasDecoded;
+    let out = wire !== null ? this.exportFromBytes(wire, source, afi) : undefined;
     if (out === undefined) {
-      // A received set decoded only for this export need not stay decoded: the export is kept
-      // compact (ExportInterner), and the paths and lists would outlive it as garbage held.
-      const wire = attrs instanceof WireAttributes && !attrs.hasDecoded ? attrs : null;
       const made = exportAttributes(attrs, afi, source, this.target, this.ctx);
       out = made && this.interner.get(this.interner.intern(made));
-      wire?.forgetDecoded();
     }
+    if (fresh) wire.forgetDecoded();
     if (afi === Afi.IPV4) entry.v4 = out;
     else entry.v6 = out;
     return out;
@@ -156,11 +157,7 @@ export class UpdateGroup {
     source: RouteSource,
     afi: AfiCode,
   ): PathAttributes | null | undefined {
-    const w = this.interner.writer;
-    // An IPv6 set's MP_REACH_NLRI is decoded for its next hop: not kept past this export.
-    const fresh = !attrs.hasDecoded;
-    const r = writeWireExport(w, attrs, afi, source, this.target, this.ctx);
-    if (fresh) attrs.forgetDecoded();
+    const r = writeWireExport(this.interner.writer, attrs, afi, source, this.target, this.ctx);
     if (r === WireExport.NOT_SENT) return null;
     if (r !== WireExport.WRITTEN) return undefined;
     const id = this.interner.internWritten();
@@ -412,11 +409,12 @@ export class UpdateGroups {
     batch.reset();
     const next = rib.collectBest(cursor, budget, batch);
     const only = [p.out];
+    const single = p.out instanceof AdjRibOut ? p.out : null;
     // A block's slots are touched together first: their cache misses overlap instead of each
     // insert waiting for its own (the Adj-RIB-Out of a full table is far bigger than the cache).
     for (let from = 0; from < batch.count; from += PREFETCH_BLOCK) {
       const to = Math.min(from + PREFETCH_BLOCK, batch.count);
-      if (p.out instanceof AdjRibOut) p.out.prefetch(batch, from, to);
+      single?.prefetch(batch, from, to);
       for (let i = from; i < to; i++) p.group.offerAt(batch, i, only);
     }
     batch.reset();

@@ -1,3 +1,4 @@
+import { parseIpv4 } from '../address/index.js';
 import { localOpen, nextHopFacts, resolvePeerConfig } from '../bgp/session/index.js';
 import {
   Afi,
@@ -33,11 +34,11 @@ export interface WarmUpReport {
 
 /** Our side of the synthetic session: an AS and router id no configuration sees. */
 const LOCAL_AS = 64513;
-const ROUTER_ID = 0xc6120002; // 198.18.0.2
-const PEER_ROUTER_ID = 0xc6120001;
 /** The addresses (and router ids) of the warm-up's two sides: ours, then the peer's. */
 const OUR_ADDRESS = '198.18.0.2';
 const PEER_ADDRESS = '198.18.0.1';
+const ROUTER_ID = parseIpv4(OUR_ADDRESS);
+const PEER_ROUTER_ID = parseIpv4(PEER_ADDRESS);
 
 /**
  * A fresh process receives its first full table with cold code: V8 interprets the decoder,
