@@ -19,10 +19,11 @@ import type { RouteChange } from './route-change.js';
 import { WireExport, writeWireExport } from './wire-export.js';
 
 interface CachedExport {
+  readonly group: UpdateGroup;
   readonly source: RouteSource;
   v4: PathAttributes | null | undefined;
   v6: PathAttributes | null | undefined;
-  /** The export of the same attribute set from another source (rare). */
+  /** The export of the same attribute set for another group or from another source. */
   next: CachedExport | null;
 }
 
@@ -84,11 +85,12 @@ export class UpdateGroup {
   private readonly ctx: ExportContext;
   private readonly interner: ExportInterner;
   /**
-   * attrs → its exports per source, chained (usually one source per attribute set, so a
-   * chain of one beats a nested WeakMap by hundreds of bytes per set, and a list by one array
-   * per set). undefined: not computed yet.
+   * A set that was not received (a local route's) → its exports per source, chained as for a
+   * received set (see cachedExport). undefined: not computed yet.
    */
   private cache = new WeakMap<PathAttributes, CachedExport>();
+  /** Dropped by UpdateGroups (no member left): its cache entries are unlinked where met. */
+  retired = false;
   /** The last answer of exportOf: the routes of one UPDATE come in a run with one attribute set. */
   private lastAttrs: PathAttributes | null = null;
   private lastSource: RouteSource | null = null;
@@ -124,13 +126,7 @@ export class UpdateGroup {
   }
 
   private computeExport(attrs: PathAttributes, source: RouteSource, afi: AfiCode): PathAttributes | null {
-    const first = this.cache.get(attrs);
-    let entry = first;
-    while (entry !== undefined && entry.source !== source) entry = entry.next ?? undefined;
-    if (entry === undefined) {
-      entry = { source, v4: undefined, v6: undefined, next: first ?? null };
-      this.cache.set(attrs, entry);
-    }
+    const entry = this.cachedExport(attrs, source);
     const known = afi === Afi.IPV4 ? entry.v4 : entry.v6;
     if (known !== undefined) return known;
     const wire = attrs instanceof WireAttributes ? attrs : null;
@@ -146,6 +142,32 @@ export class UpdateGroup {
     if (afi === Afi.IPV4) entry.v4 = out;
     else entry.v6 = out;
     return out;
+  }
+
+  /**
+   * The cache entry of (attrs, source) for this group, made when missing. A received set keeps
+   * the chain beside itself (`WireAttributes.exports`, shared by the groups); any other set in
+   * this group's WeakMap. Entries of groups gone since are unlinked on the way.
+   */
+  private cachedExport(attrs: PathAttributes, source: RouteSource): CachedExport {
+    const wire = attrs instanceof WireAttributes ? attrs : null;
+    const first = wire !== null ? (wire.exports as CachedExport | null) : (this.cache.get(attrs) ?? null);
+    let head = first;
+    while (head?.group.retired) head = head.next;
+    let found: CachedExport | null = null;
+    for (let e = head; e !== null; e = e.next) {
+      while (e.next?.group.retired) e.next = e.next.next;
+      if (e.group === this && e.source === source) {
+        found = e;
+        break;
+      }
+    }
+    if (found === null) found = head = { group: this, source, v4: undefined, v6: undefined, next: head };
+    if (head !== first) {
+      if (wire !== null) wire.exports = head;
+      else this.cache.set(attrs, head!);
+    }
+    return found;
   }
 
   /**
@@ -427,7 +449,10 @@ export class UpdateGroups {
     if (!p) return;
     p.out.clear();
     p.group.members.delete(p.out);
-    if (p.group.members.size === 0) this.groups.delete(p.group.key);
+    if (p.group.members.size === 0) {
+      this.groups.delete(p.group.key);
+      p.group.retired = true;
+    }
     this.peers.delete(peerId);
     if (this.ranked && ![...this.groups.values()].some((g) => g.addPath)) this.ranked.trackTouched = false;
   }

@@ -513,6 +513,26 @@ describe('exporting a received attribute set', () => {
     expect(received.hasDecoded).toBe(false);
   });
 
+  it('keeps one export per group beside the received set, however often a peer comes and goes', () => {
+    const { rib, groups, step, a, u, received } = receivedTable();
+    rib.applyUpdate(a, u);
+    step();
+    const cached = () => {
+      let n = 0;
+      for (let e = received.exports as { next: unknown } | null; e !== null; e = e.next as typeof e) n++;
+      return n;
+    };
+    const first = lines(groups.join(out('b'), rib).take());
+    for (let i = 0; i < 5; i++) {
+      groups.leave('b');
+      expect(lines(groups.join(out('b'), rib).take())).toEqual(first);
+    }
+    const other: ExportTarget = { kind: 'ebgp', localIpv4: parseIpv4('198.18.0.2') };
+    groups.join(out('c', other), rib).take();
+    // The groups of b's earlier sessions are gone: b's current group and c's are left.
+    expect(cached()).toBe(2);
+  });
+
   it('leaves a set that was decoded before its export decoded', () => {
     const { rib, groups, step, a, u, received } = receivedTable();
     rib.applyUpdate(a, u);
