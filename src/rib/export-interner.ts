@@ -237,7 +237,7 @@ function sameBytes(
  */
 export class ExportInterner extends WireInternTable {
   readonly #content: EncodedContent;
-  /** Per id: the set's prepared UPDATE bytes for 4-octet-AS sessions, once asked for. */
+  /** Per id: the prepared UPDATE bytes of a set not in canonical order, once asked for. */
   #prepared: (PreparedAttributes | undefined)[] = [];
   readonly #packer = new UpdatePacker({ as4: true });
 
@@ -284,14 +284,16 @@ export class ExportInterner extends WireInternTable {
   prepared(attrs: PathAttributes): PreparedAttributes | undefined {
     const id = this.idOf(attrs);
     if (id === undefined) return undefined;
+    // In canonical order (a compact set's bytes are its encoding; a set as built has no
+    // received layout) the content's bytes are the prepared ones: the set is encoded once,
+    // not once more per session. Their ranges are made anew at each ask, not kept: a kept
+    // object per set would be a full table's worth of them for the collector to promote.
+    const canonical =
+      attrs instanceof WireAttributes ? this.#content.isCompact(id, attrs) : attrs.layout === undefined;
+    if (canonical) return this.#content.prepared(id);
     let p = this.#prepared[id];
     if (p === undefined) {
-      // In canonical order (a compact set's bytes are its encoding; a set as built has no
-      // received layout) the content's bytes are the prepared ones: the set is encoded once,
-      // not once more per session.
-      const canonical =
-        attrs instanceof WireAttributes ? this.#content.isCompact(id, attrs) : attrs.layout === undefined;
-      p = canonical ? this.#content.prepared(id) : this.#packer.prepare(attrs);
+      p = this.#packer.prepare(attrs);
       this.#prepared[id] = p;
     }
     return p;
