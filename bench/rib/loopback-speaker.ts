@@ -5,10 +5,11 @@
  * /proc before the session (idle) and once it holds every prefix (VmHWM), and its own
  * `process.memoryUsage()` at the peak comes from the `memory` line of its control socket when
  * `--probe` is given. With `--send`, a second eBGP session from 127.0.0.3 then takes the whole
- * table from the speaker, and the peak covers sending too. Speed is not measured here
- * (bench/throughput does that beside BIRD).
+ * table from the speaker, and the peak covers sending too. The times it prints (to a 100 ms
+ * poll) and the CPU seconds serve to compare two builds on one machine; speed beside the
+ * other daemons is bench/throughput's.
  *
- *   npm run build && node dist/bench/rib/speaker-memory.js [--prefixes N] [--shape skewed|transit] [--runs R]
+ *   npm run build && node dist/bench/rib/loopback-speaker.js [--prefixes N] [--shape skewed|transit] [--runs R]
  *        [--node-flag FLAG ...] [--linger SECONDS] [--send]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -85,14 +86,14 @@ function options(argv: readonly string[]): Options {
 }
 
 async function once(o: Options, stream: Uint8Array): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'speaker-memory-'));
+  const dir = mkdtempSync(join(tmpdir(), 'loopback-speaker-'));
   const socket = join(dir, 'control.sock');
   const config = join(dir, 'config.yaml');
   writeFileSync(
     config,
     stringify({
       speaker: {
-        name: 'speaker-memory',
+        name: 'loopback-speaker',
         local_as: BenchAs.OURS,
         router_id: '198.18.0.2',
         ip_versions: [4],
