@@ -100,6 +100,18 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
   }
 
   /**
+   * After a `findWritten` that missed: the set written by rib/wire-export.ts, from checked
+   * bytes, as a compact wire-backed set (without decode's checks).
+   */
+  compactWritten(): WireAttributes {
+    const w = this.#w;
+    const attrs = this.#decoder.trustedAttributes(w.buf, 0, w.pos);
+    this.#compacted = attrs;
+    this.#lastFound = attrs;
+    return attrs;
+  }
+
+  /**
    * After a `find` that missed: the set it encoded as a compact wire-backed set, or null when
    * the bytes do not decode back cleanly (the set as built is then kept instead).
    */
@@ -267,14 +279,13 @@ export class ExportInterner extends WireInternTable {
   }
 
   /**
-   * The id of the set encoded in `writer`, interned as its compact set when new; undefined
-   * when the bytes do not decode back cleanly (the caller then builds the set).
+   * The id of the set wire-export.ts wrote in `writer` (from a received set's checked bytes),
+   * interned as its compact set when new.
    */
-  internWritten(): number | undefined {
+  internWritten(): number {
     const same = this.#content.findWritten();
     if (same !== undefined) return same;
-    const compact = this.#content.compact();
-    return compact === null ? undefined : super.intern(compact);
+    return super.intern(this.#content.compactWritten());
   }
 
   /**

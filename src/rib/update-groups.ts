@@ -182,8 +182,7 @@ export class UpdateGroup {
     const r = writeWireExport(this.interner.writer, attrs, afi, source, this.target, this.ctx);
     if (r === WireExport.NOT_SENT) return null;
     if (r !== WireExport.WRITTEN) return undefined;
-    const id = this.interner.internWritten();
-    return id === undefined ? undefined : this.interner.get(id);
+    return this.interner.get(this.interner.internWritten());
   }
 
   /** Offers one route change to the given members (all by default). */

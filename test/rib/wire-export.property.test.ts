@@ -6,6 +6,7 @@ import { makeAttributes } from '../../src/bgp/wire/attributes/types.js';
 import { WireAttributes } from '../../src/bgp/wire/attributes/wire-attributes.js';
 import { Afi, WellKnownCommunity } from '../../src/bgp/wire/constants.js';
 import { encodeUpdate } from '../../src/bgp/wire/update.js';
+import { UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
 import { restBytes } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
 import {
@@ -107,6 +108,9 @@ const target: fc.Arbitrary<ExportTarget> = fc.record(
   { requiredKeys: ['kind'] },
 );
 
+/** The context the export interner decodes its compact sets with. */
+const AS4_IBGP = { as4: true, ebgp: false, addPathIpv4: false, addPathIpv6: false };
+
 function encoded(attrs: PathAttributes): number[] {
   const w = new Writer(256);
   encodeUpdate(w, { attrs }, { as4: true });
@@ -136,6 +140,18 @@ describe('an eBGP export written from the received bytes', () => {
         written++;
         expect(made).not.toBeNull();
         expect(Array.from(w.buf.subarray(0, w.pos))).toEqual(encoded(made!));
+        // The compact set made from these bytes without decode's checks is the set decode makes.
+        const trusted = new UpdateDecoder(AS4_IBGP).trustedAttributes(w.buf, 0, w.pos);
+        const checked = new UpdateDecoder(AS4_IBGP).decode(w.buf, 0, w.pos).attrs as WireAttributes;
+        expect(Array.from(trusted.bytes())).toEqual(Array.from(checked.bytes()));
+        expect([trusted.present, trusted.sent, trusted.checkedFor, trusted.hasUndecoded]).toEqual([
+          checked.present,
+          checked.sent,
+          checked.checkedFor,
+          checked.hasUndecoded,
+        ]);
+        expect(trusted.issues).toEqual(checked.issues);
+        expect(makeAttributes(trusted)).toEqual(makeAttributes(checked));
       }),
       { numRuns: 3000 },
     );
