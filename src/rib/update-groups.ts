@@ -19,13 +19,15 @@ import type { RouteChange } from './route-change.js';
 import { WireExport, writeWireExport } from './wire-export.js';
 
 interface CachedExport {
-  readonly group: UpdateGroup;
   readonly source: RouteSource;
   v4: PathAttributes | null | undefined;
   v6: PathAttributes | null | undefined;
-  /** The export of the same attribute set for another group or from another source. */
+  /** The export of the same attribute set from another source (rare). */
   next: CachedExport | null;
 }
+
+/** Slots of an update group's cache of received sets' exports (a power of two). */
+const RECENT_SLOTS = 4096;
 
 /** A peer as export sees it. */
 export interface OutPeer {
@@ -85,12 +87,24 @@ export class UpdateGroup {
   private readonly ctx: ExportContext;
   private readonly interner: ExportInterner;
   /**
-   * A set that was not received (a local route's) → its exports per source, chained as for a
-   * received set (see cachedExport). undefined: not computed yet.
+   * The exports of received sets, direct-mapped by the number the RIB gave each set
+   * (`WireAttributes.internId`): slot k holds the last set, source and exports seen at
+   * k mod RECENT_SLOTS. The routes of a set come in runs (one UPDATE's prefixes are
+   * neighbours in the RIB), and runs interleave where paths of several sets alternate (add-path,
+   * best paths from several peers), which a few thousand slots cover. A WeakMap from sets to
+   * exports cost a full table's send about a fifth of its time (an entry and an object per set,
+   * and the collector's weak-table work); these columns cost nothing per set, and hold at most
+   * RECENT_SLOTS sets alive.
+   */
+  private readonly recentSets: (PathAttributes | undefined)[] = new Array(RECENT_SLOTS).fill(undefined);
+  private readonly recentSources: (RouteSource | undefined)[] = new Array(RECENT_SLOTS).fill(undefined);
+  private readonly recentV4: (PathAttributes | null | undefined)[] = new Array(RECENT_SLOTS).fill(undefined);
+  private readonly recentV6: (PathAttributes | null | undefined)[] = new Array(RECENT_SLOTS).fill(undefined);
+  /**
+   * Any other set (a local route's, or one the RIB did not number) → its exports per source,
+   * chained (usually one source per set). undefined: not computed yet.
    */
   private cache = new WeakMap<PathAttributes, CachedExport>();
-  /** Dropped by UpdateGroups (no member left): its cache entries are unlinked where met. */
-  retired = false;
   /** The last answer of exportOf: the routes of one UPDATE come in a run with one attribute set. */
   private lastAttrs: PathAttributes | null = null;
   private lastSource: RouteSource | null = null;
@@ -126,9 +140,39 @@ export class UpdateGroup {
   }
 
   private computeExport(attrs: PathAttributes, source: RouteSource, afi: AfiCode): PathAttributes | null {
-    const entry = this.cachedExport(attrs, source);
+    const id = attrs instanceof WireAttributes ? attrs.internId : -1;
+    if (id >= 0) {
+      const k = id & (RECENT_SLOTS - 1);
+      if (this.recentSets[k] !== attrs || this.recentSources[k] !== source) {
+        this.recentSets[k] = attrs;
+        this.recentSources[k] = source;
+        this.recentV4[k] = undefined;
+        this.recentV6[k] = undefined;
+      }
+      const known = afi === Afi.IPV4 ? this.recentV4[k] : this.recentV6[k];
+      if (known !== undefined) return known;
+      const out = this.exportNow(attrs, source, afi);
+      if (afi === Afi.IPV4) this.recentV4[k] = out;
+      else this.recentV6[k] = out;
+      return out;
+    }
+    const first = this.cache.get(attrs);
+    let entry = first;
+    while (entry !== undefined && entry.source !== source) entry = entry.next ?? undefined;
+    if (entry === undefined) {
+      entry = { source, v4: undefined, v6: undefined, next: first ?? null };
+      this.cache.set(attrs, entry);
+    }
     const known = afi === Afi.IPV4 ? entry.v4 : entry.v6;
     if (known !== undefined) return known;
+    const out = this.exportNow(attrs, source, afi);
+    if (afi === Afi.IPV4) entry.v4 = out;
+    else entry.v6 = out;
+    return out;
+  }
+
+  /** The interned export of a route for this group, computed (not cached). */
+  private exportNow(attrs: PathAttributes, source: RouteSource, afi: AfiCode): PathAttributes | null {
     const wire = attrs instanceof WireAttributes ? attrs : null;
     // A received set decoded only for this export need not stay decoded: the export is kept
     // compact (ExportInterner), and the paths and lists would outlive it as garbage held.
@@ -139,35 +183,7 @@ export class UpdateGroup {
       out = made && this.interner.get(this.interner.intern(made));
     }
     if (fresh) wire.forgetDecoded();
-    if (afi === Afi.IPV4) entry.v4 = out;
-    else entry.v6 = out;
     return out;
-  }
-
-  /**
-   * The cache entry of (attrs, source) for this group, made when missing. A received set keeps
-   * the chain beside itself (`WireAttributes.exports`, shared by the groups); any other set in
-   * this group's WeakMap. Entries of groups gone since are unlinked on the way.
-   */
-  private cachedExport(attrs: PathAttributes, source: RouteSource): CachedExport {
-    const wire = attrs instanceof WireAttributes ? attrs : null;
-    const first = wire !== null ? (wire.exports as CachedExport | null) : (this.cache.get(attrs) ?? null);
-    let head = first;
-    while (head?.group.retired) head = head.next;
-    let found: CachedExport | null = null;
-    for (let e = head; e !== null; e = e.next) {
-      while (e.next?.group.retired) e.next = e.next.next;
-      if (e.group === this && e.source === source) {
-        found = e;
-        break;
-      }
-    }
-    if (found === null) found = head = { group: this, source, v4: undefined, v6: undefined, next: head };
-    if (head !== first) {
-      if (wire !== null) wire.exports = head;
-      else this.cache.set(attrs, head!);
-    }
-    return found;
   }
 
   /**
@@ -448,10 +464,7 @@ export class UpdateGroups {
     if (!p) return;
     p.out.clear();
     p.group.members.delete(p.out);
-    if (p.group.members.size === 0) {
-      this.groups.delete(p.group.key);
-      p.group.retired = true;
-    }
+    if (p.group.members.size === 0) this.groups.delete(p.group.key);
     this.peers.delete(peerId);
     if (this.ranked && ![...this.groups.values()].some((g) => g.addPath)) this.ranked.trackTouched = false;
   }

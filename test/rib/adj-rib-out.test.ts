@@ -513,24 +513,35 @@ describe('exporting a received attribute set', () => {
     expect(received.hasDecoded).toBe(false);
   });
 
-  it('keeps one export per group beside the received set, however often a peer comes and goes', () => {
-    const { rib, groups, step, a, u, received } = receivedTable();
-    rib.applyUpdate(a, u);
+  it('gives each prefix its own set when more sets than the export cache has slots share its slots', () => {
+    const { rib, groups, step, a } = receivedTable();
+    // 4096 slots: sets i and i + 4096 meet in one slot, in the fill and in the changes after it.
+    const n = 4096 + 300;
+    const prefix = (i: number) => `198.18.${i >> 8}.${i & 255}/32`;
+    for (let i = 0; i < n; i++)
+      rib.applyUpdate(a, wireUpdate({ attrs: attrs([65001, 70000 + i]), nlri: v4(prefix(i)) }));
     step();
-    const cached = () => {
-      let n = 0;
-      for (let e = received.exports as { next: unknown } | null; e !== null; e = e.next as typeof e) n++;
-      return n;
+    const b = groups.join(out('b'), rib);
+    const sent = new Map<string, number>();
+    const record = (w: OutboundWork) => {
+      for (const x of w.announce)
+        for (const p of x.prefixes.toArray()) sent.set(`${p.addr}/${p.len}`, x.attrs.asPath![0]!.asns[2]!);
     };
-    const first = lines(groups.join(out('b'), rib).take());
-    for (let i = 0; i < 5; i++) {
-      groups.leave('b');
-      expect(lines(groups.join(out('b'), rib).take())).toEqual(first);
+    record(b.take());
+    // The same prefixes again, each with the set of the prefix 4096 further on or back.
+    for (let i = 0; i < 600; i++) {
+      const other = i < 300 ? i + 4096 : i - 300;
+      rib.applyUpdate(
+        a,
+        wireUpdate({ attrs: attrs([65001, 70000 + other]), nlri: v4(prefix(i < 300 ? i : i + 3796)) }),
+      );
     }
-    const other: ExportTarget = { kind: 'ebgp', localIpv4: parseIpv4('198.18.0.2') };
-    groups.join(out('c', other), rib).take();
-    // The groups of b's earlier sessions are gone: b's current group and c's are left.
-    expect(cached()).toBe(2);
+    step();
+    record(b.take());
+    for (let i = 0; i < n; i++) {
+      const now = i < 300 ? i + 4096 : i >= 4096 ? i - 4096 : i;
+      expect(sent.get(prefix(i))).toBe(70000 + now);
+    }
   });
 
   it('leaves a set that was decoded before its export decoded', () => {

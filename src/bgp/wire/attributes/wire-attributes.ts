@@ -53,14 +53,10 @@ const LENGTH_SHIFT = 8;
 /** Keeps `bits` a positive int32 (an attribute block is at most 65535 bytes anyway). */
 const MAX_LENGTH = (1 << (31 - LENGTH_SHIFT)) - 1;
 
-/**
- * What is rare beside a set: RFC 7606 findings, what was decoded on a read, and what the set
- * was exported as (kept for the exporter, which knows its shape).
- */
+/** What is rare beside a set: RFC 7606 findings, and what was decoded on a read. */
 interface Side {
   findings: Findings | null;
   memo: MutableAttributes | null;
-  exports: object | null;
 }
 const AS4_CONTEXT: AttrContext = Object.freeze({ as4: true });
 const AS2_CONTEXT: AttrContext = Object.freeze({ as4: false });
@@ -165,7 +161,7 @@ export class WireAttributes implements PathAttributes {
   }
 
   private sideOf(): Side {
-    if (this.side === null) this.side = { findings: null, memo: null, exports: null };
+    if (this.side === null) this.side = { findings: null, memo: null };
     return this.side;
   }
 
@@ -347,21 +343,7 @@ export class WireAttributes implements PathAttributes {
     const side = this.side;
     if (side === null) return;
     side.memo = null;
-    if (side.findings === null && side.exports === null) this.side = null;
-  }
-
-  /**
-   * What the exporter made of this set (rib/update-groups.ts): kept beside the set, where a
-   * WeakMap from sets to exports would cost a full table's send far more (its entries and the
-   * collector's weak-table work per set).
-   */
-  get exports(): object | null {
-    return this.side === null ? null : this.side.exports;
-  }
-
-  set exports(v: object | null) {
-    if (v === null && this.side === null) return;
-    this.sideOf().exports = v;
+    if (side.findings === null) this.side = null;
   }
 
   private memoized(): MutableAttributes {
