@@ -528,7 +528,6 @@ function mpError(kind: BgpErrorKind): BgpError {
   return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.OPTIONAL_ATTRIBUTE_ERROR);
 }
 
-/** A short copy (an attribute block): a loop beats making a subarray view for `set`. */
 /** Where the attribute whose header starts at `pos` ends. */
 function attributeEnd(raw: Uint8Array, pos: number): number {
   return (raw[pos] & AttrFlag.EXTENDED_LENGTH) !== 0
@@ -536,6 +535,7 @@ function attributeEnd(raw: Uint8Array, pos: number): number {
     : pos + 3 + raw[pos + 2];
 }
 
+/** A short copy (an attribute block): a loop beats making a subarray view for `set`. */
 function copyBytes(from: Uint8Array, at: number, len: number, to: Uint8Array, toAt: number): void {
   for (let i = 0; i < len; i++) to[toAt + i] = from[at + i];
 }
