@@ -2,6 +2,7 @@ import {
   Afi,
   AttrFlag,
   AttrType,
+  attributeEnd,
   encodeUpdate,
   hashKey,
   type PathAttributes,
@@ -220,12 +221,6 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
       mpHeader: raw.subarray(valueStart, reachEnd),
     };
   }
-}
-
-/** Where the attribute starting at `at` ends. */
-function attributeEnd(raw: Uint8Array, at: number): number {
-  const ext = (raw[at] & AttrFlag.EXTENDED_LENGTH) !== 0;
-  return at + (ext ? 4 + ((raw[at + 2] << 8) | raw[at + 3]) : 3 + raw[at + 2]);
 }
 
 function sameBytes(

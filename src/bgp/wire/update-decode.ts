@@ -21,7 +21,7 @@ import { BgpError, type BgpErrorKind } from './errors.js';
 import { nextHopProblem } from './next-hop-checks.js';
 import { decodeNlri } from './nlri.js';
 import { PrefixList } from './prefix-list.js';
-import type { MpUnreach, UpdateMessage } from './update.js';
+import { attributeEnd, type MpUnreach, type UpdateMessage } from './update.js';
 import { DEFAULT_UPDATE_CONTEXT, type UpdateContext } from './update-context.js';
 
 const MAX_ATTRS = 256;
@@ -526,13 +526,6 @@ function invalidNetwork(kind: BgpErrorKind): BgpError {
 
 function mpError(kind: BgpErrorKind): BgpError {
   return new BgpError(kind, ErrorCode.UPDATE_MESSAGE, UpdateSubcode.OPTIONAL_ATTRIBUTE_ERROR);
-}
-
-/** Where the attribute whose header starts at `pos` ends. */
-function attributeEnd(raw: Uint8Array, pos: number): number {
-  return (raw[pos] & AttrFlag.EXTENDED_LENGTH) !== 0
-    ? pos + 4 + ((raw[pos + 2] << 8) | raw[pos + 3])
-    : pos + 3 + raw[pos + 2];
 }
 
 /** A short copy (an attribute block): a loop beats making a subarray view for `set`. */

@@ -230,6 +230,13 @@ export function beginAttribute(w: Writer, type: number, flags: number): number {
   return at;
 }
 
+/** Where the attribute whose header starts at raw[at] ends (its value's end). */
+export function attributeEnd(raw: Uint8Array, at: number): number {
+  return (raw[at] & AttrFlag.EXTENDED_LENGTH) !== 0
+    ? at + 4 + ((raw[at + 2] << 8) | raw[at + 3])
+    : at + 3 + raw[at + 2];
+}
+
 export function endAttribute(w: Writer, at: number): void {
   const flags = w.buf[at];
   if (flags & AttrFlag.EXTENDED_LENGTH) {
