@@ -75,7 +75,7 @@ export class EncodedContent implements ContentIndex<PathAttributes> {
     return this.#w;
   }
 
-  /** As `find`, for a set the caller wrote into `writer` itself; `compact` may follow a miss. */
+  /** As `find`, for a set the caller wrote into `writer` itself; `compactWritten` may follow a miss. */
   findWritten(): number | undefined {
     this.#lastFound = null;
     return this.#lookup();
