@@ -7,6 +7,7 @@ import {
   type RouteChange,
   type RoutePath,
 } from '../rib/index.js';
+import { isLinkLocal } from './link-local.js';
 
 /** One next hop of a route to install: an address of either family (RFC 8950 allows IPv6 for IPv4). */
 export interface FibNextHop {
@@ -76,8 +77,6 @@ function nextHopsOfPaths(paths: readonly RoutePath[], afi: AfiCode): FibNextHop[
   return out;
 }
 
-const LINK_LOCAL = /^fe[89ab][0-9a-f]?:/i;
-
 /**
  * Appends the next hop of one path, unless it has none usable or `out` holds it already. A
  * link-local one takes the interface of the unnumbered peer it came from (`link`).
@@ -85,7 +84,7 @@ const LINK_LOCAL = /^fe[89ab][0-9a-f]?:/i;
 function addNextHop(out: FibNextHop[], attrs: PathAttributes, afi: AfiCode, link: string | undefined): void {
   const address = nextHopText(attrs, afi) ?? ipv4OverIpv6NextHop(attrs, afi);
   if (address === undefined) return;
-  const iface = link !== undefined && LINK_LOCAL.test(address) ? link : undefined;
+  const iface = link !== undefined && isLinkLocal(address) ? link : undefined;
   if (out.some((h) => h.address === address && h.interface === iface)) return;
   const afiOf = address.includes(':') ? Afi.IPV6 : Afi.IPV4;
   out.push(iface === undefined ? { address, afi: afiOf } : { address, afi: afiOf, interface: iface });

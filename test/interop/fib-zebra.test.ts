@@ -63,6 +63,8 @@ function zebraTargetSuite(version: ZebraVersion): void {
     };
 
     let lab: ZebraLab;
+    /** zebra's (and the kernel's) index of our veth end, read in the lab's namespace. */
+    let labIfindex = 0;
 
     async function ourRoutes(): Promise<Map<string, ZebraEntry>> {
       const m = new Map<string, ZebraEntry>();
@@ -118,9 +120,11 @@ function zebraTargetSuite(version: ZebraVersion): void {
       );
       await run(['ip', '-n', lab.ns, 'route', 'add', STATIC_KERNEL, 'via', NH4[1]]);
       await lab.startZebra();
+      labIfindex = await lab.ifindex();
       target = new ZebraTarget(
         { socket: lab.socket, instance: 1, reconnectInitialMs: 50, reconnectMaxMs: 400 },
-        { logger },
+        // Interfaces as zebra's namespace has them (this process runs outside it).
+        { logger, ifindexOf: (name) => (name === lab.ifname ? labIfindex : undefined) },
       );
       target.onRouteState((e) => events.push(e));
       target.start();
@@ -226,6 +230,32 @@ function zebraTargetSuite(version: ZebraVersion): void {
         | undefined;
       expect(k?.via).toEqual({ family: 'inet6', host: NH6[0] });
       await target!.apply([withdraw('198.19.5.0/24')]);
+    });
+
+    it('a link-local next hop from an unnumbered peer goes with its interface, for IPv6 and IPv4 (RFC 8950) routes', async () => {
+      const peer = await lab.peerLinkLocal();
+      const onLink = (prefix: string): FibRoute => ({
+        prefix: parsePrefix(prefix),
+        nextHops: [{ address: peer, afi: Afi.IPV6, interface: lab.ifname }],
+      });
+      const routes = [onLink('2001:db8:300::/48'), onLink('198.19.6.0/24')];
+      await target!.apply(routes.map(add));
+      await waitUntil('both installed', () =>
+        routes.every((r) => target!.routeState(r.prefix) === 'installed') ? true : undefined,
+      );
+      for (const [prefix, v6] of [
+        ['2001:db8:300::/48', true],
+        ['198.19.6.0/24', false],
+      ] as const) {
+        const [entry] = (await lab.zebraRoutes(v6))[prefix] ?? [];
+        expect(entry).toMatchObject({ protocol: 'bgp', instance: 1, installed: true });
+        expect(entry?.nexthops).toEqual([
+          expect.objectContaining({ ip: peer, interfaceName: lab.ifname, fib: true }),
+        ]);
+        const kernel = (await lab.kernelRoutes(v6, 'bgp')).find((r) => r.dst === prefix);
+        expect(kernel?.dev).toBe(lab.ifname);
+      }
+      await target!.apply([withdraw('2001:db8:300::/48'), withdraw('198.19.6.0/24')]);
     });
 
     it('an add replaces our route for the prefix (ECMP set shrinks)', async () => {

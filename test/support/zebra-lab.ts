@@ -50,12 +50,13 @@ export interface ZebraEntry {
   metric: number;
   installed?: boolean;
   selected?: boolean;
-  nexthops: { ip?: string; fib?: boolean; active?: boolean }[];
+  nexthops: { ip?: string; fib?: boolean; active?: boolean; interfaceName?: string }[];
 }
 
 export interface KernelRoute {
   dst: string;
   gateway?: string;
+  dev?: string;
   metric?: number;
   protocol?: string;
   via?: { family: string; host: string };
@@ -155,13 +156,17 @@ export class ZebraLab {
   /** The namespace zebra runs in (and whose kernel it programs). */
   readonly ns: string;
   readonly peerNs: string;
+  /** Our end of the veth, in `ns`. */
   readonly ifname: string;
+  /** The other end, in `peerNs`: the next hops' side. */
+  readonly peerIfname: string;
   readonly zebra: Zebra;
 
   private constructor(tag: string, zebra: Zebra) {
     this.ns = `obs-zb-${tag}-r`;
     this.peerNs = `obs-zb-${tag}-p`;
     this.ifname = `obs-zb-r${tag}`;
+    this.peerIfname = `obs-zb-p${tag}`;
     this.zebra = zebra;
   }
 
@@ -179,7 +184,7 @@ export class ZebraLab {
     try {
       await createNamespace(lab.ns);
       await createNamespace(lab.peerNs);
-      const peerIf = `obs-zb-p${tag}`;
+      const peerIf = lab.peerIfname;
       await createVeth(
         { ns: lab.ns, ifname: lab.ifname, ipv4: '198.18.40.1/24', ipv6: '2001:db8:40::1/64' },
         { ns: lab.peerNs, ifname: peerIf, ipv4: `${LAB_NH4[0]}/24`, ipv6: `${LAB_NH6[0]}/64` },
@@ -226,6 +231,36 @@ export class ZebraLab {
       ...(proto ? ['proto', proto] : []),
     ];
     return JSON.parse((await run(argv, { timeoutMs: 60_000 })) || '[]');
+  }
+
+  /** The index of our end of the veth, in `ns` (where zebra runs). */
+  async ifindex(): Promise<number> {
+    const [link] = JSON.parse(await run(['ip', '-n', this.ns, '-j', 'link', 'show', 'dev', this.ifname]));
+    return link.ifindex;
+  }
+
+  /** The link-local address the kernel gave the other end of the veth. */
+  async peerLinkLocal(): Promise<string> {
+    const argv = [
+      'ip',
+      '-n',
+      this.peerNs,
+      '-j',
+      '-6',
+      'addr',
+      'show',
+      'dev',
+      this.peerIfname,
+      'scope',
+      'link',
+    ];
+    const address = await waitUntil(`a link-local address on ${this.peerIfname}`, async () => {
+      const [link] = JSON.parse(await run(argv));
+      // Addresses the scope filter leaves out still come as empty objects.
+      const found = (link?.addr_info ?? []).find((a: { local?: string }) => a.local !== undefined);
+      return found?.local as string | undefined;
+    });
+    return address;
   }
 
   async destroy(): Promise<void> {

@@ -1,4 +1,6 @@
 /** The Linux kernel as a forwarding plane: our own rtnetlink codec over the netlink add-on's socket. */
+
+export { type IfindexOf, isLinkLocal, sysfsIfindex } from '../link-local.js';
 export {
   type EncodeRequest,
   type RequestFailure,
@@ -30,13 +32,10 @@ export {
 export { RepairBudget, type RepairVerdict } from './repair.js';
 export {
   classify,
-  type IfindexOf,
-  isLinkLocal,
   linkLocalResolution,
   NextHopResolver,
   nextHopKey,
   type Resolution,
-  sysfsIfindex,
 } from './resolve.js';
 export {
   decodeRoute,

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { AF } from '../../bgp/transport/index.js';
+import { type IfindexOf, isLinkLocal, sysfsIfindex } from '../link-local.js';
 import type { FibNextHop } from '../route.js';
 import type { RequestFailure } from './client.js';
 import { Rtn, RtTable } from './constants.js';
@@ -32,11 +32,6 @@ export interface ResolverInit {
   readonly protocol: number;
 }
 
-/** IPv6 link-local (fe80::/10): only meaningful with an interface, which a BGP next hop does not name. */
-export function isLinkLocal(address: string): boolean {
-  return /^fe[89ab][0-9a-f]?:/i.test(address);
-}
-
 /**
  * How the resolver names a next hop: its address, and for a link-local one learned from an
  * unnumbered peer the interface after '%' (fe80::1%eth1), so the same address on two links is
@@ -45,20 +40,6 @@ export function isLinkLocal(address: string): boolean {
 export function nextHopKey(h: FibNextHop): string {
   return h.interface === undefined ? h.address : `${h.address}%${h.interface}`;
 }
-
-/** The kernel's index of an interface (the reader's network namespace); undefined: no such link. */
-export type IfindexOf = (name: string) => number | undefined;
-
-/** if_nametoindex(3) through sysfs. */
-export const sysfsIfindex: IfindexOf = (name) => {
-  if (!/^[^/\s\0%]{1,15}$/.test(name) || name === '.' || name === '..') return undefined;
-  try {
-    const n = Number.parseInt(readFileSync(`/sys/class/net/${name}/ifindex`, 'utf8'), 10);
-    return Number.isInteger(n) && n > 0 ? n : undefined;
-  } catch {
-    return undefined;
-  }
-};
 
 /**
  * A link-local next hop on a named interface: on that link by definition (RFC 4291 2.5.6), so

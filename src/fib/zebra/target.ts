@@ -1,6 +1,7 @@
 import { Writer } from '../../bgp/wire/index.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../../components/index.js';
 import type { RibPrefix } from '../../rib/index.js';
+import { type IfindexOf, sysfsIfindex } from '../link-local.js';
 import type { FibChange, FibRoute, FibTarget } from '../route.js';
 import { prefixText } from './address.js';
 import { ZapiClient } from './client.js';
@@ -102,6 +103,13 @@ export class ZebraTarget implements FibTarget {
   readonly #held = new Map<string, Held>();
   /** Routes we could not encode: kept out of zebra, shown in status. */
   readonly #rejected = new Map<string, string>();
+  /** The indexes of the interfaces of link-local next hops, as read for the slice being encoded. */
+  readonly #ifindexes = new Map<string, number | undefined>();
+  readonly #readIfindex: IfindexOf;
+  readonly #ifindexOf: IfindexOf = (name) => {
+    if (!this.#ifindexes.has(name)) this.#ifindexes.set(name, this.#readIfindex(name));
+    return this.#ifindexes.get(name);
+  };
   readonly #listeners = new Set<(e: ZebraRouteEvent) => void>();
   /** Causes already logged this session: each is logged once, the rest are counted in status(). */
   readonly #loggedCauses = new Set<ZebraRouteState>();
@@ -114,6 +122,7 @@ export class ZebraTarget implements FibTarget {
     this.#socketPath = init.socket;
     this.#log = components.logger ?? silentLogger;
     this.#clock = components.clock ?? systemClock;
+    this.#readIfindex = components.ifindexOf ?? sysfsIfindex;
     this.#ranking = {
       instance: checkRange('instance', init.instance ?? ZEBRA_DEFAULTS.instance, 1, 0xffff),
       distance: checkRange('distance', init.distance ?? ZEBRA_DEFAULTS.distance, 1, 255),
@@ -253,6 +262,8 @@ export class ZebraTarget implements FibTarget {
     for (let from = 0; from < count || from === 0; from += SEND_SLICE) {
       const to = Math.min(count, from + SEND_SLICE);
       const w = new Writer(Math.max(64, (to - from) * 48));
+      // Interfaces come and go: their indexes are read afresh for each slice, once each.
+      this.#ifindexes.clear();
       for (let i = from; i < to; i++) encode(w, i);
       if (failure !== undefined) continue;
       try {
@@ -288,14 +299,19 @@ export class ZebraTarget implements FibTarget {
 
   #add(w: Writer, route: FibRoute): void {
     const key = routeKey(route.prefix);
-    const reason = convertible(route);
+    const reason = convertible(route, this.#ifindexOf);
     if (reason !== undefined) {
       this.#reject(w, key, route.prefix, reason);
       return;
     }
     try {
       const s = this.#live;
-      if (s) writeRouteAdd(w, s.dialect, toZapiRoute(route, s.owner, this.#caps?.multipathNum ?? 1));
+      if (s)
+        writeRouteAdd(
+          w,
+          s.dialect,
+          toZapiRoute(route, s.owner, this.#caps?.multipathNum ?? 1, this.#ifindexOf),
+        );
     } catch (err) {
       this.#reject(w, key, route.prefix, (err as Error).message);
       return;

@@ -4,6 +4,7 @@ import type { FibRoute } from '../../../src/fib/index.js';
 import {
   convertible,
   FRR_8_4,
+  NexthopType,
   routeKey,
   toZapiRoute,
   writeRouteAdd,
@@ -59,6 +60,48 @@ describe('toZapiRoute', () => {
   });
   it('defaults: instance 1, distance 20 (the route type comes with the dialect)', () => {
     expect(ZEBRA_DEFAULTS).toMatchObject({ instance: 1, distance: 20, metric: 0 });
+  });
+});
+
+describe('link-local next hops (BGP unnumbered)', () => {
+  /** A route learned over an unnumbered session on `iface`: its next hop the peer's link-local address. */
+  const onLink = (prefix: string, address: string, iface: string): FibRoute => ({
+    prefix: parsePrefix(prefix),
+    nextHops: [{ address, afi: Afi.IPV6, interface: iface }],
+  });
+  const ifindexOf = (name: string) => (name === 'eth1' ? 7 : undefined);
+
+  it('go as bgpd sends them: IPV6_IFINDEX with the interface index, for IPv6 and IPv4 (RFC 8950) routes', () => {
+    for (const prefix of ['2001:db8:5::/48', '198.19.5.0/24']) {
+      const r = onLink(prefix, 'fe80::a8c1:abff:fe00:1', 'eth1');
+      expect(convertible(r, ifindexOf)).toBeUndefined();
+      expect(toZapiRoute(r, owner, 8, ifindexOf).nexthops).toEqual([
+        { type: NexthopType.IPV6_IFINDEX, vrfId: 0, flags: 0, gate: 'fe80::a8c1:abff:fe00:1', ifindex: 7 },
+      ]);
+    }
+  });
+  it('encode as FRR reads them: the gate, then the interface index', () => {
+    const w = new Writer(96);
+    writeRouteAdd(w, FRR_8_4, toZapiRoute(onLink('2001:db8:5::/48', 'fe80::1', 'eth1'), owner, 8, ifindexOf));
+    const bytes = toHex(w.finish());
+    expect(bytes).toContain(`${toHex(Uint8Array.of(0xfe, 0x80, ...new Uint8Array(13), 1))}00000007`);
+  });
+  it('are refused without an interface, or on one this host does not have, naming both', () => {
+    expect(convertible(route('2001:db8:5::/48', 'fe80::1'), ifindexOf)).toBe(
+      'link-local next hop fe80::1 needs an interface',
+    );
+    expect(convertible(onLink('2001:db8:5::/48', 'fe80::1', 'eth9'), ifindexOf)).toBe(
+      'link-local next hop fe80::1: no interface eth9 on this host',
+    );
+    // Any one of an ECMP set is enough: the route would otherwise go with a next hop missing.
+    const mixed: FibRoute = {
+      prefix: parsePrefix('2001:db8:5::/48'),
+      nextHops: [
+        { address: '2001:db8::1', afi: Afi.IPV6 },
+        { address: 'fe80::1', afi: Afi.IPV6, interface: 'eth9' },
+      ],
+    };
+    expect(convertible(mixed, ifindexOf)).toMatch(/no interface eth9/);
   });
 });
 
