@@ -15,24 +15,18 @@ import {
   checkPolicies,
   checkSessionRules,
   type PeerScope,
+  peerType,
   resolveBfd,
   type SettingsOwner,
 } from './resolve-peer.js';
 import { resolveTimers } from './resolve-timers.js';
-import type { ListenRangeConfig, PeerConfig, PeerTemplateConfig, RemoteAs } from './schema.js';
+import type { ListenRangeConfig, PeerConfig, PeerTemplateConfig } from './schema.js';
 import type { RawListenRange, RawPeer, RawPeerTemplate } from './sections.js';
 
 /*
  * Dynamic neighbours: peer templates, the listen ranges that use them, and the peer a
  * connection from a range becomes (FRR's `bgp listen range A/M peer-group NAME`).
  */
-
-function peerType(remoteAs: RemoteAs, localAs: number | undefined): 'ebgp' | 'ibgp' | undefined {
-  if (remoteAs === 'external') return 'ebgp';
-  if (remoteAs === 'internal') return 'ibgp';
-  if (localAs === undefined) return undefined;
-  return remoteAs === localAs ? 'ibgp' : 'ebgp';
-}
 
 const TEMPLATE: SettingsOwner = { noun: 'template', peers: 'its peers' };
 

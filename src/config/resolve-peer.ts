@@ -6,7 +6,7 @@ import { type Path, problem } from './problem.js';
 import { resolveAuth, type SecretFiles } from './resolve-auth.js';
 import { BUILTIN_POLICY_NAMES } from './resolve-policy.js';
 import { resolveTimers, type Timers } from './resolve-timers.js';
-import type { BfdConfig, PeerConfig } from './schema.js';
+import type { BfdConfig, PeerConfig, RemoteAs } from './schema.js';
 import type { RawBfdTimers, RawPeer } from './sections.js';
 
 /** What checking a peer needs from the rest of the configuration. */
@@ -262,6 +262,14 @@ function checkPeerAddress(raw: RawPeer, path: Path, ctx: Context): boolean {
   return true;
 }
 
+/** What a remote AS makes a session: external and internal say it; a number is compared with ours. */
+export function peerType(remoteAs: RemoteAs, localAs: number | undefined): 'ebgp' | 'ibgp' | undefined {
+  if (remoteAs === 'external') return 'ebgp';
+  if (remoteAs === 'internal') return 'ibgp';
+  if (localAs === undefined) return undefined;
+  return remoteAs === localAs ? 'ibgp' : 'ebgp';
+}
+
 export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): PeerConfig | undefined {
   const { ctx } = scope;
   const path = ['peers', index];
@@ -270,16 +278,15 @@ export function resolvePeer(raw: RawPeer, index: number, scope: PeerScope): Peer
   const timers = resolveTimers(raw, scope.timers, path, ctx);
   const auth = resolveAuth(raw, path, ctx, scope.files);
   const families = resolveFamilies(raw, path, scope);
-  let type: 'ebgp' | 'ibgp' | undefined;
-  if (raw.remoteAs !== undefined && scope.localAs !== undefined) {
-    type = raw.remoteAs === scope.localAs ? 'ibgp' : 'ebgp';
-    if (raw.type !== undefined && raw.type !== type) {
-      const why =
-        type === 'ibgp'
+  const type = raw.remoteAs === undefined ? undefined : peerType(raw.remoteAs, scope.localAs);
+  if (type !== undefined && raw.type !== undefined && raw.type !== type) {
+    const why =
+      typeof raw.remoteAs !== 'number'
+        ? `remote_as ${raw.remoteAs} makes it ${type}`
+        : type === 'ibgp'
           ? `remote_as ${raw.remoteAs} equals speaker.local_as`
           : `remote_as ${raw.remoteAs} differs from speaker.local_as ${scope.localAs}`;
-      ctx.problems.push(problem(at('type'), `is ${raw.type}, but ${why}`, raw.type));
-    }
+    ctx.problems.push(problem(at('type'), `is ${raw.type}, but ${why}`, raw.type));
   }
   if (
     raw.localAddress !== undefined &&

@@ -269,6 +269,21 @@ const addPathSend = either<boolean | number | 'all' | 'ecmp'>(
 
 const policyNames = list(name, { key: String, expected: 'a list of policy names' });
 
+/** A number, or `external` / `internal` (FRR's remote-as external and internal). */
+const remoteAs = scalar<number | (typeof REMOTE_AS_KINDS)[number]>(
+  `${asn.expected}, ${REMOTE_AS_KINDS.join(' or ')}`,
+  (v, bad, path) => {
+    const kind = REMOTE_AS_KINDS.find((k) => k === v);
+    if (kind !== undefined) return kind;
+    // The AS number's own problem (AS_TRANS, an unquoted asdot) says more than "expected".
+    const scratch: Context = { problems: [], warnings: [] };
+    const n = asn.decode(v, path, scratch);
+    return n === INVALID
+      ? bad(scratch.problems[0]?.message.startsWith('expected') ? undefined : scratch.problems[0]?.message)
+      : n;
+  },
+);
+
 const peerFields = {
   name: required(name, 'Unique name of the peer.'),
   description: optional(
@@ -281,7 +296,10 @@ const peerFields = {
     "BGP unnumbered, as FRR's `neighbor IF interface`: the peer is whoever is at the other end of this link, at the IPv6 link-local address learned from its router advertisements (we send ours on the link). IPv4 and IPv6 routes go over the one IPv6 session with RFC 8950 next hops (extended_next_hop is on by default), and the peer is shown by the interface's name.",
   ),
   port: optional(integer(1, MAX_PORT), "The peer's TCP port.", '179'),
-  remote_as: required(asn, "The peer's AS number."),
+  remote_as: required(
+    remoteAs,
+    "The peer's AS number; external: any AS but ours, internal: ours (FRR's remote-as external and internal), checked on its OPEN (RFC 4271 6.2 Bad Peer AS otherwise).",
+  ),
   type: optional(oneOf(PEER_TYPES), 'Checked against remote_as and local_as when given.'),
   auth_type: optional(oneOf(AUTH_TYPES), 'none, or md5 for RFC 2385 TCP-MD5.', 'none'),
   password: secret(
@@ -355,21 +373,6 @@ const peerFields = {
 const peer = object('a mapping of peer settings', peerFields);
 export type RawPeer = Decoded<typeof peerFields>;
 
-/** A number, or `external` / `internal` (FRR's remote-as external and internal). */
-const remoteAs = scalar<number | (typeof REMOTE_AS_KINDS)[number]>(
-  `${asn.expected}, ${REMOTE_AS_KINDS.join(' or ')}`,
-  (v, bad, path) => {
-    const kind = REMOTE_AS_KINDS.find((k) => k === v);
-    if (kind !== undefined) return kind;
-    // The AS number's own problem (AS_TRANS, an unquoted asdot) says more than "expected".
-    const scratch: Context = { problems: [], warnings: [] };
-    const n = asn.decode(v, path, scratch);
-    return n === INVALID
-      ? bad(scratch.problems[0]?.message.startsWith('expected') ? undefined : scratch.problems[0]?.message)
-      : n;
-  },
-);
-
 /*
  * A peer template: a peer's settings without what names one peer (name, address, port), and
  * without what a passive session from a range cannot use (passive, local_address, shutdown,
@@ -380,8 +383,6 @@ const {
   name: _name,
   peer_ip: _peerIp,
   port: _port,
-  remote_as: _remoteAs,
-  type: _type,
   passive: _passive,
   local_address: _localAddress,
   shutdown: _shutdown,
@@ -393,11 +394,6 @@ const {
   ...templatePeerFields
 } = peerFields;
 const templateFields = {
-  remote_as: required(
-    remoteAs,
-    "The peer's AS number; external: any AS but ours, internal: ours (checked on its OPEN, RFC 4271 6.2 Bad Peer AS otherwise).",
-  ),
-  type: optional(oneOf(PEER_TYPES), 'Checked against remote_as and local_as when given.'),
   families: optional(
     list(oneOf(FAMILY_NAMES), {
       min: 1,

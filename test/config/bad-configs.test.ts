@@ -120,7 +120,9 @@ const cases: Case[] = [
   {
     name: 'AS number: a word',
     text: `${PEER.replace('peers:', `${SPEAKER}peers:`).replace('65001', 'abc')}`,
-    want: ['config.yaml:8:5 peers[0].remote_as: expected an AS number 1..4294967295, got "abc"'],
+    want: [
+      'config.yaml:8:5 peers[0].remote_as: expected an AS number 1..4294967295, external or internal, got "abc"',
+    ],
   },
   {
     name: 'AS number: unquoted asdot reads as a float',
@@ -134,7 +136,7 @@ const cases: Case[] = [
     text: `${SPEAKER.replace('65000', '0')}peers:\n  - { name: a, peer_ip: 198.18.1.2, remote_as: 4294967296 }\n`,
     want: [
       'config.yaml:3:3 speaker.local_as: expected an AS number 1..4294967295, got 0',
-      'config.yaml:6:37 peers[0].remote_as: expected an AS number 1..4294967295, got 4294967296',
+      'config.yaml:6:37 peers[0].remote_as: expected an AS number 1..4294967295, external or internal, got 4294967296',
     ],
   },
   {
@@ -363,6 +365,18 @@ peers:
     name: 'type contradicting remote_as',
     text: `${PEER.replace('peers:', `${SPEAKER}peers:`)}    type: ibgp\n`,
     want: ['config.yaml:9:5 peers[0].type: is ibgp, but remote_as 65001 differs from speaker.local_as 65000'],
+  },
+  {
+    name: 'type contradicting remote_as external',
+    text: `${SPEAKER}peers:\n  - { name: a, peer_ip: 198.18.1.2, remote_as: external, type: ibgp }\n`,
+    want: ['config.yaml:6:58 peers[0].type: is ibgp, but remote_as external makes it ebgp'],
+  },
+  {
+    name: 'iBGP-only settings on a remote_as external peer',
+    text: `${SPEAKER}peers:\n  - { name: a, peer_ip: 198.18.1.2, remote_as: external, route_reflector_client: true }\n`,
+    want: [
+      'config.yaml:6:58 peers[0].route_reflector_client: route reflection (RFC 4456) is for iBGP peers; this peer is eBGP',
+    ],
   },
   {
     name: 'eBGP-only and iBGP-only settings on the wrong kind of peer',
@@ -617,13 +631,13 @@ describe('bad configurations: one clear problem per mistake', () => {
         path: 'peers[0].remote_as',
         segments: ['peers', 0, 'remote_as'],
         value: 'abc',
-        message: 'expected an AS number 1..4294967295, got "abc"',
+        message: 'expected an AS number 1..4294967295, external or internal, got "abc"',
         line: 8,
         column: 5,
       },
     ]);
     expect(e.message).toBe(
-      'config.yaml: 1 problem\nconfig.yaml:8:5 peers[0].remote_as: expected an AS number 1..4294967295, got "abc"',
+      'config.yaml: 1 problem\nconfig.yaml:8:5 peers[0].remote_as: expected an AS number 1..4294967295, external or internal, got "abc"',
     );
   });
 

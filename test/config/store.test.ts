@@ -170,7 +170,7 @@ describe('a running process and SIGHUP', () => {
     expect(refused).toEqual({
       event: 'refused',
       kind: 'invalid',
-      message: `${file}: 1 problem\n${file}:7:37 peers[1].remote_as: expected an AS number 1..4294967295, got 0`,
+      message: `${file}: 1 problem\n${file}:7:37 peers[1].remote_as: expected an AS number 1..4294967295, external or internal, got 0`,
       peers: ['a', 'b', 'c'],
     });
     child.stop();

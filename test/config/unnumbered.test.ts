@@ -21,6 +21,13 @@ describe('interface peers', () => {
     expect(off.extendedNextHop).toBe(false);
   });
 
+  it("take remote_as external or internal, as FRR's `neighbor eth1 interface remote-as external`", () => {
+    const external = parse(`${SPEAKER}peers:\n  - { name: leaf, remote_as: external, interface: eth1 }\n`);
+    expect(external.config.peers[0]).toMatchObject({ remoteAs: 'external', type: 'ebgp' });
+    const internal = parse(`${SPEAKER}peers:\n  - { name: leaf, remote_as: internal, interface: eth1 }\n`);
+    expect(internal.config.peers[0]).toMatchObject({ remoteAs: 'internal', type: 'ibgp' });
+  });
+
   it('take the families speaker.ip_versions allows', () => {
     const text = `${SPEAKER}  ip_versions: [6]\npeers:\n  - { name: leaf, remote_as: 65001, interface: eth1 }\n`;
     expect(parse(text).config.peers[0].families).toEqual(['ipv6-unicast']);

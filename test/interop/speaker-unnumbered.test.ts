@@ -1,7 +1,7 @@
 /*
  * BGP unnumbered against FRR 10.3 (trixie root) and FRR 8.4 (host): links with no IPv4 and no
  * global IPv6 address, `neighbor IF interface remote-as external` on FRR's side and
- * `interface: IF` on ours. Each side learns the other's link-local address from its router
+ * `interface: IF` on ours (with `remote_as: external` for two of them). Each side learns the other's link-local address from its router
  * advertisements; one FRR connects to us (we are passive), we connect to the other (FRR is
  * passive). IPv4 and IPv6 routes go both ways over the one IPv6 session (RFC 8950 for IPv4),
  * the kernel sink installs FRR's routes via its link-local address on the link, and taking
@@ -18,13 +18,17 @@ const FLOW_MS = 60_000;
 const KERNEL_TABLE = 100;
 const OUR_V4 = '198.19.81.0/24';
 const OUR_V6 = '2001:db8:81::/48';
-/** Each FRR: who opens the session, and the prefixes it originates. */
+/**
+ * Each FRR: who opens the session, the remote_as we configure for it (FRR's own
+ * `remote-as external` on two of them), and the prefixes it originates.
+ */
 const FRRS = [
   {
     name: 'frr10act',
     release: 'trixie',
     as: 65001,
     frrPassive: false,
+    ourRemoteAs: 65001,
     v4: '198.19.82.0/24',
     v6: '2001:db8:82::/48',
   },
@@ -33,6 +37,7 @@ const FRRS = [
     release: 'trixie',
     as: 65002,
     frrPassive: true,
+    ourRemoteAs: 'external',
     v4: '198.19.83.0/24',
     v6: '2001:db8:83::/48',
   },
@@ -41,6 +46,7 @@ const FRRS = [
     release: 'bookworm',
     as: 65003,
     frrPassive: false,
+    ourRemoteAs: 'external',
     v4: '198.19.84.0/24',
     v6: '2001:db8:84::/48',
   },
@@ -131,7 +137,7 @@ describe.skipIf(!IS_ROOT)('BGP unnumbered with FRR (neighbor IF interface)', () 
       peers: FRRS.map((f) => ({
         name: f.name,
         interface: lab.peer(f.name).link.a.ifname,
-        remote_as: f.as,
+        remote_as: f.ourRemoteAs,
         // Who connects: FRR to us where FRR is active, we to FRR where FRR is passive.
         passive: !f.frrPassive,
         import: ['accept-all'],
@@ -155,6 +161,8 @@ describe.skipIf(!IS_ROOT)('BGP unnumbered with FRR (neighbor IF interface)', () 
     async (f) => {
       const [n] = (await speaker.show<NeighborDetail[]>(['neighbors', f.name])) ?? [];
       expect(n?.state).toBe('Established');
+      // remote_as external: the AS its OPEN gave.
+      expect(n?.remoteAs).toBe(f.as);
       expect(n?.capabilities).toContain('extended-next-hop');
       const theirs = await linkLocal(lab.peer(f.name).ns, theirIf(f));
       const ours = await linkLocal(lab.speakerNs, ourIf(f));
