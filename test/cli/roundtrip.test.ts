@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,10 +21,14 @@ describe('roundtrip command core', () => {
     // Break the marker of the third message: RFC 4271 6.1 Connection Not Synchronized.
     capture.messages[2].hex = `00${capture.messages[2].hex.slice(2)}`;
     const dir = mkdtempSync(join(tmpdir(), 'obs-rt-'));
-    const broken = join(dir, 'broken.json');
-    writeFileSync(broken, JSON.stringify(capture));
-    const r = roundTripCapture(broken);
-    expect(r.failures).toHaveLength(1);
-    expect(r.failures[0]).toMatch(/^#2 .*MESSAGE_HEADER\/CONNECTION_NOT_SYNCHRONIZED/);
+    try {
+      const broken = join(dir, 'broken.json');
+      writeFileSync(broken, JSON.stringify(capture));
+      const r = roundTripCapture(broken);
+      expect(r.failures).toHaveLength(1);
+      expect(r.failures[0]).toMatch(/^#2 .*MESSAGE_HEADER\/CONNECTION_NOT_SYNCHRONIZED/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
