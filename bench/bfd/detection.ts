@@ -71,7 +71,8 @@ interface Sample {
 /** `show neighbors NAME --json` over the control socket; undefined while it does not answer. */
 async function neighbor(socket: string, name: string): Promise<NeighborDetail | undefined> {
   let out = '';
-  const status = await runControlCommand('show', ['neighbors', name, '--json', '--socket', socket], {
+  // The speaker's own shape (`--json` alone prints FRR's).
+  const status = await runControlCommand('show', ['neighbors', name, '--json=native', '--socket', socket], {
     out: (t) => {
       out += t;
     },
@@ -175,6 +176,10 @@ async function main(): Promise<void> {
   });
   const dir = join(lab.dir, 'bench');
   let feeder: LabChild | undefined;
+  teardown = async () => {
+    await feeder?.stop();
+    await lab.destroy();
+  };
   try {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
@@ -335,10 +340,17 @@ async function main(): Promise<void> {
     ] as const)
       console.log(`${label}: BFD Down ${s.map((x) => x.bfdDown).join(' ')}`);
   } finally {
-    await feeder?.stop();
-    await lab.destroy();
+    await teardown();
   }
 }
+
+/** What a Ctrl-C or a kill of the bench takes down before it exits: the lab and its processes. */
+let teardown: () => Promise<void> = async () => {};
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    console.error(`${signal}: taking the lab down`);
+    teardown().finally(() => process.exit(130));
+  });
 
 main().catch((e) => {
   console.error(e);
