@@ -1,0 +1,185 @@
+/**
+ * How much slower is a fresh process's first full table than a later one, and how much of
+ * that does a start-up warm-up win back? The receive core in one process, no sockets: each
+ * UPDATE framed, decoded with the decoding context an eBGP session makes (as the speaker's
+ * warm-up makes it), put into a fresh RIB and flushed, a turn of the event loop every 512
+ * UPDATEs as the session's inbound path yields. The same table three times, each into a fresh
+ * RIB and interner, after one of:
+ *
+ *   none      nothing
+ *   warm-up   the speaker's own warm-up (src/speaker/warm-up.ts, its defaults)
+ *   pre N     a table of N prefixes from the same generator (another seed) through the same path
+ *
+ * Run each way in a process of its own (the point is the first table), alternating, `--runs`
+ * times. Needs the build (`npm run build`).
+ *
+ *   node dist/bench/bgp/first-table.js [--shape skewed|transit] [--prefixes N] [--pre N] [--runs R]
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseIpv4 } from '../../src/address/index.js';
+import { localOpen, nextHopFacts, resolvePeerConfig } from '../../src/bgp/session/index.js';
+import { AttrInterner } from '../../src/bgp/wire/attributes/interner.js';
+import { Afi, HEADER_LENGTH } from '../../src/bgp/wire/constants.js';
+import { checkHeader } from '../../src/bgp/wire/header.js';
+import {
+  type MessageContext,
+  MessageDecoder,
+  messageContextOf,
+  negotiate,
+} from '../../src/bgp/wire/index.js';
+import { ChangeBatch, Rib } from '../../src/rib/index.js';
+import { warmUp } from '../../src/speaker/warm-up.js';
+import { shapedTable, TABLE_SHAPES, type TableShape } from '../gen/table-shapes.js';
+import { loadLine, machineLine, table } from '../support/report.js';
+import { buildTable, encodeTable } from '../throughput/table-stream.js';
+
+const PER_TURN = 512;
+const TABLES = 3;
+const LOCAL_AS = 65000;
+const PEER_AS = 65001;
+const LOCAL = '198.18.0.9';
+const PEER = '198.18.0.2';
+const LINK = { ipv4: PEER, ipv6: '2001:db8::2' };
+/** The smaller table's seed: other prefixes and sets than the measured one's. */
+const PRE_SEED = 7;
+const WAYS = ['none', 'warm-up', 'pre'] as const;
+type Way = (typeof WAYS)[number];
+
+function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? fallback : (process.argv[i + 1] ?? fallback);
+}
+
+/** The context an eBGP session's decoder gets, made as the session makes it. */
+function sessionContext(): MessageContext {
+  const side = (localAs: number, routerId: string, address: string, remoteAs: number) =>
+    localOpen(
+      resolvePeerConfig({ address, localAs, remoteAs, routerId, families: ['ipv4-unicast', 'ipv6-unicast'] }),
+    );
+  const negotiated = negotiate(side(LOCAL_AS, LOCAL, PEER, PEER_AS), side(PEER_AS, PEER, LOCAL, LOCAL_AS), {
+    expectedRemoteAs: PEER_AS,
+    localAs: LOCAL_AS,
+  });
+  const connection = {
+    direction: 'incoming' as const,
+    local: { address: LOCAL, port: 179 },
+    remote: { address: PEER, port: 49152 },
+  };
+  return messageContextOf(negotiated, true, nextHopFacts(connection));
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** One table into a fresh RIB; returns the prefixes held. */
+async function receive(stream: Buffer, context: MessageContext): Promise<number> {
+  const rib = new Rib({ localAs: LOCAL_AS, routerId: parseIpv4(LOCAL) });
+  const peer = rib.addPeer({
+    id: 'source',
+    kind: 'ebgp',
+    asn: PEER_AS,
+    routerId: parseIpv4(PEER),
+    address: PEER,
+  });
+  const batch = new ChangeBatch();
+  const decoder = new MessageDecoder(context, { interner: new AttrInterner(), reuseLists: true });
+  let n = 0;
+  for (let at = 0; at < stream.length; ) {
+    const length = checkHeader(stream, at);
+    if (length < HEADER_LENGTH) throw new Error(`bad message at ${at}`);
+    const m = decoder.decode(stream.subarray(at, at + length));
+    if (m.type === 'update') rib.applyUpdate(peer, m);
+    batch.reset();
+    rib.flushInto(batch);
+    at += length;
+    if (++n % PER_TURN === 0) await nextTurn();
+  }
+  return rib.counts(peer, Afi.IPV4).accepted;
+}
+
+/** The benchmark's table (its seed), or with `seed` another one of the same shape. */
+function encoded(shape: TableShape, prefixes: number, seed?: number): Buffer {
+  const parts =
+    seed === undefined
+      ? buildTable({ shape, ipv4: prefixes, ipv6: 0, localAs: PEER_AS })
+      : [shapedTable(shape, { afi: Afi.IPV4, prefixes, localAs: PEER_AS, seed })];
+  const bytes = encodeTable(parts, LINK);
+  // As a socket hands them over.
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** The child: one way, then the table TABLES times; prints the times as JSON. */
+async function child(way: Way, shape: TableShape, prefixes: number, pre: number): Promise<void> {
+  const context = sessionContext();
+  const stream = encoded(shape, prefixes);
+  if (way === 'warm-up') warmUp();
+  if (way === 'pre') await receive(encoded(shape, pre, PRE_SEED), context);
+  const ms: number[] = [];
+  for (let t = 0; t < TABLES; t++) {
+    const started = performance.now();
+    const held = await receive(stream, context);
+    ms.push(performance.now() - started);
+    if (held !== prefixes) throw new Error(`held ${held} of ${prefixes} prefixes`);
+  }
+  process.stdout.write(`${JSON.stringify(ms)}\n`);
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[s.length >> 1];
+}
+
+async function main(): Promise<void> {
+  const shape = option('--shape', 'skewed') as TableShape;
+  if (!TABLE_SHAPES.includes(shape)) throw new Error(`--shape takes ${TABLE_SHAPES.join(' or ')}`);
+  const prefixes = Number(option('--prefixes', '1000000'));
+  const pre = Number(option('--pre', '50000'));
+  const runs = Number(option('--runs', '3'));
+  const way = option('--child', '');
+  if (way !== '') return child(way as Way, shape, prefixes, pre);
+
+  console.log(machineLine());
+  console.log(`${loadLine()} at start`);
+  console.log(
+    `${prefixes} IPv4 prefixes (${shape}), ${TABLES} tables per process, ${runs} processes each way, alternating`,
+  );
+  const self = fileURLToPath(import.meta.url);
+  const times = new Map<Way, number[][]>(WAYS.map((w) => [w, []]));
+  for (let r = 0; r < runs; r++) {
+    for (const w of WAYS) {
+      const argv = [
+        self,
+        '--child',
+        w,
+        '--shape',
+        shape,
+        '--prefixes',
+        String(prefixes),
+        '--pre',
+        String(pre),
+      ];
+      const out = spawnSync(process.execPath, argv, { encoding: 'utf8', timeout: 600_000 });
+      if (out.status !== 0) throw new Error(`${w}: ${out.stderr || out.error}`);
+      times.get(w)?.push(JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '[]'));
+    }
+  }
+  const label: Record<Way, string> = { none: 'none', 'warm-up': 'warm-up (speaker)', pre: `pre ${pre}` };
+  const rows = WAYS.map((w) => {
+    const all = times.get(w) ?? [];
+    const col = (t: number) => all.map((ms) => ms[t]);
+    return [
+      label[w],
+      ...Array.from({ length: TABLES }, (_, t) => `${median(col(t)).toFixed(0)}`),
+      all.map((ms) => ms[0].toFixed(0)).join(' '),
+    ];
+  });
+  console.log(
+    `medians, ms\n${table([['before', 'table 1', 'table 2', 'table 3', 'table 1 single runs'], ...rows])}`,
+  );
+  console.log(`${loadLine()} at end`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
