@@ -108,20 +108,23 @@ function encoded(shape: TableShape, prefixes: number, seed?: number): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** The child: one way, then the table TABLES times; prints the times as JSON. */
+/** The child: one way, then the table TABLES times; prints the times (wall, and system CPU) as JSON. */
 async function child(way: Way, shape: TableShape, prefixes: number, pre: number): Promise<void> {
   const context = sessionContext();
   const stream = encoded(shape, prefixes);
   if (way === 'warm-up') warmUp();
   if (way === 'pre') await receive(encoded(shape, pre, PRE_SEED), context);
   const ms: number[] = [];
+  const systemMs: number[] = [];
   for (let t = 0; t < TABLES; t++) {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const held = await receive(stream, context);
     ms.push(performance.now() - started);
+    systemMs.push(process.cpuUsage(cpu).system / 1000);
     if (held !== prefixes) throw new Error(`held ${held} of ${prefixes} prefixes`);
   }
-  process.stdout.write(`${JSON.stringify(ms)}\n`);
+  process.stdout.write(`${JSON.stringify({ ms, systemMs })}\n`);
 }
 
 function median(xs: readonly number[]): number {
@@ -144,7 +147,7 @@ async function main(): Promise<void> {
     `${prefixes} IPv4 prefixes (${shape}), ${TABLES} tables per process, ${runs} processes each way, alternating`,
   );
   const self = fileURLToPath(import.meta.url);
-  const times = new Map<Way, number[][]>(WAYS.map((w) => [w, []]));
+  const times = new Map<Way, { ms: number[]; systemMs: number[] }[]>(WAYS.map((w) => [w, []]));
   for (let r = 0; r < runs; r++) {
     for (const w of WAYS) {
       const argv = [
@@ -160,21 +163,21 @@ async function main(): Promise<void> {
       ];
       const out = spawnSync(process.execPath, argv, { encoding: 'utf8', timeout: 600_000 });
       if (out.status !== 0) throw new Error(`${w}: ${out.stderr || out.error}`);
-      times.get(w)?.push(JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '[]'));
+      times.get(w)?.push(JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}'));
     }
   }
   const label: Record<Way, string> = { none: 'none', 'warm-up': 'warm-up (speaker)', pre: `pre ${pre}` };
   const rows = WAYS.map((w) => {
     const all = times.get(w) ?? [];
-    const col = (t: number) => all.map((ms) => ms[t]);
+    const col = (t: number, of: 'ms' | 'systemMs') => median(all.map((r) => r[of][t])).toFixed(0);
     return [
       label[w],
-      ...Array.from({ length: TABLES }, (_, t) => `${median(col(t)).toFixed(0)}`),
-      all.map((ms) => ms[0].toFixed(0)).join(' '),
+      ...Array.from({ length: TABLES }, (_, t) => `${col(t, 'ms')} (${col(t, 'systemMs')})`),
+      all.map((r) => r.ms[0].toFixed(0)).join(' '),
     ];
   });
   console.log(
-    `medians, ms\n${table([['before', 'table 1', 'table 2', 'table 3', 'table 1 single runs'], ...rows])}`,
+    `medians, ms (system CPU ms)\n${table([['before', 'table 1', 'table 2', 'table 3', 'table 1 single runs'], ...rows])}`,
   );
   console.log(`${loadLine()} at end`);
 }
