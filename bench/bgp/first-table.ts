@@ -18,18 +18,12 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseIpv4 } from '../../src/address/index.js';
-import { localOpen, nextHopFacts, resolvePeerConfig } from '../../src/bgp/session/index.js';
 import { AttrInterner } from '../../src/bgp/wire/attributes/interner.js';
 import { Afi, HEADER_LENGTH } from '../../src/bgp/wire/constants.js';
 import { checkHeader } from '../../src/bgp/wire/header.js';
-import {
-  type MessageContext,
-  MessageDecoder,
-  messageContextOf,
-  negotiate,
-} from '../../src/bgp/wire/index.js';
+import { type MessageContext, MessageDecoder } from '../../src/bgp/wire/index.js';
 import { ChangeBatch, Rib } from '../../src/rib/index.js';
-import { warmUp } from '../../src/speaker/warm-up.js';
+import { ebgpSessionContext, warmUp } from '../../src/speaker/warm-up.js';
 import { shapedTable, TABLE_SHAPES, type TableShape } from '../gen/table-shapes.js';
 import { loadLine, machineLine, table } from '../support/report.js';
 import { buildTable, encodeTable } from '../throughput/table-stream.js';
@@ -49,24 +43,6 @@ type Way = (typeof WAYS)[number];
 function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
   return i < 0 ? fallback : (process.argv[i + 1] ?? fallback);
-}
-
-/** The context an eBGP session's decoder gets, made as the session makes it. */
-function sessionContext(): MessageContext {
-  const side = (localAs: number, routerId: string, address: string, remoteAs: number) =>
-    localOpen(
-      resolvePeerConfig({ address, localAs, remoteAs, routerId, families: ['ipv4-unicast', 'ipv6-unicast'] }),
-    );
-  const negotiated = negotiate(side(LOCAL_AS, LOCAL, PEER, PEER_AS), side(PEER_AS, PEER, LOCAL, LOCAL_AS), {
-    expectedRemoteAs: PEER_AS,
-    localAs: LOCAL_AS,
-  });
-  const connection = {
-    direction: 'incoming' as const,
-    local: { address: LOCAL, port: 179 },
-    remote: { address: PEER, port: 49152 },
-  };
-  return messageContextOf(negotiated, true, nextHopFacts(connection));
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -110,7 +86,7 @@ function encoded(shape: TableShape, prefixes: number, seed?: number): Buffer {
 
 /** The child: one way, then the table TABLES times; prints the times (wall, and system CPU) as JSON. */
 async function child(way: Way, shape: TableShape, prefixes: number, pre: number): Promise<void> {
-  const context = sessionContext();
+  const context = ebgpSessionContext({ as: LOCAL_AS, address: LOCAL }, { as: PEER_AS, address: PEER });
   const stream = encoded(shape, prefixes);
   if (way === 'warm-up') warmUp();
   if (way === 'pre') await receive(encoded(shape, pre, PRE_SEED), context);

@@ -132,20 +132,39 @@ function round(announce: Uint8Array, withdraw: Uint8Array): number {
  * away again.
  */
 function sessionContext(): MessageContext {
-  // Each side's OPEN as its session would send it.
-  const side = (localAs: number, routerId: string, address: string, remoteAs: number) =>
-    localOpen(
-      resolvePeerConfig({ address, localAs, remoteAs, routerId, families: ['ipv4-unicast', 'ipv6-unicast'] }),
-    );
-  const negotiated = negotiate(
-    side(LOCAL_AS, OUR_ADDRESS, PEER_ADDRESS, WARM_UP_PEER_AS),
-    side(WARM_UP_PEER_AS, PEER_ADDRESS, OUR_ADDRESS, LOCAL_AS),
-    { expectedRemoteAs: WARM_UP_PEER_AS, localAs: LOCAL_AS },
+  return ebgpSessionContext(
+    { as: LOCAL_AS, address: OUR_ADDRESS },
+    { as: WARM_UP_PEER_AS, address: PEER_ADDRESS },
   );
+}
+
+/** One side of an eBGP session: its AS, and its IPv4 address (also its router id). */
+export interface SessionSide {
+  readonly as: number;
+  readonly address: string;
+}
+
+/** The decoding context of an incoming eBGP session from `peer` to `local`, both families. */
+export function ebgpSessionContext(local: SessionSide, peer: SessionSide): MessageContext {
+  // Each side's OPEN as its session would send it.
+  const open = (self: SessionSide, other: SessionSide) =>
+    localOpen(
+      resolvePeerConfig({
+        address: other.address,
+        localAs: self.as,
+        remoteAs: other.as,
+        routerId: self.address,
+        families: ['ipv4-unicast', 'ipv6-unicast'],
+      }),
+    );
+  const negotiated = negotiate(open(local, peer), open(peer, local), {
+    expectedRemoteAs: peer.as,
+    localAs: local.as,
+  });
   const connection = {
     direction: 'incoming' as const,
-    local: { address: OUR_ADDRESS, port: 179 },
-    remote: { address: PEER_ADDRESS, port: 49152 },
+    local: { address: local.address, port: 179 },
+    remote: { address: peer.address, port: 49152 },
   };
   return messageContextOf(negotiated, true, nextHopFacts(connection));
 }
