@@ -25,6 +25,8 @@ export interface WarmUpTable {
 
 /** The AS the synthetic peer sends from: first in every AS_PATH (eBGP). */
 export const WARM_UP_PEER_AS = 64512;
+/** The first 4-octet private AS (RFC 6996). */
+const FOUR_OCTET_PRIVATE = 4_200_000_000;
 /** Next hops on the synthetic peer's link. */
 export const WARM_UP_NEXT_HOP_V4 = 0xc6120001; // 198.18.0.1
 const NEXT_HOP_V6 = Uint8Array.of(0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1);
@@ -106,15 +108,34 @@ function ipv6Prefixes(n: number): PrefixList {
   return list;
 }
 
-/** Attribute set `g`: AS paths of 2 to 5 hops, a MED on some, communities on others. */
+/**
+ * Attribute set `g`, with what a transit provider's full table carries, so the decoder and the
+ * RIB have met every attribute they read there: AS paths of 2 to 7 hops, 4-octet ASNs in some,
+ * a prepended AS in one in ten; one to four communities on two sets in three; a large community
+ * (RFC 8092) on one in seven; a MED on two in five; INCOMPLETE origin on one in ten. Warmed on
+ * plainer sets, the first table of many small distinct sets ran no faster than with no warm-up.
+ */
 function attributesFor(afi: AfiCode, g: number): PathAttributes {
   const asns = [WARM_UP_PEER_AS];
-  for (let h = 0; h < 1 + (g % 4); h++) asns.push(64600 + ((g * 7 + h * 13) % 800));
+  for (let h = 0; h < 1 + (g % 6); h++) {
+    const asn = 64600 + ((g * 7 + h * 13) % 800);
+    // A fifth of the hops are 4-octet ASNs (RFC 6793), from the private range.
+    asns.push((g + h) % 5 === 0 ? FOUR_OCTET_PRIVATE + asn : asn);
+  }
+  if (g % 10 === 3) asns.push(asns[asns.length - 1], asns[asns.length - 1]);
+  const communities =
+    g % 3 === 0
+      ? undefined
+      : Array.from(
+          { length: 1 + (g % 4) },
+          (_, i) => ((WARM_UP_PEER_AS << 16) | ((g + i * 97) & 0xffff)) >>> 0,
+        );
   const common: PathAttributes = {
     origin: g % 10 === 9 ? 2 : 0,
     asPath: [{ type: 2, asns }],
-    med: g % 3 === 0 ? g % 1000 : undefined,
-    communities: g % 3 === 1 ? [((WARM_UP_PEER_AS << 16) | (g & 0xffff)) >>> 0] : undefined,
+    med: g % 5 < 2 ? g % 1000 : undefined,
+    communities,
+    largeCommunities: g % 7 === 0 ? [WARM_UP_PEER_AS, g & 0xffff, 1] : undefined,
   };
   return afi === Afi.IPV4
     ? makeAttributes({ ...common, nextHop: WARM_UP_NEXT_HOP_V4 })

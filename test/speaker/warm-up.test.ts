@@ -70,6 +70,29 @@ describe('warmUpTable', () => {
     expect([...octets].sort()).toEqual([2, 3, 4]);
     expect(keepalives).toBeGreaterThan(0);
   });
+
+  it('carries what a transit table carries: 4-octet ASNs, prepends, several communities, large communities, MEDs, INCOMPLETE', () => {
+    const framer = new Framer();
+    const decoder = new MessageDecoder();
+    framer.push(warmUpTable(3000, 0.25).announce);
+    const seen = new Set<string>();
+    for (let m = framer.next(); m !== null; m = framer.next()) {
+      const u = decoder.decode(m);
+      if (u.type !== 'update' || !u.attrs) continue;
+      const a = u.attrs;
+      const asns = a.asPath?.flatMap((seg) => [...seg.asns]) ?? [];
+      if (asns.some((x) => x > 0xffff)) seen.add('4-octet ASN');
+      if (asns.some((x, i) => i > 0 && x === asns[i - 1])) seen.add('prepend');
+      if ((a.communities?.length ?? 0) > 1) seen.add('communities');
+      if ((a.largeCommunities?.length ?? 0) > 0) seen.add('large communities');
+      if (a.med !== undefined) seen.add('MED');
+      if (a.origin === 2) seen.add('INCOMPLETE');
+      if (asns.length >= 7) seen.add('long path');
+    }
+    expect([...seen].sort()).toEqual(
+      ['4-octet ASN', 'INCOMPLETE', 'MED', 'communities', 'large communities', 'long path', 'prepend'].sort(),
+    );
+  });
 });
 
 describe('warmUp', () => {
