@@ -25,6 +25,7 @@ export {
   createVeth,
   deleteNamespace,
   execInNamespace,
+  linkLocalAddress,
   listNamespaces,
   namespacePids,
   type VethEnd,

@@ -107,6 +107,16 @@ export async function createVeth(a: VethEnd, b: VethEnd): Promise<void> {
   await Promise.all([configureEnd(a), configureEnd(b)]);
 }
 
+/** The first link-local IPv6 address of an interface in a namespace; undefined while it has none. */
+export async function linkLocalAddress(ns: string, ifname: string): Promise<string | undefined> {
+  checkNamespace(ns);
+  checkIfname(ifname);
+  const out = await run(['ip', '-n', ns, '-j', '-6', 'addr', 'show', 'dev', ifname, 'scope', 'link']);
+  const links = JSON.parse(out || '[]') as { addr_info?: { local?: string }[] }[];
+  // Addresses the scope filter leaves out still come as empty objects.
+  return links.flatMap((l) => l.addr_info ?? []).find((a) => a.local !== undefined)?.local;
+}
+
 /** Runs a command inside a namespace, bounded in time, and returns its stdout. */
 export function execInNamespace(ns: string, argv: readonly string[], opts: RunOptions = {}): Promise<string> {
   checkNamespace(ns);

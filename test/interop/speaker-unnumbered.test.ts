@@ -8,7 +8,7 @@
  * the link down and up brings the session and the routes back by themselves.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Lab } from '../../frr-interop/lab/index.js';
+import { Lab, linkLocalAddress } from '../../frr-interop/lab/index.js';
 import type { NeighborDetail } from '../../src/api/index.js';
 import { eventually, LabSpeaker } from '../speaker/lab-speaker.js';
 
@@ -58,13 +58,6 @@ describe.skipIf(!IS_ROOT)('BGP unnumbered with FRR (neighbor IF interface)', () 
   let speaker: LabSpeaker;
   const ourIf = (f: Frr) => lab.peer(f.name).link.a.ifname;
   const theirIf = (f: Frr) => lab.peer(f.name).link.b.ifname;
-  const linkLocal = async (ns: string, ifname: string) => {
-    const out = await lab.exec(ns, ['ip', '-6', '-j', 'addr', 'show', 'dev', ifname, 'scope', 'link']);
-    const info = (JSON.parse(out || '[]') as { addr_info?: { local: string }[] }[]).flatMap(
-      (l) => l.addr_info ?? [],
-    );
-    return info[0]?.local;
-  };
   const kernelRoute = async (family: '-4' | '-6', prefix: string) => {
     const out = await lab.exec(lab.speakerNs, [
       'ip',
@@ -164,8 +157,8 @@ describe.skipIf(!IS_ROOT)('BGP unnumbered with FRR (neighbor IF interface)', () 
       // remote_as external: the AS its OPEN gave.
       expect(n?.remoteAs).toBe(f.as);
       expect(n?.capabilities).toContain('extended-next-hop');
-      const theirs = await linkLocal(lab.peer(f.name).ns, theirIf(f));
-      const ours = await linkLocal(lab.speakerNs, ourIf(f));
+      const theirs = await linkLocalAddress(lab.peer(f.name).ns, theirIf(f));
+      const ours = await linkLocalAddress(lab.speakerNs, ourIf(f));
       expect(theirs).toMatch(/^fe80:/);
       expect(n?.interface).toBe(ourIf(f));
       expect(n?.linkNeighbor).toBe(theirs);
@@ -184,7 +177,7 @@ describe.skipIf(!IS_ROOT)('BGP unnumbered with FRR (neighbor IF interface)', () 
   );
 
   it.each(FRRS)('$name: our IPv4 and IPv6 routes arrive with our link-local next hop', async (f) => {
-    const ours = await linkLocal(lab.speakerNs, ourIf(f));
+    const ours = await linkLocalAddress(lab.speakerNs, ourIf(f));
     for (const [family, prefix] of [
       ['ipv4', OUR_V4],
       ['ipv6', OUR_V6],
@@ -200,7 +193,7 @@ describe.skipIf(!IS_ROOT)('BGP unnumbered with FRR (neighbor IF interface)', () 
   });
 
   it.each(FRRS)('$name: its routes go into our kernel via its link-local address on the link', async (f) => {
-    const theirs = await linkLocal(lab.peer(f.name).ns, theirIf(f));
+    const theirs = await linkLocalAddress(lab.peer(f.name).ns, theirIf(f));
     const v4 = await eventually(() => kernelRoute('-4', f.v4), `${f.v4} in table ${KERNEL_TABLE}`, FLOW_MS);
     expect(v4.via).toEqual({ family: 'inet6', host: theirs });
     expect(v4.dev).toBe(ourIf(f));
@@ -223,7 +216,7 @@ describe.skipIf(!IS_ROOT)('BGP unnumbered with FRR (neighbor IF interface)', () 
       `${f.name} back`,
       90_000,
     );
-    const theirs = await linkLocal(lab.peer(f.name).ns, theirIf(f));
+    const theirs = await linkLocalAddress(lab.peer(f.name).ns, theirIf(f));
     const v4 = await eventually(
       async () => {
         const r = await kernelRoute('-4', f.v4);

@@ -13,6 +13,7 @@ import {
   createVeth,
   DaemonRoot,
   deleteNamespace,
+  linkLocalAddress,
   run,
 } from '../../frr-interop/lab/index.js';
 import { type ProcessRecord, spawnDetached, stopProcesses } from '../../frr-interop/lab/process.js';
@@ -240,27 +241,10 @@ export class ZebraLab {
   }
 
   /** The link-local address the kernel gave the other end of the veth. */
-  async peerLinkLocal(): Promise<string> {
-    const argv = [
-      'ip',
-      '-n',
-      this.peerNs,
-      '-j',
-      '-6',
-      'addr',
-      'show',
-      'dev',
-      this.peerIfname,
-      'scope',
-      'link',
-    ];
-    const address = await waitUntil(`a link-local address on ${this.peerIfname}`, async () => {
-      const [link] = JSON.parse(await run(argv));
-      // Addresses the scope filter leaves out still come as empty objects.
-      const found = (link?.addr_info ?? []).find((a: { local?: string }) => a.local !== undefined);
-      return found?.local as string | undefined;
-    });
-    return address;
+  peerLinkLocal(): Promise<string> {
+    return waitUntil(`a link-local address on ${this.peerIfname}`, () =>
+      linkLocalAddress(this.peerNs, this.peerIfname),
+    );
   }
 
   async destroy(): Promise<void> {
