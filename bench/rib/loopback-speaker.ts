@@ -9,13 +9,20 @@
  * poll) and the CPU seconds serve to compare two builds on one machine; speed beside the
  * other daemons is bench/throughput's.
  *
+ * With `--sessions S`, the replayer connects S times to the same speaker process, each time
+ * once the last session's routes are gone and the peer listens again; `--first-prefixes N`
+ * makes the first session's table N prefixes of another seed (other prefixes, other sets).
+ * Each session's time from Established to End-of-RIB comes from the speaker's own log: does a
+ * session that follows another start faster than the first one?
+ *
  *   npm run build && node dist/bench/rib/loopback-speaker.js [--prefixes N] [--shape skewed|transit] [--runs R]
- *        [--node-flag FLAG ...] [--linger SECONDS] [--send]
+ *        [--node-flag FLAG ...] [--linger SECONDS] [--send] [--sessions S] [--first-prefixes N]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { parseIpv4 } from '../../src/address/index.js';
@@ -45,6 +52,10 @@ const POLL = 100;
 const READY_TIMEOUT = 30_000;
 const LOAD_TIMEOUT = 180_000;
 const IDLE_SETTLE = 2_000;
+/** Bound of waiting for the replayer's peer to listen again (its idle hold time grows with each drop). */
+const REOPEN_TIMEOUT = 90_000;
+/** Seed of --first-prefixes' table: not the benchmark's own. */
+const FIRST_TABLE_SEED = 7;
 const MIB = 2 ** 20;
 
 interface Options {
@@ -57,6 +68,10 @@ interface Options {
   lingerMs: number;
   /** Then send the table to a second peer and report the peak over both. */
   send: boolean;
+  /** Sessions of the replayer, one after the other, into one speaker process. */
+  sessions: number;
+  /** The first session's table: this many prefixes of another seed; 0: the measured table. */
+  firstPrefixes: number;
 }
 
 function options(argv: readonly string[]): Options {
@@ -67,6 +82,8 @@ function options(argv: readonly string[]): Options {
     nodeFlags: [],
     lingerMs: 0,
     send: false,
+    sessions: 1,
+    firstPrefixes: 0,
   };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
@@ -79,13 +96,67 @@ function options(argv: readonly string[]): Options {
     else if (argv[i] === '--runs') o.runs = Number(v);
     else if (argv[i] === '--node-flag') o.nodeFlags.push(v);
     else if (argv[i] === '--linger') o.lingerMs = Number(v) * 1000;
+    else if (argv[i] === '--sessions') o.sessions = Number(v);
+    else if (argv[i] === '--first-prefixes') o.firstPrefixes = Number(v);
     else throw new Error(`unknown option ${argv[i]}`);
     i++;
   }
+  if (!Number.isInteger(o.sessions) || o.sessions < 1)
+    throw new Error(`--sessions: ${o.sessions} is not a count`);
   return o;
 }
 
-async function once(o: Options, stream: Uint8Array): Promise<string> {
+/** A table the replayer sends, and the prefixes it holds. */
+interface SentTable {
+  readonly stream: Uint8Array;
+  readonly prefixes: number;
+}
+
+/**
+ * The replayer's session times as the speaker logged them (Established, then End-of-RIB):
+ * the speaker's clock, without the poll's step. Other lines of the speaker from warn up pass
+ * through to stderr.
+ */
+class SessionTimes {
+  readonly established: number[] = [];
+  readonly endOfRib: number[] = [];
+
+  constructor(child: ChildProcess) {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => this.#read(line));
+  }
+
+  #read(line: string): void {
+    let entry: { level?: number; time?: number; peer?: string; to?: string; msg?: string };
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      process.stderr.write(`${line}\n`);
+      return;
+    }
+    if ((entry.level ?? 0) >= WARN_LEVEL) process.stderr.write(`${line}\n`);
+    if (entry.peer !== 'replayer' || entry.time === undefined) return;
+    if (entry.to === 'Established') this.established.push(entry.time);
+    else if (entry.msg === 'End-of-RIB received') this.endOfRib.push(entry.time);
+  }
+
+  /** Session `i`'s Established to End-of-RIB in ms, once both were logged. */
+  async ms(i: number): Promise<number> {
+    const deadline = wallClock() + LOG_WAIT;
+    while (this.endOfRib.length <= i || this.established.length <= i) {
+      if (wallClock() > deadline) throw new Error(`session ${i + 1}: no End-of-RIB in the speaker's log`);
+      await sleep(LOG_POLL);
+    }
+    return this.endOfRib[i] - this.established[i];
+  }
+}
+
+/** pino's warn level. */
+const WARN_LEVEL = 40;
+const LOG_WAIT = 5_000;
+const LOG_POLL = 10;
+
+async function once(o: Options, measured: SentTable, first: SentTable): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'loopback-speaker-'));
   const socket = join(dir, 'control.sock');
   const config = join(dir, 'config.yaml');
@@ -101,7 +172,8 @@ async function once(o: Options, stream: Uint8Array): Promise<string> {
         hold_time: 9,
         keepalive_time: 3,
         control_socket: socket,
-        log: { level: 'warn' },
+        // Info: the replayer's Established and End-of-RIB lines time each session.
+        log: { level: 'info' },
       },
       peers: [
         {
@@ -127,8 +199,9 @@ async function once(o: Options, stream: Uint8Array): Promise<string> {
     }),
   );
   const child: ChildProcess = spawn(process.execPath, [...o.nodeFlags, CLI, 'run', '--config', config], {
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
+  const times = new SessionTimes(child);
   let session: RawSession | null = null;
   try {
     const ready = wallClock() + READY_TIMEOUT;
@@ -144,50 +217,92 @@ async function once(o: Options, stream: Uint8Array): Promise<string> {
     await sleep(IDLE_SETTLE);
     const idle = memory(child.pid!);
     const cpuIdle = cpuSeconds(child.pid!);
-    const tcp = await connectWithRetry({ host: SPEAKER, port: PORT, localAddress: PEER }, 5_000);
-    const cuts = messageAlignedCuts(stream, STREAM_CHUNK_BYTES);
+    const sessionLines: string[] = [];
+    let done = 0;
     let established = 0;
-    session = new RawSession(
-      tcp,
-      { localAs: BenchAs.REPLAYER, bgpId: parseIpv4('198.18.0.3'), holdTimeSeconds: 9, afis: [Afi.IPV4] },
-      {
-        established: async (t) => {
-          established = t;
-          for (let i = 1; i < cuts.length; i++) {
-            if (!tcp.write(stream.subarray(cuts[i - 1], cuts[i])))
-              await new Promise<void>((r) => tcp.once('drain', () => r()));
-          }
-          tcp.write(encodeMessageBytes({ type: 'update', ...endOfRibInput(Afi.IPV4) }));
-        },
-        update: () => {},
-        closed: (reason) => console.log(`session closed: ${reason}`),
-      },
-    );
-    const deadline = wallClock() + LOAD_TIMEOUT;
-    let count = 0;
-    while (count < o.prefixes) {
-      if (wallClock() > deadline) throw new Error(`only ${count} of ${o.prefixes} prefixes in time`);
-      await sleep(POLL);
-      count = (await speakerHeld(socket, PEER)).count;
+    for (let k = 0; k < o.sessions; k++) {
+      if (session) {
+        session.socket.destroy();
+        await peerListensAgain(socket);
+      }
+      const table = k === 0 ? first : measured;
+      const r = await replay(table, socket);
+      session = r.session;
+      established = r.established;
+      done = r.done;
+      sessionLines.push(
+        `session ${k + 1}: ${table.prefixes} prefixes, Established to End-of-RIB ${await times.ms(k)} ms`,
+      );
     }
-    const done = wallClock();
+    if (!session) throw new Error('no session');
     const full = memory(child.pid!);
     const cpu = cpuSeconds(child.pid!) - cpuIdle;
     const silence = session.liveness().maxSilenceMs;
-    const perRoute = (full.peakBytes - idle.rssBytes) / o.prefixes;
+    const perRoute = (full.peakBytes - idle.rssBytes) / measured.prefixes;
     const sent = o.send ? await sendTable(o, child.pid!) : '';
     await sleep(o.lingerMs);
     return (
       `idle RSS ${(idle.rssBytes / MIB).toFixed(1)} MiB (anon ${(idle.anonBytes / MIB).toFixed(1)}), ` +
       `peak ${(full.peakBytes / MIB).toFixed(1)} MiB, after ${(full.rssBytes / MIB).toFixed(1)} MiB, ` +
       `${perRoute.toFixed(1)} bytes/route above idle; held in ${((done - established) / 1000).toFixed(2)} s ` +
-      `(to a ${POLL} ms poll), CPU ${cpu.toFixed(2)} s, longest silence ${silence.toFixed(0)} ms${sent}`
+      `(to a ${POLL} ms poll), CPU ${cpu.toFixed(2)} s, longest silence ${silence.toFixed(0)} ms${sent}` +
+      sessionLines.map((l) => `\n  ${l}`).join('')
     );
   } finally {
     session?.socket.destroy();
     child.kill('SIGTERM');
     await new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * One session of the replayer: connects, writes the table and End-of-RIB once Established,
+ * and returns when the speaker holds every prefix (to the poll).
+ */
+async function replay(
+  table: SentTable,
+  socket: string,
+): Promise<{ session: RawSession; established: number; done: number }> {
+  const tcp = await connectWithRetry({ host: SPEAKER, port: PORT, localAddress: PEER }, 5_000);
+  const { stream } = table;
+  const cuts = messageAlignedCuts(stream, STREAM_CHUNK_BYTES);
+  let established = 0;
+  const session = new RawSession(
+    tcp,
+    { localAs: BenchAs.REPLAYER, bgpId: parseIpv4('198.18.0.3'), holdTimeSeconds: 9, afis: [Afi.IPV4] },
+    {
+      established: async (t) => {
+        established = t;
+        for (let i = 1; i < cuts.length; i++) {
+          if (!tcp.write(stream.subarray(cuts[i - 1], cuts[i])))
+            await new Promise<void>((r) => tcp.once('drain', () => r()));
+        }
+        tcp.write(encodeMessageBytes({ type: 'update', ...endOfRibInput(Afi.IPV4) }));
+      },
+      update: () => {},
+      closed: (reason) => console.log(`session closed: ${reason}`),
+    },
+  );
+  const deadline = wallClock() + LOAD_TIMEOUT;
+  let count = 0;
+  while (count < table.prefixes) {
+    if (wallClock() > deadline) throw new Error(`only ${count} of ${table.prefixes} prefixes in time`);
+    await sleep(POLL);
+    count = (await speakerHeld(socket, PEER)).count;
+  }
+  return { session, established, done: wallClock() };
+}
+
+/** Waits until the replayer's routes are gone and its peer accepts a connection again. */
+async function peerListensAgain(socket: string): Promise<void> {
+  const deadline = wallClock() + REOPEN_TIMEOUT;
+  for (;;) {
+    const held = await speakerHeld(socket, PEER);
+    if (held.count === 0 && held.state === 'Active') return;
+    if (wallClock() > deadline)
+      throw new Error(`the replayer's peer is still ${held.state} holding ${held.count}`);
+    await sleep(POLL);
   }
 }
 
@@ -227,12 +342,18 @@ async function sendTable(o: Options, pid: number): Promise<string> {
 }
 
 const o = options(process.argv.slice(2));
-const stream = encodeTable(
-  buildTable({ shape: o.shape, ipv4: o.prefixes, ipv6: 0, localAs: BenchAs.REPLAYER }),
-  { ipv4: PEER, ipv6: '::1' },
-);
+/** A table of the bench's shape from the replayer, next hops on its address. */
+const sentTable = (prefixes: number, seed?: number): SentTable => ({
+  stream: encodeTable(
+    buildTable({ shape: o.shape, ipv4: prefixes, ipv6: 0, localAs: BenchAs.REPLAYER, seed }),
+    { ipv4: PEER, ipv6: '::1' },
+  ),
+  prefixes,
+});
+const measured = sentTable(o.prefixes);
+const first = o.firstPrefixes > 0 ? sentTable(o.firstPrefixes, FIRST_TABLE_SEED) : measured;
 console.log(machineLine());
 console.log(
-  `table: ${o.prefixes} IPv4 prefixes (${o.shape}), ${(stream.length / MIB).toFixed(1)} MiB of UPDATEs; node ${o.nodeFlags.join(' ')}`,
+  `table: ${o.prefixes} IPv4 prefixes (${o.shape}), ${(measured.stream.length / MIB).toFixed(1)} MiB of UPDATEs; node ${o.nodeFlags.join(' ')}`,
 );
-for (let r = 0; r < o.runs; r++) console.log(`run ${r + 1}: ${await once(o, stream)}`);
+for (let r = 0; r < o.runs; r++) console.log(`run ${r + 1}: ${await once(o, measured, first)}`);

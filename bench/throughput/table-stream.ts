@@ -19,6 +19,8 @@ export interface TableSpec {
   readonly ipv6: number;
   /** AS of the sender: the first AS of every path (FRR enforces it on eBGP). */
   readonly localAs: number;
+  /** The generator's seed; the benchmark's own (every implementation gets the same table) if absent. */
+  readonly seed?: number;
 }
 
 export interface LinkNextHops {
@@ -37,7 +39,7 @@ export function buildTable(t: TableSpec): ShapedTable[] {
   ];
   return parts
     .filter((p) => p.prefixes > 0)
-    .map((p) => shapedTable(t.shape, { ...p, localAs: t.localAs, seed: TABLE_SEED }));
+    .map((p) => shapedTable(t.shape, { ...p, localAs: t.localAs, seed: t.seed ?? TABLE_SEED }));
 }
 
 /** Every UPDATE of the table (IPv4, then IPv6 in MP_REACH_NLRI), without End-of-RIB markers. */
