@@ -103,6 +103,8 @@ function options(argv: readonly string[]): Options {
   }
   if (!Number.isInteger(o.sessions) || o.sessions < 1)
     throw new Error(`--sessions: ${o.sessions} is not a count`);
+  if (o.firstPrefixes > 0 && o.sessions < 2)
+    throw new Error('--first-prefixes: the first table is another seed, so it needs --sessions 2 or more');
   return o;
 }
 
