@@ -20,9 +20,9 @@ import { fileURLToPath } from 'node:url';
 import { parseIpv4 } from '../../src/address/index.js';
 import { AttrInterner } from '../../src/bgp/wire/attributes/interner.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
-import { checkHeader } from '../../src/bgp/wire/header.js';
-import { type MessageContext, MessageDecoder } from '../../src/bgp/wire/index.js';
+import { Framer, type MessageContext, MessageDecoder } from '../../src/bgp/wire/index.js';
 import { ChangeBatch, Rib } from '../../src/rib/index.js';
+import { WarmUpDefaults } from '../../src/speaker/constants.js';
 import { ebgpSessionContext, warmUp } from '../../src/speaker/warm-up.js';
 import { shapedTable, TABLE_SHAPES, type TableShape } from '../gen/table-shapes.js';
 import { loadLine, machineLine, table } from '../support/report.js';
@@ -59,15 +59,20 @@ async function receive(stream: Buffer, context: MessageContext): Promise<number>
   });
   const batch = new ChangeBatch();
   const decoder = new MessageDecoder(context, { interner: new AttrInterner(), reuseLists: true });
+  // Framed from socket-sized reads as a session frames them: the messages the decoder gets
+  // (views of the read, or of the framer's own copy where one spans two reads) are then of the
+  // kinds the warm-up prepared the code for.
+  const framer = new Framer();
   let n = 0;
-  for (let at = 0; at < stream.length; ) {
-    const length = checkHeader(stream, at);
-    const m = decoder.decode(stream.subarray(at, at + length));
-    if (m.type === 'update') rib.applyUpdate(peer, m);
-    batch.reset();
-    rib.flushInto(batch);
-    at += length;
-    if (++n % PER_TURN === 0) await nextTurn();
+  for (let at = 0; at < stream.length; at += WarmUpDefaults.READ_BYTES) {
+    framer.push(stream.subarray(at, at + WarmUpDefaults.READ_BYTES));
+    for (let m = framer.next(); m !== null; m = framer.next()) {
+      const message = decoder.decode(m);
+      if (message.type === 'update') rib.applyUpdate(peer, message);
+      batch.reset();
+      rib.flushInto(batch);
+      if (++n % PER_TURN === 0) await nextTurn();
+    }
   }
   return rib.counts(peer, Afi.IPV4).accepted;
 }
