@@ -56,6 +56,11 @@ const IDLE_SETTLE = 2_000;
 const REOPEN_TIMEOUT = 90_000;
 /** Seed of --first-prefixes' table: not the benchmark's own. */
 const FIRST_TABLE_SEED = 7;
+/** pino's warn level: the speaker's lines from it up pass through to stderr. */
+const WARN_LEVEL = 40;
+/** Bound of waiting for a session's End-of-RIB line after it held every prefix, and its poll. */
+const LOG_WAIT = 5_000;
+const LOG_POLL = 10;
 const MIB = 2 ** 20;
 
 interface Options {
@@ -152,11 +157,6 @@ class SessionTimes {
     return this.endOfRib[i] - this.established[i];
   }
 }
-
-/** pino's warn level. */
-const WARN_LEVEL = 40;
-const LOG_WAIT = 5_000;
-const LOG_POLL = 10;
 
 async function once(o: Options, measured: SentTable, first: SentTable): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'loopback-speaker-'));
