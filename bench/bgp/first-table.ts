@@ -17,24 +17,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseIpv4 } from '../../src/address/index.js';
-import { AttrInterner } from '../../src/bgp/wire/attributes/interner.js';
-import { Afi } from '../../src/bgp/wire/constants.js';
-import { Framer, type MessageContext, MessageDecoder } from '../../src/bgp/wire/index.js';
-import { ChangeBatch, Rib } from '../../src/rib/index.js';
-import { WarmUpDefaults } from '../../src/speaker/constants.js';
-import { ebgpSessionContext, warmUp } from '../../src/speaker/warm-up.js';
-import { shapedTable, TABLE_SHAPES, type TableShape } from '../gen/table-shapes.js';
+import { warmUp } from '../../src/speaker/warm-up.js';
+import { TABLE_SHAPES, type TableShape } from '../gen/table-shapes.js';
 import { loadLine, machineLine, table } from '../support/report.js';
-import { buildTable, encodeTable } from '../throughput/table-stream.js';
+import { encodedTable, feedContext, feedTable } from './session-feed.js';
 
-const PER_TURN = 512;
 const TABLES = 3;
-const LOCAL_AS = 65000;
-const PEER_AS = 65001;
-const LOCAL = '198.18.0.9';
-const PEER = '198.18.0.2';
-const LINK = { ipv4: PEER, ipv6: '2001:db8::2' };
 /** The smaller table's seed: other prefixes and sets than the measured one's. */
 const PRE_SEED = 7;
 const WAYS = ['none', 'warm-up', 'pre'] as const;
@@ -45,61 +33,18 @@ function option(name: string, fallback: string): string {
   return i < 0 ? fallback : (process.argv[i + 1] ?? fallback);
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** One table into a fresh RIB; returns the prefixes held. */
-async function receive(stream: Buffer, context: MessageContext): Promise<number> {
-  const rib = new Rib({ localAs: LOCAL_AS, routerId: parseIpv4(LOCAL) });
-  const peer = rib.addPeer({
-    id: 'source',
-    kind: 'ebgp',
-    asn: PEER_AS,
-    routerId: parseIpv4(PEER),
-    address: PEER,
-  });
-  const batch = new ChangeBatch();
-  const decoder = new MessageDecoder(context, { interner: new AttrInterner(), reuseLists: true });
-  // Framed from socket-sized reads as a session frames them: the messages the decoder gets
-  // (views of the read, or of the framer's own copy where one spans two reads) are then of the
-  // kinds the warm-up prepared the code for.
-  const framer = new Framer();
-  let n = 0;
-  for (let at = 0; at < stream.length; at += WarmUpDefaults.READ_BYTES) {
-    framer.push(stream.subarray(at, at + WarmUpDefaults.READ_BYTES));
-    for (let m = framer.next(); m !== null; m = framer.next()) {
-      const message = decoder.decode(m);
-      if (message.type === 'update') rib.applyUpdate(peer, message);
-      batch.reset();
-      rib.flushInto(batch);
-      if (++n % PER_TURN === 0) await nextTurn();
-    }
-  }
-  return rib.counts(peer, Afi.IPV4).accepted;
-}
-
-/** The benchmark's table (its seed), or with `seed` another one of the same shape. */
-function encoded(shape: TableShape, prefixes: number, seed?: number): Buffer {
-  const parts =
-    seed === undefined
-      ? buildTable({ shape, ipv4: prefixes, ipv6: 0, localAs: PEER_AS })
-      : [shapedTable(shape, { afi: Afi.IPV4, prefixes, localAs: PEER_AS, seed })];
-  const bytes = encodeTable(parts, LINK);
-  // As a socket hands them over.
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
 /** The child: one way, then the table TABLES times; prints the times (wall, and system CPU) as JSON. */
 async function child(way: Way, shape: TableShape, prefixes: number, pre: number): Promise<void> {
-  const context = ebgpSessionContext({ as: LOCAL_AS, address: LOCAL }, { as: PEER_AS, address: PEER });
-  const stream = encoded(shape, prefixes);
+  const context = feedContext();
+  const stream = encodedTable(shape, prefixes);
   if (way === 'warm-up') warmUp();
-  if (way === 'pre') await receive(encoded(shape, pre, PRE_SEED), context);
+  if (way === 'pre') await feedTable(encodedTable(shape, pre, PRE_SEED), context);
   const ms: number[] = [];
   const systemMs: number[] = [];
   for (let t = 0; t < TABLES; t++) {
     const started = performance.now();
     const cpu = process.cpuUsage();
-    const held = await receive(stream, context);
+    const { held } = await feedTable(stream, context);
     ms.push(performance.now() - started);
     systemMs.push(process.cpuUsage(cpu).system / 1000);
     if (held !== prefixes) throw new Error(`held ${held} of ${prefixes} prefixes`);

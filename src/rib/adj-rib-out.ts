@@ -36,8 +36,14 @@ class FamilyOut {
   readonly dirty = new EntryList();
   /** Prefixes whose `sent` is an attribute id. */
   advertised = 0;
+  /**
+   * Whether every prefix offered so far came from the initial table, in which each prefix
+   * comes once: its next ones are then new, and are appended (PrefixTable.append).
+   */
+  initialOnly: boolean;
 
-  constructor(afi: AfiCode, capacity?: number) {
+  constructor(afi: AfiCode, capacity?: number, initialOnly = false) {
+    this.initialOnly = initialOnly;
     this.table = new PrefixTable(afi, false, (cap) => this.grow(cap), capacity);
     const cap = this.table.capacity;
     this.sent = new Int32Array(cap);
@@ -69,6 +75,8 @@ export class AdjRibOut {
   readonly routerId: number;
   private readonly exported: InternTable<PathAttributes>;
   private readonly families: [FamilyOut | null, FamilyOut | null] = [null, null];
+  /** Set while the update group offers the initial table (`UpdateGroups.fill`). */
+  #filling = false;
 
   constructor(peerId: string, routerId: number, exported: InternTable<PathAttributes>) {
     this.peerId = peerId;
@@ -82,7 +90,26 @@ export class AdjRibOut {
    */
   reserve(afi: AfiCode, prefixes: number): void {
     const i = slot(afi);
-    if (this.families[i] === null && prefixes > 0) this.families[i] = new FamilyOut(afi, prefixes);
+    if (this.families[i] === null && prefixes > 0) this.families[i] = new FamilyOut(afi, prefixes, true);
+  }
+
+  /**
+   * Offers between this and `endInitial` are of the initial table (each prefix once, in
+   * the RIB's order).
+   */
+  beginInitial(): void {
+    this.#filling = true;
+  }
+
+  /** `done`: the initial table is complete, and the prefixes appended get their slots now. */
+  endInitial(done: boolean): void {
+    this.#filling = false;
+    if (!done) return;
+    for (const f of this.families) {
+      if (f === null || !f.initialOnly) continue;
+      f.initialOnly = false;
+      f.table.placeAppended();
+    }
   }
 
   /**
@@ -90,7 +117,9 @@ export class AdjRibOut {
    * offers find them in cache (see PrefixTable.prefetch).
    */
   prefetch(batch: ChangeBatch, from: number, to: number): void {
-    for (const f of this.families) f?.table.prefetchChanges(batch.words, batch.lens, batch.afis, from, to);
+    for (const f of this.families)
+      if (f !== null && !(this.#filling && f.initialOnly))
+        f.table.prefetchChanges(batch.words, batch.lens, batch.afis, from, to);
   }
 
   /** Prefixes advertised (as of the last `take`). */
@@ -163,12 +192,17 @@ export class AdjRibOut {
       this.families[i] = f;
     }
     const t = f.table;
+    // Another offer may be of a prefix the initial table has yet to reach: from then on,
+    // each is looked up.
+    const initial = this.#filling && f.initialOnly;
+    if (!this.#filling) f.initialOnly = false;
     let e: number;
     if (id === NOT_ADVERTISED) {
+      if (initial) return; // a prefix of the initial table is new: never sent, nothing pending
       e = t.find(words, off, len);
       if (e < 0) return; // never sent, nothing pending
     } else {
-      e = t.insert(words, off, len);
+      e = initial ? t.append(words, off, len) : t.insert(words, off, len);
       if (t.added) {
         f.sent[e] = NOT_ADVERTISED;
         f.want[e] = NOT_ADVERTISED;

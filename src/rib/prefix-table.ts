@@ -13,6 +13,8 @@ const MAX_ENTRIES = ENTRY_MASK - 1;
 /** From this many slots (8 MiB) on, growing fills the new table a region at a time (see rehash). */
 const PARTITIONED_REHASH_SLOTS = 1 << 21;
 const REHASH_REGION_BITS = 6;
+/** Fewer appended entries than this are placed one by one, without sorting them first. */
+const PARTITIONED_PLACE_ENTRIES = 1 << 16;
 const MIN_SLOTS = 16;
 const MIN_ENTRIES = 8;
 /** Slots are doubled before the table is 3/4 full: linear probing stays short. */
@@ -41,6 +43,12 @@ export type GrowColumns = (capacity: number) => void;
  *
  * Removal shifts later members of the probe run back (no tombstones), and freed entries
  * are reused, chained through their first word.
+ *
+ * A caller that knows its prefixes are new (a peer's initial table, offered once each) may
+ * `append` them: entries without slots, placed all at once, region by region as a rehash
+ * places them, when anything next reads the slots. Inserted one by one, each new prefix of a
+ * table far bigger than the cache costs a miss on its home slot; placed in bulk, they cost a
+ * sorted pass.
  */
 export class PrefixTable {
   readonly afi: AfiCode;
@@ -63,6 +71,8 @@ export class PrefixTable {
   /** Slot count - 1. */
   private mask: number;
   private freeHead = -1;
+  /** Entries [unplaced, end) were appended and have no slot yet. */
+  private unplaced = 0;
   private readonly key = new Uint32Array(4);
   private readonly onGrow: GrowColumns | undefined;
 
@@ -87,6 +97,7 @@ export class PrefixTable {
 
   /** The entry of the prefix at src[off..] (1 or 4 words, host bits ignored), or -1. */
   find(src: ArrayLike<number>, off: number, len: number, pathId = 0): number {
+    if (this.unplaced < this.end) this.placeAppended();
     const slots = this.slots;
     const mask = this.mask;
     if (this.wordsPerPrefix === 1) {
@@ -139,6 +150,7 @@ export class PrefixTable {
     to: number,
   ): void {
     if (this.size + (to - from) > ((this.mask + 1) * MAX_LOAD_NUM) / MAX_LOAD_DEN) return; // about to grow
+    if (this.unplaced < this.end) return; // the slots are not read before the appended are placed
     const slots = this.slots;
     const mask = this.mask;
     const afi = this.afi;
@@ -160,6 +172,7 @@ export class PrefixTable {
 
   /** The entry of the prefix, created if missing (`added` tells which). */
   insert(src: ArrayLike<number>, off: number, len: number, pathId = 0): number {
+    if (this.unplaced < this.end) this.placeAppended();
     if ((this.size + 1) * MAX_LOAD_DEN > (this.mask + 1) * MAX_LOAD_NUM) this.rehash((this.mask + 1) * 2);
     const slots = this.slots;
     const mask = this.mask;
@@ -198,17 +211,45 @@ export class PrefixTable {
     return this.place(i, h, e, len, pathId);
   }
 
+  /**
+   * Adds a prefix the caller knows is not in the table, without placing it in a slot yet
+   * (see the class comment); returns its entry. A table with freed entries to reuse inserts.
+   */
+  append(src: ArrayLike<number>, off: number, len: number, pathId = 0): number {
+    if (this.freeHead >= 0) return this.insert(src, off, len, pathId);
+    const e = this.allocate();
+    if (this.wordsPerPrefix === 1) this.words[e] = maskIpv4(src[off], len);
+    else this.words.set(this.loadKey(src, off, len), e * 4);
+    this.lens[e] = len;
+    if (this.withPathIds) this.pathIds[e] = pathId;
+    this.size++;
+    this.added = true;
+    return e;
+  }
+
+  /** Places the appended entries: in a table grown to hold them, or in the one there is. */
+  placeAppended(): void {
+    if (this.unplaced === this.end) return;
+    let slotCount = this.mask + 1;
+    while (this.size * MAX_LOAD_DEN > slotCount * MAX_LOAD_NUM) slotCount *= 2;
+    if (slotCount !== this.mask + 1) this.rehash(slotCount);
+    else this.placeEntries(this.slots, this.mask, this.unplaced, this.end);
+    this.unplaced = this.end;
+  }
+
   private place(slot: number, h: number, e: number, len: number, pathId: number): number {
     this.lens[e] = len;
     if (this.withPathIds) this.pathIds[e] = pathId;
     this.slots[slot] = slotOf(h, e);
     this.size++;
+    this.unplaced = this.end; // an insert follows no unplaced entry (it placed them first)
     this.added = true;
     return e;
   }
 
   remove(entry: number): void {
     if (!this.isLive(entry)) throw new Error(`prefix table: entry ${entry} is not live`);
+    if (this.unplaced < this.end) this.placeAppended();
     const slots = this.slots;
     const mask = this.mask;
     let i = this.hashEntry(entry) & mask;
@@ -246,6 +287,7 @@ export class PrefixTable {
     this.lens.fill(0);
     this.size = 0;
     this.end = 0;
+    this.unplaced = 0;
     this.freeHead = -1;
   }
 
@@ -275,43 +317,52 @@ export class PrefixTable {
     this.onGrow?.(capacity);
   }
 
-  /**
-   * Places every live entry in a table of `slotCount` slots, hashing the keys again. A big
-   * table is filled region by region: the entries are first sorted by which 64th of the new
-   * table their home slot lies in (a counting sort), so each region's random writes stay in
-   * cache instead of missing all over a table many times the cache's size.
-   */
+  /** Places every live entry, the appended ones too, in a table of `slotCount` slots. */
   private rehash(slotCount: number): void {
     const slots = new Int32Array(slotCount);
-    const mask = slotCount - 1;
+    this.placeEntries(slots, slotCount - 1, 0, this.end);
+    released(this.slots.byteLength);
+    this.slots = slots;
+    this.mask = slotCount - 1;
+    this.unplaced = this.end;
+  }
+
+  /**
+   * Places the live entries of [from, to) in `slots`, hashing their keys. Many are placed
+   * region by region: the entries are first sorted by which 64th of the table their home slot
+   * lies in (a counting sort), so each region's random writes stay in cache instead of missing
+   * all over a table many times the cache's size.
+   */
+  private placeEntries(slots: Int32Array, mask: number, from: number, to: number): void {
     const lens = this.lens;
-    if (slotCount < PARTITIONED_REHASH_SLOTS) {
-      for (let e = 0; e < this.end; e++) {
+    if (mask + 1 < PARTITIONED_REHASH_SLOTS || to - from < PARTITIONED_PLACE_ENTRIES) {
+      for (let e = from; e < to; e++) {
         if (lens[e] === FREE) continue;
         const h = this.hashEntry(e);
         slots[emptySlot(slots, mask, h)] = slotOf(h, e);
       }
-    } else {
-      const shift = Math.log2(slotCount) - REHASH_REGION_BITS;
-      const starts = new Int32Array((1 << REHASH_REGION_BITS) + 1);
-      for (let e = 0; e < this.end; e++)
-        if (lens[e] !== FREE) starts[((this.hashEntry(e) & mask) >>> shift) + 1]++;
-      for (let r = 1; r < starts.length; r++) starts[r] += starts[r - 1];
-      // (hash, slot value) pairs in region order.
-      const sorted = new Int32Array(2 * this.size);
-      for (let e = 0; e < this.end; e++) {
-        if (lens[e] === FREE) continue;
-        const h = this.hashEntry(e);
-        const at = starts[(h & mask) >>> shift]++;
-        sorted[2 * at] = h;
-        sorted[2 * at + 1] = slotOf(h, e);
-      }
-      for (let k = 0; k < sorted.length; k += 2) slots[emptySlot(slots, mask, sorted[k])] = sorted[k + 1];
-      released(sorted.byteLength);
+      return;
     }
-    released(this.slots.byteLength);
-    this.slots = slots;
-    this.mask = mask;
+    const shift = Math.log2(mask + 1) - REHASH_REGION_BITS;
+    const starts = new Int32Array((1 << REHASH_REGION_BITS) + 1);
+    let live = 0;
+    for (let e = from; e < to; e++) {
+      if (lens[e] === FREE) continue;
+      starts[((this.hashEntry(e) & mask) >>> shift) + 1]++;
+      live++;
+    }
+    for (let r = 1; r < starts.length; r++) starts[r] += starts[r - 1];
+    // (hash, slot value) pairs in region order.
+    const sorted = new Int32Array(2 * live);
+    for (let e = from; e < to; e++) {
+      if (lens[e] === FREE) continue;
+      const h = this.hashEntry(e);
+      const at = starts[(h & mask) >>> shift]++;
+      sorted[2 * at] = h;
+      sorted[2 * at + 1] = slotOf(h, e);
+    }
+    for (let k = 0; k < sorted.length; k += 2) slots[emptySlot(slots, mask, sorted[k])] = sorted[k + 1];
+    released(sorted.byteLength);
   }
 
   private loadKey(src: ArrayLike<number>, off: number, len: number): Uint32Array {

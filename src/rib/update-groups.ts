@@ -449,10 +449,15 @@ export class UpdateGroups {
     const single = p.out instanceof AdjRibOut ? p.out : null;
     // A block's slots are touched together first: their cache misses overlap instead of each
     // insert waiting for its own (the Adj-RIB-Out of a full table is far bigger than the cache).
-    for (let from = 0; from < batch.count; from += PREFETCH_BLOCK) {
-      const to = Math.min(from + PREFETCH_BLOCK, batch.count);
-      single?.prefetch(batch, from, to);
-      for (let i = from; i < to; i++) p.group.offerAt(batch, i, only);
+    single?.beginInitial();
+    try {
+      for (let from = 0; from < batch.count; from += PREFETCH_BLOCK) {
+        const to = Math.min(from + PREFETCH_BLOCK, batch.count);
+        single?.prefetch(batch, from, to);
+        for (let i = from; i < to; i++) p.group.offerAt(batch, i, only);
+      }
+    } finally {
+      single?.endInitial(next === null);
     }
     batch.reset();
     return next;

@@ -68,6 +68,34 @@ describe('PrefixTable', () => {
     expect(t.find(key(n), 0, 128)).toBe(-1);
   });
 
+  it('places a big run of appended prefixes among inserted ones when a lookup needs them', () => {
+    const n = 1_600_000; // past 2^21 slots and the sorted placement's threshold
+    const t = new PrefixTable(Afi.IPV4, false, undefined, n);
+    const key = (i: number) => [i << 8]; // distinct /29s (host bits beyond 29 are zero)
+    for (let i = 0; i < 1000; i++) t.insert(key(i), 0, 29);
+    let misplaced = 0;
+    for (let i = 1000; i < n; i++) if (t.append(key(i), 0, 29) !== i) misplaced++;
+    expect(t.size).toBe(n);
+    // The first lookup places them; every prefix is found at its entry.
+    for (let i = 0; i < n; i++) if (t.find(key(i), 0, 29) !== i) misplaced++;
+    expect(misplaced).toBe(0);
+    expect(t.insert(key(n - 1), 0, 29)).toBe(n - 1);
+    expect(t.added).toBe(false);
+    expect(t.find(key(n), 0, 29)).toBe(-1);
+    t.remove(t.find(key(5), 0, 29));
+    expect(t.find(key(5), 0, 29)).toBe(-1);
+    expect(t.size).toBe(n - 1);
+  });
+
+  it('grows the slots when the appended prefixes outnumber what they hold', () => {
+    const t = new PrefixTable(Afi.IPV6);
+    const key = (i: number) => [0x20010db8, 0, i, 0];
+    for (let i = 0; i < 5000; i++) t.append(key(i), 0, 96);
+    let found = 0;
+    for (let i = 0; i < 5000; i++) if (t.find(key(i), 0, 96) === i) found++;
+    expect(found).toBe(5000);
+  });
+
   it('keys IPv6 prefixes on all four words and path ids when asked', () => {
     const t = new PrefixTable(Afi.IPV6, true);
     const a = t.insert(parseIpv6('2001:db8::'), 0, 64, 1);
@@ -94,10 +122,13 @@ describe('PrefixTable', () => {
   });
 
   for (const afi of [Afi.IPV4, Afi.IPV6] as const) {
-    it(`behaves like a Map under any mix of inserts and removals (${afi === Afi.IPV4 ? 'IPv4' : 'IPv6'})`, () => {
+    it(`behaves like a Map under any mix of inserts, appends and removals (${afi === Afi.IPV4 ? 'IPv4' : 'IPv6'})`, () => {
       // Few distinct keys, so removals hit long probe runs and backward shifting is exercised.
+      // append stands for insert where the key is new (the caller's promise), so appended
+      // entries meet later finds, inserts and removals in any order.
       const op = fc.record({
         remove: fc.boolean(),
+        append: fc.boolean(),
         word: fc.integer({ min: 0, max: 40 }),
         len: fc.constantFrom(8, 24, afi === Afi.IPV4 ? 32 : 128),
         pathId: fc.integer({ min: 0, max: 2 }),
@@ -122,7 +153,10 @@ describe('PrefixTable', () => {
                 model.delete(k);
               }
             } else {
-              const e = t.insert(words(o.word), 0, o.len, o.pathId);
+              const e =
+                o.append && !model.has(k)
+                  ? t.append(words(o.word), 0, o.len, o.pathId)
+                  : t.insert(words(o.word), 0, o.len, o.pathId);
               expect(t.added).toBe(!model.has(k));
               if (model.has(k)) expect(e).toBe(model.get(k));
               model.set(k, e);

@@ -1,0 +1,117 @@
+/**
+ * The send path of a full table in one process, no sockets: a shaped table fed to a RIB as an
+ * eBGP session feeds it (its sets wire-backed, as received), then a new eBGP peer joins and
+ * gets the whole table as its session's pump sends it: the update group offers a slice, the
+ * Adj-RIB-Out's work for it is packed into UPDATEs and handed back, and so on; the peer then
+ * leaves. `--rounds` joins in one process, each timed (wall and CPU); the first pays the
+ * compiler and the interner's growth, later ones show the steady cost. Steadier than the
+ * loopback bench's send for comparing two builds (no socket, no receiver, no 100 ms poll).
+ *
+ *   npm run build && node dist/bench/rib/send-table.js [--shape skewed|transit] [--prefixes N] [--rounds R]
+ */
+import { parseIpv4 } from '../../src/address/index.js';
+import { Afi } from '../../src/bgp/wire/constants.js';
+import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
+import { Writer } from '../../src/bgp/wire/writer.js';
+import { AcceptAll } from '../../src/policy/index.js';
+import { type BestCursor, FIRST_BEST, type Rib, RibDefaults, UpdateGroups } from '../../src/rib/index.js';
+import { Exporter, nextHopPlan, RoutingDefaults } from '../../src/routing/index.js';
+import { encodedTable, feedContext, feedTable, LOCAL_AS } from '../bgp/session-feed.js';
+import { TABLE_SHAPES, type TableShape } from '../gen/table-shapes.js';
+import { loadLine, machineLine } from '../support/report.js';
+
+/** Our address towards the joining peer: the next hop it gets. */
+const OUR_IPV4 = parseIpv4('198.18.0.9');
+/** A pump's writer holds one slice's UPDATEs. */
+const WRITER_BYTES = 1 << 22;
+
+function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? fallback : (process.argv[i + 1] ?? fallback);
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** One peer joins, is sent the whole table a slice per turn, and leaves; returns prefixes and bytes sent. */
+async function sendTable(
+  rib: Rib,
+  groups: UpdateGroups,
+  w: Writer,
+): Promise<{ prefixes: number; bytes: number }> {
+  const filter = new AcceptAll('all');
+  const plan = nextHopPlan({ kind: 'ebgp', localIpv4: OUR_IPV4 }, filter);
+  const out = groups.attach({ id: 'receiver', routerId: 3, target: plan.group });
+  const exporter = new Exporter(filter, {
+    packer: new UpdatePacker({ as4: true }),
+    families: new Set([Afi.IPV4]),
+    addPathSend: [false, false],
+    localIpv4: OUR_IPV4,
+    localIpv6: undefined,
+    ebgp: true,
+    prepared: (attrs) => groups.interner.prepared(attrs),
+  });
+  exporter.nextHopRule = plan.rule;
+  exporter.track(out);
+  let prefixes = 0;
+  let bytes = 0;
+  let cursor: BestCursor | null = FIRST_BEST;
+  for (;;) {
+    if (cursor !== null) cursor = groups.fill('receiver', rib, cursor, RoutingDefaults.EXPORT_SLICE_PREFIXES);
+    const work = out.take(RoutingDefaults.EXPORT_SLICE_PREFIXES);
+    if (work.count === 0 && cursor === null) break;
+    w.reset();
+    exporter.encode(work, w);
+    prefixes += work.count;
+    bytes += w.pos;
+    out.release(work);
+    await nextTurn();
+  }
+  groups.leave('receiver');
+  return { prefixes, bytes };
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[s.length >> 1];
+}
+
+async function main(): Promise<void> {
+  const shape = option('--shape', 'transit') as TableShape;
+  if (!TABLE_SHAPES.includes(shape)) throw new Error(`--shape takes ${TABLE_SHAPES.join(' or ')}`);
+  const prefixes = Number(option('--prefixes', '1000000'));
+  const rounds = Number(option('--rounds', '5'));
+  console.log(machineLine());
+  console.log(`${loadLine()} at start`);
+  const { rib, held } = await feedTable(encodedTable(shape, prefixes), feedContext());
+  if (held !== prefixes) throw new Error(`held ${held} of ${prefixes} prefixes`);
+  const groups = new UpdateGroups({
+    localAs: LOCAL_AS,
+    clusterId: rib.clusterId,
+    defaultLocalPref: RibDefaults.LOCAL_PREF,
+  });
+  const w = new Writer(WRITER_BYTES);
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const started = performance.now();
+    const used = process.cpuUsage();
+    const sent = await sendTable(rib, groups, w);
+    wall.push(performance.now() - started);
+    const c = process.cpuUsage(used);
+    cpu.push((c.user + c.system) / 1000);
+    if (sent.prefixes !== prefixes) throw new Error(`sent ${sent.prefixes} of ${prefixes} prefixes`);
+    console.log(
+      `round ${r + 1}: ${wall[r].toFixed(0)} ms (CPU ${cpu[r].toFixed(0)} ms), ${(sent.bytes / 1e6).toFixed(1)} MB of UPDATEs`,
+    );
+  }
+  const later = (xs: number[]) => (xs.length > 1 ? median(xs.slice(1)).toFixed(0) : '-');
+  console.log(
+    `${prefixes} IPv4 prefixes (${shape}): first ${wall[0].toFixed(0)} ms, later median ${later(wall)} ms (CPU ${later(cpu)} ms)`,
+  );
+  console.log(`${loadLine()} at end`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
