@@ -1,5 +1,5 @@
 import { Afi, type AfiCode, type PathAttributes, type PrefixList } from '../bgp/wire/index.js';
-import type { AnnounceWork, OutboundWork } from './adj-rib-out.js';
+import type { OutboundWork } from './adj-rib-out.js';
 import { EntryList } from './entry-list.js';
 import type { InternTable } from './intern-table.js';
 import { PathIds } from './path-ids.js';
@@ -174,7 +174,8 @@ export class AddPathRibOut {
   take(limit = Number.POSITIVE_INFINITY): OutboundWork {
     const gen = ++this.generation;
     const withdraw: PrefixList[] = [];
-    const announce = new Map<number, AnnounceWork>();
+    // A list per set here (add-path peers are few): its range is the whole list.
+    const announce = new Map<number, { attrs: PathAttributes; prefixes: PrefixList; from: 0; to: number }>();
     let count = 0;
     let budget = limit;
     for (let fi = 0; fi < 2; fi++) {
@@ -211,10 +212,11 @@ export class AddPathRibOut {
           const id = s.ids.assign(key, gen);
           let work = announce.get(attr);
           if (!work) {
-            work = { attrs: this.exported.get(attr), prefixes: workLists.list(t.afi, ids) };
+            work = { attrs: this.exported.get(attr), prefixes: workLists.list(t.afi, ids), from: 0, to: 0 };
             announce.set(attr, work);
           }
           append(work.prefixes, t, e, id);
+          work.to = work.prefixes.count;
           if (was === undefined) f.advertised++;
           else this.exported.unref(was);
           s.sent.set(key, attr); // the wish's reference now belongs to `sent`

@@ -5,15 +5,21 @@ import { grown } from './grow.js';
 import type { InternTable } from './intern-table.js';
 import type { RibPrefix } from './prefix-key.js';
 import { PrefixTable } from './prefix-table.js';
+import { TakeGroups } from './take-groups.js';
 import { workLists } from './work-lists.js';
 
 /** `want`/`sent` value for "not advertised". */
 export const NOT_ADVERTISED = -1;
 
-/** Prefixes to announce with one attribute set (UpdatePacker.announce takes them as they are). */
+/**
+ * Prefixes [from, to) of a list to announce with one attribute set (UpdatePacker.announce takes
+ * them as they are). Several works may share one list, each with its range.
+ */
 export interface AnnounceWork {
   readonly attrs: PathAttributes;
   readonly prefixes: PrefixList;
+  readonly from: number;
+  readonly to: number;
 }
 
 /** What a session has to send: withdrawals per family, then announcements per attribute set. */
@@ -75,6 +81,7 @@ export class AdjRibOut {
   readonly routerId: number;
   private readonly exported: InternTable<PathAttributes>;
   private readonly families: [FamilyOut | null, FamilyOut | null] = [null, null];
+  readonly #attrsOf = (id: number) => this.exported.get(id);
   /** Set while the update group offers the initial table (`UpdateGroups.fill`). */
   #filling = false;
 
@@ -228,7 +235,8 @@ export class AdjRibOut {
    */
   take(limit = Number.POSITIVE_INFINITY): OutboundWork {
     const withdraw: PrefixList[] = [];
-    const announce = new Map<number, AnnounceWork>();
+    const announce: AnnounceWork[] = [];
+    const groups = takeGroups;
     let count = 0;
     let budget = limit;
     for (const f of this.families) {
@@ -238,6 +246,7 @@ export class AdjRibOut {
       let gone: PrefixList | null = null;
       const n = Math.min(f.dirty.count, budget);
       const dirty = f.dirty.items;
+      groups.begin();
       for (let k = 0; k < n; k++) {
         const e = dirty[k];
         const forced = f.isDirty[e] === FORCED;
@@ -257,23 +266,20 @@ export class AdjRibOut {
           f.advertised--;
           t.remove(e);
         } else {
-          let work = announce.get(want);
-          if (!work) {
-            work = { attrs: this.exported.get(want), prefixes: workLists.list(afi, false) };
-            announce.set(want, work);
-          }
-          append(work.prefixes, t, e);
+          groups.pick(e, want);
           if (sent !== NOT_ADVERTISED) this.exported.unref(sent);
           else f.advertised++;
           f.sent[e] = want; // the wish's reference now belongs to `sent`
         }
         count++;
       }
+      // Before dropFirst: removed entries were withdrawn, never picked.
+      groups.lay(t, afi, this.#attrsOf, announce);
       f.dirty.dropFirst(n);
       budget -= n;
       if (gone) withdraw.push(gone);
     }
-    return { withdraw, announce: [...announce.values()], count };
+    return { withdraw, announce, count };
   }
 
   /** The work of a `take` is packed and read no more: its lists serve the next `take`. */
@@ -318,6 +324,9 @@ export class AdjRibOut {
     this.families[1] = null;
   }
 }
+
+/** One for every Adj-RIB-Out: a take runs from start to end with no other in between. */
+const takeGroups = new TakeGroups();
 
 function slot(afi: AfiCode): number {
   return afi === Afi.IPV4 ? 0 : 1;

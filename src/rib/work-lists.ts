@@ -32,7 +32,8 @@ class WorkLists {
   /** The work's lists may be reused: nothing reads them any more. */
   release(work: OutboundWork): void {
     for (const l of work.withdraw) this.#keep(l);
-    for (const a of work.announce) this.#keep(a.prefixes);
+    // Works that share a list each have a range of it: the one whose range starts it keeps it.
+    for (const a of work.announce) if (a.from === 0) this.#keep(a.prefixes);
   }
 
   /** Lists held for reuse. */

@@ -140,8 +140,8 @@ export class Exporter {
   encode(work: OutboundWork, w: Writer): number {
     const gone: [PrefixList | null, PrefixList | null] = [null, null];
     const groups = new Map<PathAttributes, PrefixList>();
-    /** Lists packed as they came: (attributes, list) pairs. */
-    const announced: (PathAttributes | PrefixList)[] = [];
+    /** Works packed as they came: their indexes in work.announce. */
+    const announced: number[] = [];
     const families = this.session.families;
     const adv = this.#advertised;
     const prev = this.#previous;
@@ -162,19 +162,20 @@ export class Exporter {
     }
     const packer = this.session.packer;
     let messages = 0;
-    for (const { attrs, prefixes: list } of work.announce) {
+    for (let k = 0; k < work.announce.length; k++) {
+      const { attrs, prefixes: list, from, to } = work.announce[k]!;
       const afi = list.afi;
       if (!families.has(afi)) continue;
       const wpp = list.wordsPerPrefix;
       if (filter.acceptsAll && rule === null && prev === null && list.addPath === addPath[slot(afi)]) {
-        // Sent as the update group exported it (path ids included): pack the list as it is.
+        // Sent as the update group exported it (path ids included): pack the range as it is.
         if (adv)
-          for (let i = 0; i < list.count; i++)
+          for (let i = from; i < to; i++)
             adv.set(afi, list.words, i * wpp, list.lens[i], pathIdOf(list, i), attrs);
-        announced.push(attrs, list);
+        announced.push(k);
         continue;
       }
-      for (let i = 0; i < list.count; i++) {
+      for (let i = from; i < to; i++) {
         const r: PolicyResult | null = filter.acceptsAll
           ? null
           : filter.rejectsAll
@@ -208,12 +209,9 @@ export class Exporter {
       if (list) messages += packer.withdraw(w, list, Safi.UNICAST);
     }
     for (const [attrs, list] of groups) messages += packer.announce(w, this.#prepare(attrs), list);
-    for (let k = 0; k < announced.length; k += 2) {
-      messages += packer.announce(
-        w,
-        this.#prepare(announced[k] as PathAttributes),
-        announced[k + 1] as PrefixList,
-      );
+    for (const k of announced) {
+      const a = work.announce[k]!;
+      messages += packer.announce(w, this.#prepare(a.attrs), a.prefixes, a.from, a.to);
     }
     return messages;
   }

@@ -72,7 +72,7 @@ function receive(held: Map<string, Map<number, number>>, work: OutboundWork): vo
     }
   }
   for (const a of work.announce) {
-    for (const p of a.prefixes.toArray()) {
+    for (const p of a.prefixes.toArray(a.from, a.to)) {
       const key = `${p.addr}/${p.len}`;
       const paths = held.get(key) ?? new Map<number, number>();
       paths.set(p.pathId!, a.attrs.communities![0]);

@@ -22,7 +22,6 @@ import {
   UpdateGroups,
   WellKnownCommunity,
 } from '../../src/rib/index.js';
-import { workLists } from '../../src/rib/work-lists.js';
 import {
   attrs,
   attrs6,
@@ -61,7 +60,7 @@ function lines(w: OutboundWork): string[] {
     const path = a.attrs.asPath?.map((s) => s.asns.join(' ')).join(' ') ?? '';
     outl.push(
       `+${a.prefixes
-        .toArray()
+        .toArray(a.from, a.to)
         .map((p) => `${p.addr}/${p.len}`)
         .join(',')} [${path}]`,
     );
@@ -242,7 +241,7 @@ describe('end to end: RIB → Adj-RIB-Out → UpdatePacker → UpdateDecoder →
     const packer = new UpdatePacker(ctx);
     const w = new Writer(4096);
     for (const list of work.withdraw) packer.withdraw(w, list);
-    for (const a of work.announce) packer.announce(w, packer.prepare(a.attrs), a.prefixes);
+    for (const a of work.announce) packer.announce(w, packer.prepare(a.attrs), a.prefixes, a.from, a.to);
     const bytes = w.finish();
     const dec = new UpdateDecoder(ctx, { interner: new AttrInterner(), reuseLists: true });
     const peer = to.peer(from)!;
@@ -434,21 +433,22 @@ describe('work handed back after packing', () => {
     );
   });
 
-  it('keeps a whole slice of lists for the next one, one set per prefix at worst', () => {
+  it('lays out a slice of one set per prefix in one list, a range per set', () => {
     const { rib, groups, step } = setup();
     const a = rib.addPeer(EBGP_A);
     const o = groups.join(out('b'), rib) as AdjRibOut;
-    // As many attribute sets as prefixes: one list each in a slice of 3000.
     for (let i = 0; i < 6000; i++)
       rib.announce(a, v4(`198.18.${i >> 8}.${i & 255}/32`), attrs([65001, i + 1]));
     step();
     const first = o.take(3000);
     expect(first.announce).toHaveLength(3000);
+    const list = first.announce[0]!.prefixes;
+    expect(first.announce.every((w, i) => w.prefixes === list && w.from === i && w.to === i + 1)).toBe(true);
+    expect(list.count).toBe(3000);
     o.release(first);
-    const spare = workLists.spare;
-    expect(spare).toBeGreaterThanOrEqual(3000);
-    o.release(o.take(3000));
-    expect(workLists.spare).toBe(spare);
+    const second = o.take(3000);
+    expect(second.announce).toHaveLength(3000);
+    expect(second.announce[0]!.prefixes).not.toBe(list);
   });
 
   it('leaves work that was not handed back as it was', () => {
@@ -525,7 +525,8 @@ describe('exporting a received attribute set', () => {
     const sent = new Map<string, number>();
     const record = (w: OutboundWork) => {
       for (const x of w.announce)
-        for (const p of x.prefixes.toArray()) sent.set(`${p.addr}/${p.len}`, x.attrs.asPath![0]!.asns[2]!);
+        for (const p of x.prefixes.toArray(x.from, x.to))
+          sent.set(`${p.addr}/${p.len}`, x.attrs.asPath![0]!.asns[2]!);
     };
     record(b.take());
     // The same prefixes again, each with the set of the prefix 4096 further on or back.

@@ -220,7 +220,7 @@ describe('an eBGP export written from the received bytes', () => {
             return work.announce
               .map((a) => {
                 const p = groups.interner.prepared(a.attrs)!;
-                return `${a.prefixes.toArray().join(',')} ${Array.from(restBytes(p)).join('.')}`;
+                return `${a.prefixes.toArray(a.from, a.to).join(',')} ${Array.from(restBytes(p)).join('.')}`;
               })
               .sort();
           });

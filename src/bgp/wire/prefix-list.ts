@@ -90,9 +90,10 @@ export class PrefixList {
       : { afi: this.afi, addr, len: this.lens[i] };
   }
 
-  toArray(): Prefix[] {
+  /** Prefixes [from, to) as objects. */
+  toArray(from = 0, to = this.count): Prefix[] {
     const out: Prefix[] = [];
-    for (let i = 0; i < this.count; i++) out.push(this.get(i));
+    for (let i = from; i < to; i++) out.push(this.get(i));
     return out;
   }
 
