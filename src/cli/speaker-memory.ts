@@ -2,6 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { libc, M_MMAP_THRESHOLD } from '../components/libc.js';
 import { collectReplacedColumns } from '../rib/grow.js';
+import { onInitialTables } from '../routing/initial-tables.js';
 
 /**
  * How the speaker's process keeps its memory close to what it holds. Called before the
@@ -29,16 +30,30 @@ import { collectReplacedColumns } from '../rib/grow.js';
  * attribute sets. Skipped where libc is not glibc.
  */
 export function tuneSpeakerMemory(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
+  setFlagsFromString(SMALL_YOUNG_GENERATION);
   setFlagsFromString('--expose-gc');
   collect = runInNewContext('gc') as () => void;
   collectReplacedColumns(collect);
+  onInitialTables({
+    begin: () => setFlagsFromString(GROWING_YOUNG_GENERATION),
+    end: () => setFlagsFromString(SMALL_YOUNG_GENERATION),
+  });
   try {
     libc().mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
   } catch {
     // Not glibc (no libc.so.6, or no mallopt): its allocator keeps its own ways.
   }
 }
+
+/** The young generation as the receive path wants it: at its first size. */
+const SMALL_YOUNG_GENERATION = '--semi-space-growth-factor=1';
+/**
+ * While sessions send initial tables, V8's default: the young generation may double up to
+ * 16 MiB per semi-space. A full table's send keeps each exported set alive (hundreds of
+ * thousands of them), which 1 MiB semi-spaces copied and promoted in about 250 scavenges; V8
+ * shrinks it again once the allocation rate falls.
+ */
+const GROWING_YOUNG_GENERATION = '--semi-space-growth-factor=2';
 
 /** glibc's default, kept fixed. */
 const MMAP_THRESHOLD_BYTES = 128 * 1024;

@@ -2,11 +2,11 @@ import { type AfiCode, PrefixList } from '../bgp/wire/index.js';
 import type { OutboundWork } from './adj-rib-out.js';
 
 /**
- * Lists kept for reuse at most: as many as a slice of export work can take, one per prefix
- * at worst (RoutingDefaults.EXPORT_SLICE_PREFIXES). A transit-like table has one to three
- * prefixes per attribute set, so a slice takes thousands of lists; with fewer spares each
- * slice made most of them anew, and they lived long enough to be promoted — a transit table's
- * send left hundreds of MB for the full collector. At most about 3.5 MB held.
+ * Lists kept for reuse at most: as many as a slice of add-path export work can take, one per
+ * prefix at worst (RoutingDefaults.EXPORT_SLICE_PREFIXES). A transit-like table has one to
+ * three prefixes per attribute set, so such a slice takes thousands of lists; with fewer
+ * spares each slice made most of them anew, and they lived long enough to be promoted. At
+ * most about 3.5 MB held.
  */
 const MAX_SPARE = 8192;
 /** A list that grew past this many prefixes is dropped rather than kept. */
@@ -14,7 +14,8 @@ const MAX_SPARE_CAPACITY = 256;
 
 /**
  * The prefix lists of `take` work, handed back once packed (`release`) and reused by the next
- * `take`: an initial table makes one list per attribute set per slice, and allocating each
+ * `take`: withdrawals, and an add-path initial table's list per attribute set per slice
+ * (a single-path take lays its announcements out in one list, TakeGroups). Allocating each
  * anew (three typed arrays, grown once or twice) cost a sixth of the send time, most of it in
  * the garbage collector. One pool serves every Adj-RIB-Out: a sender takes, packs and
  * releases in one turn, so only one slice's lists are out at a time. Work never released

@@ -15,6 +15,7 @@ import {
 } from '../rib/index.js';
 import { RoutingDefaults } from './constants.js';
 import { Exporter, nextHopPlan } from './exporter.js';
+import { initialTableEnded, initialTableStarted } from './initial-tables.js';
 import type { SessionAddresses } from './session-addresses.js';
 
 /** What sending to one session needs from the speaker. */
@@ -53,6 +54,8 @@ export class SessionExport {
   /** RFC 7313: families whose refresh began with a BoRR and ends with an EoRR after the resync. */
   readonly #eorrDue = new Set<AfiCode>();
   #pumping = false;
+  /** Counted among the sessions sending an initial table (initial-tables.ts). */
+  #sendingInitial = false;
   #closed = false;
   #held: boolean;
 
@@ -167,6 +170,7 @@ export class SessionExport {
   /** The session is gone: leave the update group, forget what was sent. */
   close(): void {
     this.#closed = true;
+    this.#countInitial(false);
     this.#c.groups.leave(this.#id);
     this.#adjOut = null;
     this.exporter.clear();
@@ -214,6 +218,7 @@ export class SessionExport {
       for (;;) {
         if (this.#closed || this.#adjOut !== out) return;
         if (this.#fill !== null) {
+          this.#countInitial(true);
           const offered = out.pending;
           this.#fill = this.#c.groups.fill(
             this.#id,
@@ -228,6 +233,7 @@ export class SessionExport {
         if (this.#initialLeft > 0)
           this.#initialLeft = Math.max(0, this.#initialLeft - (before - out.pending));
         const initialDone = this.#fill === null && this.#initialLeft === 0;
+        if (initialDone) this.#countInitial(false);
         w.reset();
         if (work.count > 0) this.exporter.encode(work, w);
         out.release(work);
@@ -241,12 +247,21 @@ export class SessionExport {
         await new Promise<void>((resolve) => this.#c.defer(resolve));
       }
     } catch (error) {
+      this.#countInitial(false);
       if (!this.#closed) this.#c.log.warn({ error: String(error) }, 'sending routes failed');
     } finally {
       this.#pumping = false;
       // A resync replaced the Adj-RIB-Out while this loop was waiting.
       if (this.#adjOut !== out) this.kick();
     }
+  }
+
+  /** Whether this session counts among those sending an initial table (initial-tables.ts). */
+  #countInitial(sending: boolean): void {
+    if (sending === this.#sendingInitial) return;
+    this.#sendingInitial = sending;
+    if (sending) initialTableStarted();
+    else initialTableEnded();
   }
 
   #sendEorr(): void {

@@ -4,6 +4,7 @@ import { callControl } from '../../src/api/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
 import { PrefixList } from '../../src/bgp/wire/prefix-list.js';
 import { ConfigStore, parseConfig } from '../../src/config/index.js';
+import { initialTablesSending, onInitialTables } from '../../src/routing/initial-tables.js';
 import { Speaker } from '../../src/speaker/index.js';
 import { ACCEPT_ALL, Probe, probePeer, speakerSection, tempDir, until, yamlOf } from './support.js';
 
@@ -18,6 +19,7 @@ const address = (i: number) => formatIpv4((BASE + i) >>> 0);
 
 let cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
+  onInitialTables(null);
   for (const c of cleanups.reverse()) await c();
   cleanups = [];
 });
@@ -52,6 +54,12 @@ describe('a full table through the speaker', () => {
     await sendTable(a);
     await until(() => s.summary().rib['ipv4-unicast'] === ROUTES, 'the whole table in the RIB', 60_000);
 
+    // Whoever tunes the process for sending hears when the initial table starts and ends.
+    const told: string[] = [];
+    onInitialTables({
+      begin: () => told.push(`begin with ${b.rec.updates.length} UPDATEs at b`),
+      end: () => told.push(`end with End-of-RIB ${b.rec.endOfRib.length > 0 ? 'sent' : 'not sent'}`),
+    });
     text = yamlOf({ ...doc, peers: [...doc.peers, probePeer(b, { export: ['all'] })], speaker: speakerDoc });
     await s.reload(store.reload());
     const seen: number[] = [];
@@ -87,5 +95,7 @@ describe('a full table through the speaker', () => {
     expect(b.rec.endOfRibAt[0]).toBe(b.rec.updates.length);
     await until(() => seen.length > 0, 'control answers');
     expect(seen.some((n) => n > 0 && n < ROUTES)).toBe(true);
+    expect(told).toEqual(['begin with 0 UPDATEs at b', 'end with End-of-RIB not sent']);
+    expect(initialTablesSending()).toBe(0);
   }, 120_000);
 });
