@@ -10,14 +10,13 @@
  *   npm run build && node dist/bench/rib/send-table.js [--shape skewed|transit] [--prefixes N] [--rounds R]
  */
 import { parseIpv4 } from '../../src/address/index.js';
-import { Afi } from '../../src/bgp/wire/constants.js';
-import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
 import { AcceptAll } from '../../src/policy/index.js';
-import { type BestCursor, FIRST_BEST, type Rib, RibDefaults, UpdateGroups } from '../../src/rib/index.js';
-import { Exporter, nextHopPlan, RoutingDefaults } from '../../src/routing/index.js';
+import { FIRST_BEST, type Rib, RibDefaults, UpdateGroups } from '../../src/rib/index.js';
+import { nextHopPlan } from '../../src/routing/index.js';
 import { encodedTable, feedContext, feedTable, LOCAL_AS } from '../bgp/session-feed.js';
 import { TABLE_SHAPES, type TableShape } from '../gen/table-shapes.js';
+import { ipv4EbgpExporter, type SlicedSend, sendSlice } from '../routing/slice-send.js';
 import { loadLine, machineLine } from '../support/report.js';
 
 /** Our address towards the joining peer: the next hop it gets. */
@@ -41,29 +40,15 @@ async function sendTable(
   const filter = new AcceptAll('all');
   const plan = nextHopPlan({ kind: 'ebgp', localIpv4: OUR_IPV4 }, filter);
   const out = groups.attach({ id: 'receiver', routerId: 3, target: plan.group });
-  const exporter = new Exporter(filter, {
-    packer: new UpdatePacker({ as4: true }),
-    families: new Set([Afi.IPV4]),
-    addPathSend: [false, false],
-    localIpv4: OUR_IPV4,
-    localIpv6: undefined,
-    ebgp: true,
-    prepared: (attrs) => groups.interner.prepared(attrs),
-  });
+  const exporter = ipv4EbgpExporter(filter, OUR_IPV4, (attrs) => groups.interner.prepared(attrs));
   exporter.nextHopRule = plan.rule;
   exporter.track(out);
+  const sending: SlicedSend = { peerId: 'receiver', out, exporter, cursor: FIRST_BEST };
   let prefixes = 0;
   let bytes = 0;
-  let cursor: BestCursor | null = FIRST_BEST;
-  for (;;) {
-    if (cursor !== null) cursor = groups.fill('receiver', rib, cursor, RoutingDefaults.EXPORT_SLICE_PREFIXES);
-    const work = out.take(RoutingDefaults.EXPORT_SLICE_PREFIXES);
-    if (work.count === 0 && cursor === null) break;
-    w.reset();
-    exporter.encode(work, w);
-    prefixes += work.count;
+  for (let s = sendSlice(sending, rib, groups, w); s !== null; s = sendSlice(sending, rib, groups, w)) {
+    prefixes += s.prefixes;
     bytes += w.pos;
-    out.release(work);
     await nextTurn();
   }
   groups.leave('receiver');

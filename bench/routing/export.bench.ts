@@ -4,17 +4,11 @@ import { Afi } from '../../src/bgp/wire/constants.js';
 import { UpdatePacker } from '../../src/bgp/wire/update-packer.js';
 import { Writer } from '../../src/bgp/wire/writer.js';
 import { AcceptAll, compileLists, compilePolicy, type RouteFilter } from '../../src/policy/index.js';
-import {
-  type BestCursor,
-  ChangeBatch,
-  FIRST_BEST,
-  Rib,
-  RibDefaults,
-  UpdateGroups,
-} from '../../src/rib/index.js';
-import { Exporter, type ExportSession, nextHopPlan, RoutingDefaults } from '../../src/routing/index.js';
+import { ChangeBatch, FIRST_BEST, Rib, RibDefaults, UpdateGroups } from '../../src/rib/index.js';
+import { Exporter, type ExportSession, nextHopPlan } from '../../src/routing/index.js';
 import { generateTable } from '../gen/full-table.js';
 import { machineLine, rate, table } from '../support/report.js';
+import { ipv4EbgpExporter, type SlicedSend, sendSlice } from './slice-send.js';
 
 // The single-path export of a joining peer's initial table, end to end in one process: the
 // update group offers every best path to its Adj-RIB-Out, `take` turns them into work, the
@@ -51,17 +45,9 @@ const KEEP_NEXT_HOP = compilePolicy(
   compileLists({}),
 );
 
-/** The exporter of an IPv4 eBGP session with 4-octet ASNs (reading the group's prepared bytes when given). */
+/** The exporter of an IPv4 eBGP session from OUR_IPV4 (reading the group's prepared bytes when given). */
 function ebgpExporter(filter: RouteFilter, prepared?: ExportSession['prepared']): Exporter {
-  return new Exporter(filter, {
-    packer: new UpdatePacker({ as4: true }),
-    families: new Set([Afi.IPV4]),
-    addPathSend: [false, false],
-    localIpv4: OUR_IPV4,
-    localIpv6: undefined,
-    ebgp: true,
-    ...(prepared && { prepared }),
-  });
+  return ipv4EbgpExporter(filter, OUR_IPV4, prepared);
 }
 
 /** One peer joins, gets the whole table packed into UPDATEs, and leaves; returns the messages. */
@@ -91,16 +77,10 @@ function exportTableSliced({ rib, groups, w }: ReturnType<typeof setup>): number
   const out = groups.attach({ id: 'b', routerId: 3, target: plan.group });
   const exporter = ebgpExporter(filter, (attrs) => groups.interner.prepared(attrs));
   exporter.track(out);
+  const sending: SlicedSend = { peerId: 'b', out, exporter, cursor: FIRST_BEST };
   let messages = 0;
-  let cursor: BestCursor | null = FIRST_BEST;
-  for (;;) {
-    if (cursor !== null) cursor = groups.fill('b', rib, cursor, RoutingDefaults.EXPORT_SLICE_PREFIXES);
-    const work = out.take(RoutingDefaults.EXPORT_SLICE_PREFIXES);
-    if (work.count === 0 && cursor === null) break;
-    w.reset();
-    messages += exporter.encode(work, w);
-    out.release(work);
-  }
+  for (let s = sendSlice(sending, rib, groups, w); s !== null; s = sendSlice(sending, rib, groups, w))
+    messages += s.messages;
   groups.leave('b');
   return messages;
 }
