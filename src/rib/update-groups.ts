@@ -447,8 +447,10 @@ export class UpdateGroups {
     const next = rib.collectBest(cursor, budget, batch);
     const only = [p.out];
     const single = p.out instanceof AdjRibOut ? p.out : null;
-    // A block's slots are touched together first: their cache misses overlap instead of each
-    // insert waiting for its own (the Adj-RIB-Out of a full table is far bigger than the cache).
+    // The initial table's prefixes are appended to the Adj-RIB-Out while nothing else was
+    // offered to it (AdjRibOut.beginInitial); otherwise a block's slots are touched together
+    // first, so their cache misses overlap instead of each insert waiting for its own (the
+    // Adj-RIB-Out of a full table is far bigger than the cache).
     single?.beginInitial();
     try {
       for (let from = 0; from < batch.count; from += PREFETCH_BLOCK) {
