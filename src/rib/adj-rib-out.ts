@@ -274,7 +274,7 @@ export class AdjRibOut {
         count++;
       }
       // Before dropFirst: removed entries were withdrawn, never picked.
-      groups.lay(t, afi, this.#attrsOf, announce);
+      groups.lay(t, this.#attrsOf, announce);
       f.dirty.dropFirst(n);
       budget -= n;
       if (gone) withdraw.push(gone);

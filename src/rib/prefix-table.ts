@@ -71,8 +71,8 @@ export class PrefixTable {
   /** Slot count - 1. */
   private mask: number;
   private freeHead = -1;
-  /** Entries [unplaced, end) were appended and have no slot yet. */
-  private unplaced = 0;
+  /** The last `appended` entries, [end - appended, end), have no slot yet. */
+  private appended = 0;
   private readonly key = new Uint32Array(4);
   private readonly onGrow: GrowColumns | undefined;
 
@@ -97,7 +97,7 @@ export class PrefixTable {
 
   /** The entry of the prefix at src[off..] (1 or 4 words, host bits ignored), or -1. */
   find(src: ArrayLike<number>, off: number, len: number, pathId = 0): number {
-    if (this.unplaced < this.end) this.placeAppended();
+    if (this.appended > 0) this.placeAppended();
     const slots = this.slots;
     const mask = this.mask;
     if (this.wordsPerPrefix === 1) {
@@ -150,7 +150,7 @@ export class PrefixTable {
     to: number,
   ): void {
     if (this.size + (to - from) > ((this.mask + 1) * MAX_LOAD_NUM) / MAX_LOAD_DEN) return; // about to grow
-    if (this.unplaced < this.end) return; // the slots are not read before the appended are placed
+    if (this.appended > 0) return; // the slots are not read before the appended are placed
     const slots = this.slots;
     const mask = this.mask;
     const afi = this.afi;
@@ -172,7 +172,7 @@ export class PrefixTable {
 
   /** The entry of the prefix, created if missing (`added` tells which). */
   insert(src: ArrayLike<number>, off: number, len: number, pathId = 0): number {
-    if (this.unplaced < this.end) this.placeAppended();
+    if (this.appended > 0) this.placeAppended();
     if ((this.size + 1) * MAX_LOAD_DEN > (this.mask + 1) * MAX_LOAD_NUM) this.rehash((this.mask + 1) * 2);
     const slots = this.slots;
     const mask = this.mask;
@@ -223,18 +223,19 @@ export class PrefixTable {
     this.lens[e] = len;
     if (this.withPathIds) this.pathIds[e] = pathId;
     this.size++;
+    this.appended++;
     this.added = true;
     return e;
   }
 
   /** Places the appended entries: in a table grown to hold them, or in the one there is. */
   placeAppended(): void {
-    if (this.unplaced === this.end) return;
+    if (this.appended === 0) return;
     let slotCount = this.mask + 1;
     while (this.size * MAX_LOAD_DEN > slotCount * MAX_LOAD_NUM) slotCount *= 2;
     if (slotCount !== this.mask + 1) this.rehash(slotCount);
-    else this.placeEntries(this.slots, this.mask, this.unplaced, this.end);
-    this.unplaced = this.end;
+    else this.placeEntries(this.slots, this.mask, this.end - this.appended, this.end);
+    this.appended = 0;
   }
 
   private place(slot: number, h: number, e: number, len: number, pathId: number): number {
@@ -242,14 +243,13 @@ export class PrefixTable {
     if (this.withPathIds) this.pathIds[e] = pathId;
     this.slots[slot] = slotOf(h, e);
     this.size++;
-    this.unplaced = this.end; // an insert follows no unplaced entry (it placed them first)
     this.added = true;
     return e;
   }
 
   remove(entry: number): void {
     if (!this.isLive(entry)) throw new Error(`prefix table: entry ${entry} is not live`);
-    if (this.unplaced < this.end) this.placeAppended();
+    if (this.appended > 0) this.placeAppended();
     const slots = this.slots;
     const mask = this.mask;
     let i = this.hashEntry(entry) & mask;
@@ -287,7 +287,7 @@ export class PrefixTable {
     this.lens.fill(0);
     this.size = 0;
     this.end = 0;
-    this.unplaced = 0;
+    this.appended = 0;
     this.freeHead = -1;
   }
 
@@ -324,7 +324,7 @@ export class PrefixTable {
     released(this.slots.byteLength);
     this.slots = slots;
     this.mask = slotCount - 1;
-    this.unplaced = this.end;
+    this.appended = 0;
   }
 
   /**

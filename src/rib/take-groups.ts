@@ -1,4 +1,4 @@
-import { type AfiCode, type PathAttributes, PrefixList } from '../bgp/wire/index.js';
+import { type PathAttributes, PrefixList } from '../bgp/wire/index.js';
 import type { AnnounceWork } from './adj-rib-out.js';
 import { grown } from './grow.js';
 import type { PrefixTable } from './prefix-table.js';
@@ -61,10 +61,10 @@ export class TakeGroups {
    * Copies the picked prefixes from `t` into one list, grouped, and adds a work per group to
    * `out` (the attributes from `attrsOf`).
    */
-  lay(t: PrefixTable, afi: AfiCode, attrsOf: (id: number) => PathAttributes, out: AnnounceWork[]): void {
+  lay(t: PrefixTable, attrsOf: (id: number) => PathAttributes, out: AnnounceWork[]): void {
     const n = this.#picked;
     if (n === 0) return;
-    const list = new PrefixList(afi, false, n);
+    const list = new PrefixList(t.afi, false, n);
     list.count = n;
     const sizes = this.#sizes;
     // Sizes become each group's start, then its next free place as it fills.

@@ -28,7 +28,7 @@ describe('TakeGroups', () => {
               groups.begin();
               for (let i = 0; i < ids.length; i++) groups.pick(entries[i]!, ids[i]!);
               const out: AnnounceWork[] = [];
-              groups.lay(t, afi, (id) => SETS[id]!, out);
+              groups.lay(t, (id) => SETS[id]!, out);
               const order = [...new Set(ids)];
               expect(out.map((w) => SETS.indexOf(w.attrs as (typeof SETS)[number]))).toEqual(order);
               let at = 0;
