@@ -8,6 +8,25 @@ export function grown<T extends Growable>(a: T, cap: number): T {
   return b;
 }
 
+/** Columns of fewer entries than this double as they grow. */
+export const RESERVE_FROM = 1 << 18;
+/** Entries a column that outgrew RESERVE_FROM goes to at once. */
+export const RESERVED_ENTRIES = 1 << 22;
+
+/**
+ * The capacity a column of `capacity` entries grows to (the RIB's prefix and path columns).
+ * Below 256k entries it doubles. A column that outgrew that is most likely taking a full
+ * table: it goes straight to room for 4M entries, which costs address space, not memory —
+ * a column that big is a fresh zero-filled mapping (the speaker keeps malloc's mapping
+ * threshold at 128 KiB, speaker-memory.ts), whose pages the kernel backs only once entries
+ * are written. Doubling, a 1M table's columns were copied twice more, their fresh pages
+ * faulted in twice over, and the copies they replaced waited for full collections.
+ */
+export function nextCapacity(capacity: number): number {
+  if (capacity < RESERVE_FROM || capacity >= RESERVED_ENTRIES) return capacity * 2;
+  return RESERVED_ENTRIES;
+}
+
 /**
  * A replaced column is garbage at once, but V8 frees an ArrayBuffer's memory only in a full
  * collection, and starts one for outside memory only once that grew by 64 MiB since the last:

@@ -9,7 +9,7 @@ import { ChangeBatch } from './change-batch.js';
 import { BestPathReason, type BestPathReasonText, MED_WORST } from './constants.js';
 import { type Candidate, type DecisionOptions, selectBest } from './decision.js';
 import { EntryList } from './entry-list.js';
-import { grown } from './grow.js';
+import { grown, nextCapacity } from './grow.js';
 import {
   byteLengthOf,
   type EntryView,
@@ -662,7 +662,7 @@ export class LocRib {
       this.pFree = this.pNext[p];
       return p;
     }
-    if (this.pEnd === this.pPeer.length) this.growPaths(this.pPeer.length * 2);
+    if (this.pEnd === this.pPeer.length) this.growPaths(nextCapacity(this.pPeer.length));
     return this.pEnd++;
   }
 

@@ -1,6 +1,6 @@
 import { maskIpv4, maskWord } from '../address/index.js';
 import { Afi, type AfiCode } from '../bgp/wire/index.js';
-import { grown, released } from './grow.js';
+import { grown, nextCapacity, released } from './grow.js';
 import { RibPrefix } from './prefix-key.js';
 
 /** `lens` value of an entry on the free list (no prefix is 255 bits long). */
@@ -16,6 +16,14 @@ const REHASH_REGION_BITS = 6;
 /** Fewer appended entries than this are placed one by one, without sorting them first. */
 const PARTITIONED_PLACE_ENTRIES = 1 << 16;
 const MIN_SLOTS = 16;
+/**
+ * A table growing past this many slots (196k prefixes) is most likely taking a full table:
+ * it grows straight to FULL_TABLE_SLOTS (8 MiB, room for 1.5M prefixes), placing its entries
+ * once instead of three more times, each bigger than the last (a 1M table's last placement
+ * alone was half its growth's cost).
+ */
+const SKIP_SLOTS_FROM = 1 << 18;
+const FULL_TABLE_SLOTS = 1 << 21;
 const MIN_ENTRIES = 8;
 /** Slots are doubled before the table is 3/4 full: linear probing stays short. */
 const MAX_LOAD_NUM = 3;
@@ -173,7 +181,8 @@ export class PrefixTable {
   /** The entry of the prefix, created if missing (`added` tells which). */
   insert(src: ArrayLike<number>, off: number, len: number, pathId = 0): number {
     if (this.appended > 0) this.placeAppended();
-    if ((this.size + 1) * MAX_LOAD_DEN > (this.mask + 1) * MAX_LOAD_NUM) this.rehash((this.mask + 1) * 2);
+    if ((this.size + 1) * MAX_LOAD_DEN > (this.mask + 1) * MAX_LOAD_NUM)
+      this.rehash(grownSlots(this.mask + 1));
     const slots = this.slots;
     const mask = this.mask;
     let i: number;
@@ -232,7 +241,7 @@ export class PrefixTable {
   placeAppended(): void {
     if (this.appended === 0) return;
     let slotCount = this.mask + 1;
-    while (this.size * MAX_LOAD_DEN > slotCount * MAX_LOAD_NUM) slotCount *= 2;
+    while (this.size * MAX_LOAD_DEN > slotCount * MAX_LOAD_NUM) slotCount = grownSlots(slotCount);
     if (slotCount !== this.mask + 1) this.rehash(slotCount);
     else this.placeEntries(this.slots, this.mask, this.end - this.appended, this.end);
     this.appended = 0;
@@ -284,7 +293,7 @@ export class PrefixTable {
   /** Empties the table, keeping its capacity. */
   clear(): void {
     this.slots.fill(0);
-    this.lens.fill(0);
+    this.lens.fill(0, 0, this.end); // past `end`, untouched: maybe never backed by memory (nextCapacity)
     this.size = 0;
     this.end = 0;
     this.appended = 0;
@@ -304,7 +313,7 @@ export class PrefixTable {
     }
     if (this.end === this.capacity) {
       if (this.capacity >= MAX_ENTRIES) throw new Error(`prefix table: more than ${MAX_ENTRIES} prefixes`);
-      this.growEntries(Math.min(this.capacity * 2, MAX_ENTRIES));
+      this.growEntries(Math.min(nextCapacity(this.capacity), MAX_ENTRIES));
     }
     return this.end++;
   }
@@ -361,8 +370,8 @@ export class PrefixTable {
       sorted[2 * at] = h;
       sorted[2 * at + 1] = slotOf(h, e);
     }
+    // `sorted` dies young: a scavenge frees it, unlike a replaced column (grow.ts).
     for (let k = 0; k < sorted.length; k += 2) slots[emptySlot(slots, mask, sorted[k])] = sorted[k + 1];
-    released(sorted.byteLength);
   }
 
   private loadKey(src: ArrayLike<number>, off: number, len: number): Uint32Array {
@@ -426,4 +435,9 @@ function mix(h: number): number {
   h ^= h >>> 16;
   // Signed, as the Int32Array slots hold it.
   return h | 0;
+}
+
+/** The slot count a table of `slots` grows to: double, but see SKIP_SLOTS_FROM. */
+function grownSlots(slots: number): number {
+  return slots >= SKIP_SLOTS_FROM && slots < FULL_TABLE_SLOTS ? FULL_TABLE_SLOTS : slots * 2;
 }

@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { COLLECT_AFTER_BYTES, collectReplacedColumns, grown, released } from '../../src/rib/grow.js';
+import {
+  COLLECT_AFTER_BYTES,
+  collectReplacedColumns,
+  grown,
+  nextCapacity,
+  RESERVE_FROM,
+  RESERVED_ENTRIES,
+  released,
+} from '../../src/rib/grow.js';
 
 const AT = COLLECT_AFTER_BYTES;
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
@@ -10,6 +18,18 @@ describe('grown', () => {
     const b = grown(a, 8);
     expect(b).toBeInstanceOf(Int16Array);
     expect([...b]).toEqual([1, -2, 3, 0, 0, 0, 0, 0]);
+  });
+});
+
+describe('nextCapacity', () => {
+  it('doubles small columns, reserves a full table once past RESERVE_FROM, doubles beyond that', () => {
+    expect(nextCapacity(64)).toBe(128);
+    expect(nextCapacity(RESERVE_FROM / 2)).toBe(RESERVE_FROM);
+    expect(nextCapacity(RESERVE_FROM)).toBe(RESERVED_ENTRIES);
+    expect(nextCapacity(RESERVE_FROM * 2)).toBe(RESERVED_ENTRIES);
+    expect(nextCapacity(RESERVED_ENTRIES)).toBe(RESERVED_ENTRIES * 2);
+    // A full table (1M) goes through the reserve with room to spare.
+    expect(RESERVED_ENTRIES).toBeGreaterThan(1_500_000);
   });
 });
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { maskIpv4, parseIpv4, parseIpv6 } from '../../src/address/index.js';
 import { Afi } from '../../src/bgp/wire/constants.js';
+import { RESERVE_FROM, RESERVED_ENTRIES } from '../../src/rib/grow.js';
 import { ipv6Key, PrefixTable } from '../../src/rib/index.js';
 import { hash1 } from '../../src/rib/prefix-table.js';
 
@@ -180,6 +181,23 @@ describe('PrefixTable', () => {
       );
     });
   }
+
+  it('grows its entries straight to the reserve past RESERVE_FROM, and still finds every prefix', () => {
+    const seen: number[] = [];
+    const t = new PrefixTable(Afi.IPV4, false, (cap) => seen.push(cap));
+    const n = RESERVE_FROM + 1000;
+    for (let i = 0; i < n; i++) t.insert([i << 8], 0, 24);
+    expect(seen.slice(-2)).toEqual([RESERVE_FROM, RESERVED_ENTRIES]);
+    let found = 0;
+    for (let i = 0; i < n; i++) if (t.find([i << 8], 0, 24) === i) found++;
+    expect(found).toBe(n);
+    // Emptied, the table keeps its reserve and takes new prefixes in it.
+    t.clear();
+    expect(t.find([7 << 8], 0, 24)).toBe(-1);
+    expect(t.insert([7 << 8], 0, 24)).toBe(0);
+    expect(t.added).toBe(true);
+    expect(t.capacity).toBe(RESERVED_ENTRIES);
+  });
 
   it('clear empties the table', () => {
     const t = new PrefixTable(Afi.IPV4);
