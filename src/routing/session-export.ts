@@ -235,11 +235,11 @@ export class SessionExport {
         const initialDone = this.#fill === null && this.#initialLeft === 0;
         if (initialDone) this.#countInitial(false);
         w.reset();
-        if (work.count > 0) this.exporter.encode(work, w);
+        let messages = work.count > 0 ? this.exporter.encode(work, w) : 0;
         out.release(work);
-        if (initialDone && this.exporter.resyncing) this.exporter.finishResync(w);
-        // sendRaw keeps the bytes until they are written: hand it a copy, reuse the writer.
-        if (w.pos > 0 && !this.#peer.sendRaw(w.finish())) await this.#peer.drain();
+        if (initialDone && this.exporter.resyncing) messages += this.exporter.finishResync(w);
+        // The session keeps the bytes until they are written: hand it a copy, reuse the writer.
+        if (w.pos > 0 && !this.#peer.sendPacked(w.finish(), messages)) await this.#peer.drain();
         if (initialDone && !this.#endOfRibSent && !this.#closed) this.#sendEndOfRib();
         if (initialDone && this.#eorrDue.size > 0 && !this.#closed) this.#sendEorr();
         if (work.count === 0 && initialDone) return;

@@ -96,6 +96,10 @@ describe('a full table through the speaker', () => {
     await until(() => seen.length > 0, 'control answers');
     expect(seen.some((n) => n > 0 && n < ROUTES)).toBe(true);
     expect(told).toEqual(['begin with 0 UPDATEs at b', 'end with End-of-RIB not sent']);
+    // The speaker counted each UPDATE it packed, End-of-RIB included, without walking them again.
+    const sentToB = () => s.neighbors('p3')[0]?.messages.sent.update;
+    await until(() => sentToB() === b.peer.stats.received.update, 'the counts alike');
+    expect(b.peer.stats.received.update).toBe(b.rec.updates.length + b.rec.endOfRib.length);
     expect(initialTablesSending()).toBe(0);
   }, 120_000);
 });
