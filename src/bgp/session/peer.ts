@@ -270,8 +270,9 @@ export class Peer {
 
   /**
    * As sendRaw, for `messages` UPDATEs the caller packed itself with an UpdatePacker made for
-   * this session's negotiated size, which writes whole UPDATEs: they are not walked again. A full table is hundreds of thousands of messages; walking each header cost a
-   * twentieth of sending it.
+   * this session's negotiated size, which writes whole UPDATEs: they are not walked again. A
+   * full table is hundreds of thousands of messages; walking each header cost a twentieth of
+   * sending it.
    */
   sendPacked(bytes: Uint8Array, messages: number): boolean {
     return this.#requireEstablished().sendUpdates(bytes, messages);
