@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { libc, M_MMAP_THRESHOLD } from '../components/libc.js';
-import { collectReplacedColumns } from '../rib/grow.js';
+import { collectReplacedColumns, deferReservedCollections } from '../rib/grow.js';
 import { onInitialTables } from '../routing/initial-tables.js';
 
 /**
@@ -35,8 +35,14 @@ export function tuneSpeakerMemory(): void {
   collect = runInNewContext('gc') as () => void;
   collectReplacedColumns(collect);
   onInitialTables({
-    begin: () => setFlagsFromString(GROWING_YOUNG_GENERATION),
-    end: () => setFlagsFromString(SMALL_YOUNG_GENERATION),
+    begin: () => {
+      setFlagsFromString(GROWING_YOUNG_GENERATION);
+      deferReservedCollections(true);
+    },
+    end: () => {
+      setFlagsFromString(SMALL_YOUNG_GENERATION);
+      deferReservedCollections(false);
+    },
   });
   try {
     libc().mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);

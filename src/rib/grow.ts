@@ -4,6 +4,7 @@ type Growable = Int32Array | Int16Array | Uint32Array | Uint16Array | Uint8Array
 export function grown<T extends Growable>(a: T, cap: number): T {
   const b = new (a.constructor as new (n: number) => T)(cap);
   b.set(a);
+  if (a.length >= RESERVE_FROM && cap > 2 * a.length) collectAfter = COLLECT_AFTER_RESERVED_BYTES;
   released(a.byteLength);
   return b;
 }
@@ -37,20 +38,39 @@ export function nextCapacity(capacity: number): number {
  * while a table of 100k prefixes, whose load a collection would slow by a tenth, stays below.
  */
 export const COLLECT_AFTER_BYTES = 8 * 1024 * 1024;
+/**
+ * Once a column took its reserve (nextCapacity), the process holds a full table: what grows
+ * later (the attribute sets' columns, 1.4 MB at 100k sets) grows rarely, and what it replaces
+ * would otherwise still be garbage at the table's peak. 1 MiB then suffices.
+ */
+export const COLLECT_AFTER_RESERVED_BYTES = 1024 * 1024;
+let collectAfter = COLLECT_AFTER_BYTES;
+let deferReserved = false;
 let collector: (() => void) | null = null;
 let replacedBytes = 0;
 let scheduled = false;
+
+/**
+ * While sessions send initial tables, the lower threshold waits (COLLECT_AFTER_BYTES holds):
+ * a joining peer's Adj-RIB-Out and exported sets grow then, and a collection of the whole
+ * heap per MiB they replace cost a twentieth of a full table's send.
+ */
+export function deferReservedCollections(defer: boolean): void {
+  deferReserved = defer;
+}
 
 /** Installs (or, with null, removes) the full collection run after columns were replaced. */
 export function collectReplacedColumns(collect: (() => void) | null): void {
   collector = collect;
   replacedBytes = 0;
+  collectAfter = COLLECT_AFTER_BYTES;
 }
 
 /** Counts a column's bytes that were just replaced (grown's, or a table's own rebuilds). */
 export function released(bytes: number): void {
   replacedBytes += bytes;
-  if (collector === null || scheduled || replacedBytes < COLLECT_AFTER_BYTES) return;
+  const after = deferReserved ? COLLECT_AFTER_BYTES : collectAfter;
+  if (collector === null || scheduled || replacedBytes < after) return;
   scheduled = true;
   setImmediate(collectNow);
 }

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   COLLECT_AFTER_BYTES,
+  COLLECT_AFTER_RESERVED_BYTES,
   collectReplacedColumns,
+  deferReservedCollections,
   grown,
   nextCapacity,
   RESERVE_FROM,
@@ -34,7 +36,10 @@ describe('nextCapacity', () => {
 });
 
 describe('collectReplacedColumns', () => {
-  afterEach(() => collectReplacedColumns(null));
+  afterEach(() => {
+    collectReplacedColumns(null);
+    deferReservedCollections(false);
+  });
 
   it('collects once per turn after COLLECT_AFTER_BYTES of replaced columns, not before', async () => {
     let runs = 0;
@@ -52,6 +57,36 @@ describe('collectReplacedColumns', () => {
     released(1);
     await nextTurn();
     expect(runs).toBe(2);
+  });
+
+  it('collects after COLLECT_AFTER_RESERVED_BYTES once a column took its reserve, until installed again', async () => {
+    let runs = 0;
+    collectReplacedColumns(() => runs++);
+    grown(new Uint8Array(RESERVE_FROM / 2), RESERVE_FROM); // doubling: no reserve
+    await nextTurn();
+    expect(runs).toBe(0);
+    grown(new Int32Array(RESERVE_FROM), nextCapacity(RESERVE_FROM)); // the reserve: 1 MiB replaced
+    await nextTurn();
+    expect(runs).toBe(1); // 1.125 MiB replaced so far, far below COLLECT_AFTER_BYTES
+    released(COLLECT_AFTER_RESERVED_BYTES - 1);
+    await nextTurn();
+    expect(runs).toBe(1);
+    released(1);
+    await nextTurn();
+    expect(runs).toBe(2);
+    // Deferred (initial tables being sent): the usual threshold holds meanwhile.
+    deferReservedCollections(true);
+    released(COLLECT_AFTER_RESERVED_BYTES);
+    await nextTurn();
+    expect(runs).toBe(2);
+    deferReservedCollections(false);
+    released(0);
+    await nextTurn();
+    expect(runs).toBe(3);
+    collectReplacedColumns(() => runs++);
+    released(COLLECT_AFTER_RESERVED_BYTES);
+    await nextTurn();
+    expect(runs).toBe(3);
   });
 
   it('does nothing without a collector', async () => {
