@@ -18,8 +18,9 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { warmUp } from '../../src/speaker/warm-up.js';
-import { TABLE_SHAPES, type TableShape } from '../gen/table-shapes.js';
-import { loadLine, machineLine, table } from '../support/report.js';
+import type { TableShape } from '../gen/table-shapes.js';
+import { option, shapeOption } from '../support/args.js';
+import { loadLine, machineLine, median, table } from '../support/report.js';
 import { encodedTable, feedContext, feedTable } from './session-feed.js';
 
 const TABLES = 3;
@@ -27,11 +28,6 @@ const TABLES = 3;
 const PRE_SEED = 7;
 const WAYS = ['none', 'warm-up', 'pre'] as const;
 type Way = (typeof WAYS)[number];
-
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i < 0 ? fallback : (process.argv[i + 1] ?? fallback);
-}
 
 /** The child: one way, then the table TABLES times; prints the times (wall, and system CPU) as JSON. */
 async function child(way: Way, shape: TableShape, prefixes: number, pre: number): Promise<void> {
@@ -52,14 +48,8 @@ async function child(way: Way, shape: TableShape, prefixes: number, pre: number)
   process.stdout.write(`${JSON.stringify({ ms, systemMs })}\n`);
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1];
-}
-
 async function main(): Promise<void> {
-  const shape = option('--shape', 'skewed') as TableShape;
-  if (!TABLE_SHAPES.includes(shape)) throw new Error(`--shape takes ${TABLE_SHAPES.join(' or ')}`);
+  const shape = shapeOption('skewed');
   const prefixes = Number(option('--prefixes', '1000000'));
   const pre = Number(option('--pre', '50000'));
   const runs = Number(option('--runs', '3'));

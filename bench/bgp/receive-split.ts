@@ -26,7 +26,7 @@ import { PrefixList } from '../../src/bgp/wire/prefix-list.js';
 import type { UpdateContext } from '../../src/bgp/wire/update-context.js';
 import { UpdateDecoder } from '../../src/bgp/wire/update-decode.js';
 import { ChangeBatch, Rib, type RibPeer } from '../../src/rib/index.js';
-import { loadLine, machineLine, table } from '../support/report.js';
+import { loadLine, machineLine, median, table } from '../support/report.js';
 import { buildTable, encodeTable } from '../throughput/table-stream.js';
 import { CTL_INTS, Ctl, RECORD_INTS, type SplitShared } from './receive-split-ring.js';
 
@@ -232,11 +232,6 @@ async function split(table: SharedArrayBuffer): Promise<number> {
     await worker.terminate();
   }
   return rib.counts(peer, Afi.IPV4).accepted;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1];
 }
 
 async function main(): Promise<void> {

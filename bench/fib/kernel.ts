@@ -21,7 +21,7 @@ import type { FibChange, FibNextHop } from '../../src/fib/index.js';
 import { KernelTarget } from '../../src/fib/kernel/index.js';
 import { RibPrefix } from '../../src/rib/index.js';
 import { KernelLab, KLAB_NH4, KLAB_NH6 } from '../../test/support/kernel-lab.js';
-import { machineLine, rate, table } from '../support/report.js';
+import { machineLine, median, rate, table } from '../support/report.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -162,11 +162,6 @@ async function ours(s: Scenario, runNo: number): Promise<Timing & { status: stri
       lab.leave();
     }
   });
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 async function main(): Promise<void> {

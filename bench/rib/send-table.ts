@@ -15,19 +15,14 @@ import { AcceptAll } from '../../src/policy/index.js';
 import { FIRST_BEST, type Rib, RibDefaults, UpdateGroups } from '../../src/rib/index.js';
 import { nextHopPlan } from '../../src/routing/index.js';
 import { encodedTable, feedContext, feedTable, LOCAL_AS } from '../bgp/session-feed.js';
-import { TABLE_SHAPES, type TableShape } from '../gen/table-shapes.js';
 import { ipv4EbgpExporter, type SlicedSend, sendSlice } from '../routing/slice-send.js';
-import { loadLine, machineLine } from '../support/report.js';
+import { option, shapeOption } from '../support/args.js';
+import { loadLine, machineLine, median } from '../support/report.js';
 
 /** Our address towards the joining peer: the next hop it gets. */
 const OUR_IPV4 = parseIpv4('198.18.0.9');
 /** A pump's writer holds one slice's UPDATEs. */
 const WRITER_BYTES = 1 << 22;
-
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i < 0 ? fallback : (process.argv[i + 1] ?? fallback);
-}
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -55,14 +50,8 @@ async function sendTable(
   return { prefixes, bytes };
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1];
-}
-
 async function main(): Promise<void> {
-  const shape = option('--shape', 'transit') as TableShape;
-  if (!TABLE_SHAPES.includes(shape)) throw new Error(`--shape takes ${TABLE_SHAPES.join(' or ')}`);
+  const shape = shapeOption('transit');
   const prefixes = Number(option('--prefixes', '1000000'));
   const rounds = Number(option('--rounds', '5'));
   console.log(machineLine());

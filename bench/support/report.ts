@@ -19,6 +19,12 @@ export function table(rows: readonly (readonly string[])[]): string {
   return [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 
+/** The middle value (the upper one of an even count). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[s.length >> 1];
+}
+
 /** The p-th percentile (0-100) by the nearest-rank method: p99 of 50 samples is the largest. */
 export function percentile(xs: readonly number[], p: number): number {
   if (xs.length === 0) return Number.NaN;
