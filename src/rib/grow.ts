@@ -4,7 +4,6 @@ type Growable = Int32Array | Int16Array | Uint32Array | Uint16Array | Uint8Array
 export function grown<T extends Growable>(a: T, cap: number): T {
   const b = new (a.constructor as new (n: number) => T)(cap);
   b.set(a);
-  if (a.length >= RESERVE_FROM && cap > 2 * a.length) collectAfter = COLLECT_AFTER_RESERVED_BYTES;
   released(a.byteLength);
   return b;
 }
@@ -22,9 +21,11 @@ export const RESERVED_ENTRIES = 1 << 22;
  * threshold at 128 KiB, speaker-memory.ts), whose pages the kernel backs only once entries
  * are written. Doubling, a 1M table's columns were copied twice more, their fresh pages
  * faulted in twice over, and the copies they replaced waited for full collections.
+ * Taking the reserve also lowers the collection threshold (COLLECT_AFTER_RESERVED_BYTES).
  */
 export function nextCapacity(capacity: number): number {
   if (capacity < RESERVE_FROM || capacity >= RESERVED_ENTRIES) return capacity * 2;
+  collectAfter = COLLECT_AFTER_RESERVED_BYTES; // a full table is here (see there)
   return RESERVED_ENTRIES;
 }
 
